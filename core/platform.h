@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The platform interface: everything the shared core asks of the operating
+ * system.
+ *
+ * The core is written against the kernel's own API (atomic_t, spinlock_t,
+ * wait_queue_head_t, wait_event(), kmalloc(), READ_ONCE(), smp_mb(), ...).
+ * In the kernel those are the real thing; in userspace user/include/
+ * exec_platform.h mirrors them on pthreads, futexes and C11-style atomics,
+ * the way OpenZFS's zfs_context.h lets kernel code build in userspace.  Which
+ * backend is used is decided by which exec_platform.h is on the include path,
+ * never by #ifdef in the core.
+ *
+ * Beyond the mirrored kernel API each backend provides the few things the two
+ * worlds do differently, declared here with the same names in both:
+ *
+ *   struct exec_thread             a worker thread (pthread / kthread)
+ *   exec_thread_start()            start one; returns 0 or -errno
+ *   exec_thread_join()             wait for it to return and reap it
+ *   exec_thread_self_get/set()     one pointer of the core's per thread
+ *   struct exec_parker             one thread's sleep/wake point
+ *   exec_parker_init/destroy()
+ *   exec_parker_park()             sleep until unparked (permit semantics)
+ *   exec_parker_unpark()           wake the parked thread, or make its next
+ *                                  park return at once
+ *   exec_online_cpus()             number of online CPUs
+ *
+ * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
+ * permit available and wakes the owner if it sleeps; park() consumes the
+ * permit, sleeping until there is one.  park() may return spuriously; callers
+ * recheck their condition.  unpark() costs no system call when the owner is
+ * not asleep.
+ */
+#ifndef EXEC_CORE_PLATFORM_H
+#define EXEC_CORE_PLATFORM_H
+
+#include "exec_platform.h"
+
+/*
+ * Both backends must provide, as functions or static inlines:
+ *
+ *   int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),
+ *                         void *arg, const char *name);
+ *   void exec_thread_join(struct exec_thread *thread);
+ *   void *exec_thread_self_get(void);
+ *   void exec_thread_self_set(void *self);
+ *   int exec_parker_init(struct exec_parker *parker);
+ *   void exec_parker_destroy(struct exec_parker *parker);
+ *   void exec_parker_park(struct exec_parker *parker);
+ *   void exec_parker_unpark(struct exec_parker *parker);
+ *   unsigned int exec_online_cpus(void);
+ */
+
+#endif /* EXEC_CORE_PLATFORM_H */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * libexec: executors for the Linux kernel and for userspace.
+ *
+ * One header for all of the public API.  See Documentation/ for the model.
+ */
+#ifndef EXEC_EXEC_H
+#define EXEC_EXEC_H
+
+#include "types.h"
+#include "work.h"
+#include "executor.h"
+#include "thread_pool.h"
+#include "serial.h"
+#include "loop.h"
+#include "simple.h"
+
+#endif /* EXEC_EXEC_H */

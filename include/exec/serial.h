@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Serial executor (N3785 serial_executor; a strand): runs its items one at a
+ * time, in submission order, on any underlying executor (another serial
+ * executor included).  The completion of one item happens before the start of
+ * the next.  It batches its own submissions to the underlying executor, so the
+ * number of submissions the underlying executor sees is unspecified.
+ */
+#ifndef EXEC_SERIAL_H
+#define EXEC_SERIAL_H
+
+#include "executor.h"
+
+EXEC_BEGIN_DECLS
+
+struct exec_serial;
+
+/**
+ * exec_serial_create - create a serial executor
+ * @serialp: where to store it
+ * @underlying: the executor that runs it; must outlive it
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EINVAL for NULL arguments; -ENOMEM.
+ */
+int exec_serial_create(struct exec_serial **serialp,
+		       struct exec_executor *underlying);
+
+/**
+ * exec_serial_executor - the serial executor as an abstract executor
+ * @serial: the serial executor
+ *
+ * Context: Any context.
+ * Return: the executor.
+ */
+struct exec_executor *exec_serial_executor(struct exec_serial *serial);
+
+/**
+ * exec_serial_underlying - the executor given to exec_serial_create()
+ * @serial: the serial executor
+ *
+ * Context: Any context.
+ * Return: the underlying executor.
+ */
+struct exec_executor *exec_serial_underlying(struct exec_serial *serial);
+
+/**
+ * exec_serial_running_in_this_thread - whether the caller runs its item now
+ * @serial: the serial executor
+ *
+ * Context: Any context.
+ * Return: true if the calling thread is running an item of @serial.
+ */
+bool exec_serial_running_in_this_thread(const struct exec_serial *serial);
+
+/**
+ * exec_serial_destroy - destroy a serial executor
+ * @serial: the serial executor
+ *
+ * Lets the item now running (if any) finish, then hands every item not yet
+ * started to its discard callback (N3785: "finishes running any currently
+ * executing closure, then destroys all remaining closures").
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of items discarded (>= 0); -EINVAL for NULL;
+ * -EDEADLK when called from an item of @serial itself (nothing is done).
+ */
+long exec_serial_destroy(struct exec_serial *serial);
+
+EXEC_END_DECLS
+
+#endif /* EXEC_SERIAL_H */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The two executors without a queue of their own: the inline executor (N3785
+ * inline_executor) runs each item in the caller, before submission returns;
+ * the thread-per-task executor (N3785 thread_executor, N4143
+ * thread_per_task_executor) starts a thread for each item.
+ */
+#ifndef EXEC_SIMPLE_H
+#define EXEC_SIMPLE_H
+
+#include "executor.h"
+
+EXEC_BEGIN_DECLS
+
+struct exec_thread_per_task;
+
+/**
+ * exec_inline_executor - the inline executor
+ *
+ * Context: Any context; an item runs in the submitter's context.
+ * Return: the process-wide inline executor; never NULL.
+ */
+struct exec_executor *exec_inline_executor(void);
+
+/**
+ * exec_thread_per_task_create - create a thread-per-task executor
+ * @tptp: where to store it
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EINVAL for NULL; -ENOMEM.
+ */
+int exec_thread_per_task_create(struct exec_thread_per_task **tptp);
+
+/**
+ * exec_thread_per_task_executor - the thread-per-task executor, abstractly
+ * @tpt: the executor
+ *
+ * Submission through it starts a thread; it fails with the thread
+ * creation's error (-EAGAIN, -ENOMEM) if none can be started.
+ *
+ * Context: Any context.
+ * Return: the executor.
+ */
+struct exec_executor *exec_thread_per_task_executor(struct exec_thread_per_task *tpt);
+
+/**
+ * exec_thread_per_task_destroy - wait for every item, join, free
+ * @tpt: the executor
+ *
+ * Context: Process context; may sleep.  Not from one of its own items.
+ * Return: 0; -EINVAL for NULL; -EDEADLK from one of its own items.
+ */
+int exec_thread_per_task_destroy(struct exec_thread_per_task *tpt);
+
+EXEC_END_DECLS
+
+#endif /* EXEC_SIMPLE_H */

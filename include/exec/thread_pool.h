@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Fixed thread pool (N3785 thread_pool, N3378 bounded thread_pool, N4143
+ * shutdown_hard): a fixed number of worker threads (pthreads in userspace,
+ * kthreads in the kernel) run the submitted items, in no promised order.
+ */
+#ifndef EXEC_THREAD_POOL_H
+#define EXEC_THREAD_POOL_H
+
+#include "executor.h"
+
+EXEC_BEGIN_DECLS
+
+struct exec_thread_pool;
+
+/* Largest number of worker threads one pool may have. */
+#define EXEC_THREAD_POOL_MAX_THREADS	1024U
+
+/**
+ * struct exec_thread_pool_attr - how to build a thread pool
+ * @nr_threads: number of workers; 0 means one per online CPU
+ * @queue_limit: most items that may wait to start at once; 0 means no bound.
+ *	When the bound is reached, exec_submit() waits for room and
+ *	exec_try_submit() fails with -EAGAIN.
+ * @name: prefix of the worker threads' names; NULL means "exec-pool"
+ */
+struct exec_thread_pool_attr {
+	unsigned int nr_threads;
+	unsigned long queue_limit;
+	const char *name;
+};
+
+/**
+ * exec_thread_pool_create - start a thread pool
+ * @poolp: where to store the new pool
+ * @attr: its attributes; NULL for the defaults
+ *
+ * If a worker cannot be started, the workers already started are stopped,
+ * everything is released and the error is returned.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EINVAL for a NULL @poolp or more than
+ * EXEC_THREAD_POOL_MAX_THREADS threads; -ENOMEM; -EAGAIN or another error
+ * from thread creation.
+ */
+int exec_thread_pool_create(struct exec_thread_pool **poolp,
+			    const struct exec_thread_pool_attr *attr);
+
+/**
+ * exec_thread_pool_executor - the pool as an abstract executor
+ * @pool: the pool
+ *
+ * Context: Any context.
+ * Return: the executor, valid until the pool is destroyed.
+ */
+struct exec_executor *exec_thread_pool_executor(struct exec_thread_pool *pool);
+
+/**
+ * exec_thread_pool_size - number of worker threads
+ * @pool: the pool
+ *
+ * Context: Any context.
+ * Return: the number of workers.
+ */
+unsigned int exec_thread_pool_size(const struct exec_thread_pool *pool);
+
+/**
+ * exec_thread_pool_running_in_this_thread - whether the caller is a worker
+ * @pool: the pool
+ *
+ * Context: Any context.
+ * Return: true if the calling thread is one of @pool's workers.
+ */
+bool exec_thread_pool_running_in_this_thread(const struct exec_thread_pool *pool);
+
+/**
+ * exec_thread_pool_shutdown_hard - stop taking and starting work
+ * @pool: the pool
+ *
+ * Items already running finish; items not yet started are handed to their
+ * discard callbacks and not run.  From then on every submission fails with
+ * -ESHUTDOWN.  The pool must still be destroyed.  May be called from one of
+ * the pool's own workers, which then returns to the caller and stops after
+ * its current item.
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of items discarded (>= 0), -EINVAL for NULL, or
+ * -ESHUTDOWN if the pool was already shut down.
+ */
+long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool);
+
+/**
+ * exec_thread_pool_destroy - wait for all work, stop the workers, free
+ * @pool: the pool
+ *
+ * Every item submitted before the call, and every item those items submit
+ * while it waits, runs to completion; then the workers exit and are joined.
+ * Submissions from threads other than the pool's own workers fail with
+ * -ESHUTDOWN once the call has started.
+ *
+ * Context: Process context; may sleep.  Not from one of the pool's workers.
+ * Return: 0; -EINVAL for NULL; -EDEADLK when called from one of the pool's
+ * own workers (the pool is left untouched).
+ */
+int exec_thread_pool_destroy(struct exec_thread_pool *pool);
+
+EXEC_END_DECLS
+
+#endif /* EXEC_THREAD_POOL_H */

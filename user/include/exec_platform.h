@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The userspace platform: the kernel API the shared core is written
+ * against, mirrored on pthreads, futexes and GCC's __atomic builtins.
+ *
+ * Ordering: the kernel's value-returning atomics (xchg, cmpxchg,
+ * atomic_*_return, test_and_set_bit) are fully ordered; here they are
+ * __ATOMIC_SEQ_CST.  The kernel's void atomics (atomic_inc, set_bit) are
+ * unordered; here they are relaxed, and smp_mb__{before,after}_atomic() are
+ * real fences, as in the kernel.  READ_ONCE()/WRITE_ONCE() are relaxed atomic
+ * accesses, so ThreadSanitizer sees them as atomics.
+ *
+ * Only the parts of the kernel API the core uses are here.
+ */
+#ifndef EXEC_USER_PLATFORM_H
+#define EXEC_USER_PLATFORM_H
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+
+/* Compiler */
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define barrier()	__asm__ __volatile__("" ::: "memory")
+#define __maybe_unused	__attribute__((__unused__))
+#define __always_inline	inline __attribute__((__always_inline__))
+#define ____cacheline_aligned	__attribute__((__aligned__(64)))
+#define EXPORT_SYMBOL_GPL(sym)	extern __typeof__(sym) sym
+#define EXPORT_SYMBOL(sym)	extern __typeof__(sym) sym
+
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+#define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+
+/* Diagnostics: a misuse warns once on stderr and the caller fails cleanly. */
+#define WARN_ON_ONCE(cond) ({						\
+	static bool __warned;						\
+	bool __c = !!(cond);						\
+	if (unlikely(__c) &&						\
+	    !__atomic_exchange_n(&__warned, true, __ATOMIC_RELAXED))	\
+		fprintf(stderr, "libexec-user: WARNING at %s:%d: %s\n",	\
+			__FILE__, __LINE__, #cond);			\
+	unlikely(__c);							\
+})
+#define WARN_ON(cond)	WARN_ON_ONCE(cond)
+#define might_sleep()	do { } while (0)
+#define lockdep_assert_held(l)	do { (void)(l); } while (0)
+
+/* Once-only accesses and barriers */
+#define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_mb__before_atomic()	smp_mb()
+#define smp_mb__after_atomic()	smp_mb()
+
+#define xchg(p, v)	__atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+#define cmpxchg(p, o, n) ({						\
+	__typeof__(*(p)) __old = (o);					\
+	__atomic_compare_exchange_n((p), &__old, (n), false,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);\
+	__old;								\
+})
+#define try_cmpxchg(p, po, n)						\
+	__atomic_compare_exchange_n((p), (po), (n), false,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	barrier();
+#endif
+}
+
+void exec_user_yield(void);
+/* Userspace threads can be preempted anywhere: long waits give the CPU up. */
+#define cond_resched()	exec_user_yield()
+
+/* atomic_t and atomic_long_t */
+typedef struct { int counter; } atomic_t;
+typedef struct { long counter; } atomic_long_t;
+#define ATOMIC_INIT(i)	{ (i) }
+
+#define __EXEC_ATOMIC_OPS(pfx, type, T)					\
+static inline T pfx##_read(const type *v)				\
+{ return __atomic_load_n(&v->counter, __ATOMIC_RELAXED); }		\
+static inline void pfx##_set(type *v, T i)				\
+{ __atomic_store_n(&v->counter, i, __ATOMIC_RELAXED); }			\
+static inline void pfx##_add(T i, type *v)				\
+{ __atomic_fetch_add(&v->counter, i, __ATOMIC_RELAXED); }		\
+static inline void pfx##_sub(T i, type *v)				\
+{ __atomic_fetch_sub(&v->counter, i, __ATOMIC_RELAXED); }		\
+static inline void pfx##_inc(type *v) { pfx##_add(1, v); }		\
+static inline void pfx##_dec(type *v) { pfx##_sub(1, v); }		\
+static inline T pfx##_add_return(T i, type *v)				\
+{ return __atomic_add_fetch(&v->counter, i, __ATOMIC_SEQ_CST); }	\
+static inline T pfx##_sub_return(T i, type *v)				\
+{ return __atomic_sub_fetch(&v->counter, i, __ATOMIC_SEQ_CST); }	\
+static inline T pfx##_inc_return(type *v) { return pfx##_add_return(1, v); } \
+static inline T pfx##_dec_return(type *v) { return pfx##_sub_return(1, v); } \
+static inline bool pfx##_dec_and_test(type *v)				\
+{ return pfx##_sub_return(1, v) == 0; }					\
+static inline T pfx##_fetch_add(T i, type *v)				\
+{ return __atomic_fetch_add(&v->counter, i, __ATOMIC_SEQ_CST); }	\
+static inline T pfx##_fetch_or(T i, type *v)				\
+{ return __atomic_fetch_or(&v->counter, i, __ATOMIC_SEQ_CST); }		\
+static inline T pfx##_fetch_andnot(T i, type *v)			\
+{ return __atomic_fetch_and(&v->counter, ~i, __ATOMIC_SEQ_CST); }	\
+static inline T pfx##_xchg(type *v, T i)				\
+{ return __atomic_exchange_n(&v->counter, i, __ATOMIC_SEQ_CST); }	\
+static inline T pfx##_cmpxchg(type *v, T o, T n)			\
+{									\
+	__atomic_compare_exchange_n(&v->counter, &o, n, false,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);\
+	return o;							\
+}									\
+static inline bool pfx##_try_cmpxchg(type *v, T *o, T n)		\
+{									\
+	return __atomic_compare_exchange_n(&v->counter, o, n, false,	\
+					   __ATOMIC_SEQ_CST,		\
+					   __ATOMIC_SEQ_CST);		\
+}									\
+static inline T pfx##_read_acquire(const type *v)			\
+{ return __atomic_load_n(&v->counter, __ATOMIC_ACQUIRE); }		\
+static inline void pfx##_set_release(type *v, T i)			\
+{ __atomic_store_n(&v->counter, i, __ATOMIC_RELEASE); }
+
+__EXEC_ATOMIC_OPS(atomic, atomic_t, int)
+__EXEC_ATOMIC_OPS(atomic_long, atomic_long_t, long)
+#undef __EXEC_ATOMIC_OPS
+
+/* Bit operations on unsigned long words */
+#define BIT(n)	(1UL << (n))
+static inline bool test_and_set_bit(long nr, unsigned long *addr)
+{
+	return __atomic_fetch_or(addr, 1UL << nr, __ATOMIC_SEQ_CST) &
+	       (1UL << nr);
+}
+
+static inline bool test_and_clear_bit(long nr, unsigned long *addr)
+{
+	return __atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_SEQ_CST) &
+	       (1UL << nr);
+}
+
+static inline void clear_bit(long nr, unsigned long *addr)
+{
+	__atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_RELAXED);
+}
+
+static inline void clear_bit_unlock(long nr, unsigned long *addr)
+{
+	__atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_RELEASE);
+}
+
+static inline void set_bit(long nr, unsigned long *addr)
+{
+	__atomic_fetch_or(addr, 1UL << nr, __ATOMIC_RELAXED);
+}
+
+static inline bool test_bit(long nr, const unsigned long *addr)
+{
+	return __atomic_load_n(addr, __ATOMIC_RELAXED) & (1UL << nr);
+}
+
+/* Interrupts and preemption do not exist for userspace callers. */
+#define local_irq_save(flags)	do { (flags) = 0; } while (0)
+#define local_irq_restore(flags)	do { (void)(flags); } while (0)
+#define preempt_disable()	do { } while (0)
+#define preempt_enable()	do { } while (0)
+#define in_task()	1
+
+/*
+ * spinlock_t: a short critical section.  Userspace threads can be preempted
+ * while holding it, so it is an adaptive mutex (spins briefly, then sleeps),
+ * never a pure spinlock.
+ */
+typedef struct { pthread_mutex_t m; } spinlock_t;
+void exec_user_lock_init(pthread_mutex_t *m);
+#define spin_lock_init(l)	exec_user_lock_init(&(l)->m)
+#define spin_lock_destroy(l)	pthread_mutex_destroy(&(l)->m)
+#define spin_lock(l)	pthread_mutex_lock(&(l)->m)
+#define spin_unlock(l)	pthread_mutex_unlock(&(l)->m)
+#define spin_trylock(l)	(pthread_mutex_trylock(&(l)->m) == 0)
+#define spin_lock_irqsave(l, flags) \
+	do { (flags) = 0; pthread_mutex_lock(&(l)->m); } while (0)
+#define spin_unlock_irqrestore(l, flags) \
+	do { (void)(flags); pthread_mutex_unlock(&(l)->m); } while (0)
+
+struct mutex { pthread_mutex_t m; };
+#define mutex_init(l)	exec_user_lock_init(&(l)->m)
+#define mutex_destroy(l)	pthread_mutex_destroy(&(l)->m)
+#define mutex_lock(l)	pthread_mutex_lock(&(l)->m)
+#define mutex_unlock(l)	pthread_mutex_unlock(&(l)->m)
+
+/*
+ * wait_queue_head_t: wait_event()/wake_up_all() on a futex.  @seq changes on
+ * every wake-up; a waiter sleeps only if it has not changed since it last
+ * tested its condition, and only after announcing itself in @waiters, so a
+ * waker that finds no waiter makes no system call.
+ */
+typedef struct {
+	u32 seq;
+	u32 waiters;
+} wait_queue_head_t;
+
+void exec_futex_wait(u32 *uaddr, u32 val);
+void exec_futex_wake(u32 *uaddr, int nr);
+
+static inline void init_waitqueue_head(wait_queue_head_t *wq)
+{
+	wq->seq = 0;
+	wq->waiters = 0;
+}
+
+/*
+ * Orders the condition's store before the @seq increment, and the increment
+ * before the read of @waiters; pairs with the waiter's increment of @waiters
+ * before it re-tests the condition in wait_event().
+ */
+static inline void wake_up_all(wait_queue_head_t *wq)
+{
+	__atomic_add_fetch(&wq->seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&wq->waiters, __ATOMIC_SEQ_CST))
+		exec_futex_wake(&wq->seq, INT_MAX);
+}
+
+#define wake_up(wq)	wake_up_all(wq)
+
+#define wait_event(wq, cond) do {					\
+	for (;;) {							\
+		u32 __seq = __atomic_load_n(&(wq).seq, __ATOMIC_ACQUIRE);\
+		if (cond)						\
+			break;						\
+		__atomic_add_fetch(&(wq).waiters, 1, __ATOMIC_SEQ_CST);	\
+		if (!(cond))						\
+			exec_futex_wait(&(wq).seq, __seq);		\
+		__atomic_sub_fetch(&(wq).waiters, 1, __ATOMIC_SEQ_CST);	\
+	}								\
+} while (0)
+
+/* Memory */
+typedef unsigned int gfp_t;
+#define GFP_KERNEL	0U
+#define GFP_ATOMIC	1U
+#define GFP_NOWAIT	2U
+#define kmalloc(size, gfp)	malloc(size)
+#define kzalloc(size, gfp)	calloc(1, (size))
+#define kcalloc(n, size, gfp)	calloc((n), (size))
+#define kfree(p)	free(p)
+
+/* Clock */
+static inline u64 ktime_get_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+static inline void msleep(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Threads */
+struct exec_thread {
+	pthread_t tid;
+	int (*fn)(void *arg);
+	void *arg;
+	char name[16];
+};
+
+int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),
+		      void *arg, const char *name);
+void exec_thread_join(struct exec_thread *thread);
+
+extern __thread void *exec_user_thread_self
+	__attribute__((tls_model("initial-exec")));
+
+static inline void *exec_thread_self_get(void)
+{
+	return exec_user_thread_self;
+}
+
+static inline void exec_thread_self_set(void *self)
+{
+	exec_user_thread_self = self;
+}
+
+unsigned int exec_online_cpus(void);
+
+/*
+ * struct exec_parker - one thread's sleep/wake point
+ * @permit: 1 when an unpark() has not been consumed yet; also the futex word
+ *	of the futex backend
+ * @sleeping: 1 while the owner is (about to be) asleep; an unpark() that
+ *	finds 0 makes no system call
+ * @ring: the owner's io_uring (io_uring backend), or NULL
+ *
+ * See core/platform.h for the contract.
+ */
+struct exec_parker {
+	u32 permit;
+	u32 sleeping;
+	void *ring;
+};
+
+int exec_parker_init(struct exec_parker *parker);
+void exec_parker_destroy(struct exec_parker *parker);
+void exec_parker_park(struct exec_parker *parker);
+void exec_parker_unpark(struct exec_parker *parker);
+
+#endif /* EXEC_USER_PLATFORM_H */

@@ -4,8 +4,14 @@
 # the same core/ sources.
 #
 #   make                 the static and shared libraries
+#   make demo            build and run examples/demo.c
 #   make check           the whole test command (see README.md)
 #   make install         headers, libraries, pkg-config file
+#   make uninstall       remove what `make install` put in place
+#
+# Variables: O (output directory, default build), CC, CFLAGS, SAN (sanitizer
+# flags, e.g. SAN=-fsanitize=thread together with O=build-tsan), PREFIX,
+# LIBDIR, INCLUDEDIR, PKGCONFIGDIR, DESTDIR.
 
 VERSION_MAJOR := 0
 VERSION_MINOR := 1
@@ -13,9 +19,11 @@ VERSION_PATCH := 0
 VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 
 CC ?= cc
+CXX ?= c++
 O ?= build
 SAN ?=
 CFLAGS ?= -O2 -g
+LDFLAGS ?=
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Werror=implicit-function-declaration
 CPPFLAGS_LIB := -Iinclude -Icore -Iuser/include -D_GNU_SOURCE
@@ -25,10 +33,21 @@ LDLIBS_LIB := -luring -lpthread
 CORE_SRC := $(wildcard core/*.c)
 USER_SRC := $(wildcard user/*.c)
 LIB_OBJ := $(patsubst %.c,$(O)/%.o,$(CORE_SRC) $(USER_SRC))
+PUBLIC_HDR := $(wildcard include/exec/*.h)
 
 LIB_A := $(O)/libexec-user.a
 LIB_SO := $(O)/libexec-user.so.$(VERSION)
 SONAME := libexec-user.so.$(VERSION_MAJOR)
+LIB_MAP := $(O)/libexec-user.map
+PC_FILE := $(O)/exec-user.pc
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR ?=
+
+.DEFAULT_GOAL := all
 
 all: $(LIB_A) $(LIB_SO)
 
@@ -40,14 +59,182 @@ $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,$(SONAME) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_LIB)
+# Only the names that the sources mark with EXPORT_SYMBOL_GPL() (the kernel
+# module's exports) leave the shared library; everything else is local.
+$(LIB_MAP): $(CORE_SRC) $(USER_SRC) Makefile
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from EXPORT_SYMBOL_GPL() by the Makefile. */'; \
+	   echo '{'; echo '	global:'; \
+	   sed -n 's/^[[:space:]]*EXPORT_SYMBOL\(_GPL\)\{0,1\}([[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*);.*/		\2;/p' \
+		$(CORE_SRC) $(USER_SRC) /dev/null | LC_ALL=C sort -u; \
+	   echo '	local:'; echo '		*;'; echo '};'; } > $@.tmp
+	@mv $@.tmp $@
+	@echo "  GEN     $@ ($$(grep -c ';$$' $@) exported names)"
+
+$(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(LIB_MAP) \
+		-Wl,--no-undefined $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(LIB_OBJ) \
+		$(LDLIBS_LIB)
 	ln -sf $(notdir $@) $(O)/$(SONAME)
 	ln -sf $(SONAME) $(O)/libexec-user.so
 
 -include $(LIB_OBJ:.o=.d)
 
+# pkg-config file; regenerated every time, as it depends on the variables.
+$(PC_FILE): exec-user.pc.in FORCE
+	@mkdir -p $(dir $@)
+	@sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    $< > $@
+
+# --- installation ----------------------------------------------------------
+
+install: all $(PC_FILE)
+	install -d '$(DESTDIR)$(INCLUDEDIR)/exec' '$(DESTDIR)$(LIBDIR)' \
+		'$(DESTDIR)$(PKGCONFIGDIR)'
+	install -m 0644 $(PUBLIC_HDR) '$(DESTDIR)$(INCLUDEDIR)/exec/'
+	install -m 0644 $(LIB_A) '$(DESTDIR)$(LIBDIR)/'
+	install -m 0755 $(LIB_SO) '$(DESTDIR)$(LIBDIR)/'
+	ln -sf $(notdir $(LIB_SO)) '$(DESTDIR)$(LIBDIR)/$(SONAME)'
+	ln -sf $(SONAME) '$(DESTDIR)$(LIBDIR)/libexec-user.so'
+	install -m 0644 $(PC_FILE) '$(DESTDIR)$(PKGCONFIGDIR)/exec-user.pc'
+
+uninstall:
+	rm -f $(addprefix '$(DESTDIR)$(INCLUDEDIR)/exec/',$(notdir $(PUBLIC_HDR)))
+	-rmdir '$(DESTDIR)$(INCLUDEDIR)/exec' 2>/dev/null
+	rm -f '$(DESTDIR)$(LIBDIR)/libexec-user.a' \
+	      '$(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))' \
+	      '$(DESTDIR)$(LIBDIR)/$(SONAME)' \
+	      '$(DESTDIR)$(LIBDIR)/libexec-user.so' \
+	      '$(DESTDIR)$(PKGCONFIGDIR)/exec-user.pc'
+
+# --- the demo --------------------------------------------------------------
+
+# The demo sees only the public headers, as an application would.
+$(O)/demo: examples/demo.c $(LIB_A) $(PUBLIC_HDR)
+	$(CC) -Iinclude $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+		$(LDLIBS_LIB)
+
+demo: $(O)/demo
+	$(O)/demo
+
+# --- the parker test (backend engineer's test, built here) -----------------
+
+PARKER_SRC := tests/user/parker_test.c user/platform.c user/parker.c
+
+$(O)/parker-test: $(PARKER_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(PARKER_SRC) \
+		$(LDLIBS_LIB)
+
+# --- make check ------------------------------------------------------------
+#
+# `make check` runs the sub-targets below in order and stops at the first one
+# that fails (KEEP_GOING=1 runs them all).  Each sub-target records its counts
+# in $(CHECK_RESULTS); the last line printed is the sum, "N passed, N failed".
+# Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
+
+CHECK_TARGETS := check-build check-abi check-user check-fallback \
+	check-parker check-demo check-tsan check-asan check-install \
+	check-headers
+KEEP_GOING ?=
+
+CHECK_DIR = $(abspath $(O))/check
+CHECK_RESULTS = $(CHECK_DIR)/results
+CHECK_RUN = scripts/check.sh run
+CHECK_RECORD = scripts/check.sh record
+
+TSAN_O ?= build-tsan
+ASAN_O ?= build-asan
+TSAN_CC ?= $(CC)
+ASAN_CC ?= $(CC)
+TSAN_FLAGS := -fsanitize=thread
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+SAN_CFLAGS ?= -O1 -g
+SAN_STRESS_TASKS ?= 500000
+TSAN_ENV := TSAN_OPTIONS='halt_on_error=1 second_deadlock_stack=1 history_size=4'
+ASAN_ENV := ASAN_OPTIONS='halt_on_error=1 detect_leaks=1 strict_string_checks=1' \
+	UBSAN_OPTIONS='halt_on_error=1 print_stacktrace=1'
+
+SUBMAKE := $(MAKE) --no-print-directory
+
+check:
+	@rm -rf '$(CHECK_DIR)'
+	@mkdir -p '$(CHECK_DIR)'
+	@status=0; \
+	for t in $(CHECK_TARGETS); do \
+		$(SUBMAKE) $$t || { status=1; \
+			echo "=== $$t failed"; \
+			[ -n "$(KEEP_GOING)" ] || break; }; \
+	done; \
+	scripts/check.sh summary '$(CHECK_RESULTS)' || status=1; \
+	exit $$status
+
+check-build:
+	@$(CHECK_RUN) build '$(CHECK_RESULTS)' -- $(SUBMAKE) all
+
+# The shared library exports exactly the EXPORT_SYMBOL_GPL() names, and
+# every function of the public headers is one of them.
+check-abi: all
+	@$(CHECK_RUN) abi '$(CHECK_RESULTS)' -- \
+		scripts/check-abi.sh $(LIB_SO) $(LIB_MAP) $(SONAME) \
+		$(PUBLIC_HDR)
+
+check-user:
+	@$(CHECK_RUN) user '$(CHECK_RESULTS)' -- $(SUBMAKE) test-run
+
+check-fallback:
+	@$(CHECK_RUN) user-futex '$(CHECK_RESULTS)' -- \
+		env EXEC_BACKEND=futex $(SUBMAKE) test-run
+
+check-parker: $(O)/parker-test
+	@$(CHECK_RUN) parker-io_uring '$(CHECK_RESULTS)' -- \
+		env EXEC_BACKEND=io_uring $(O)/parker-test
+	@$(CHECK_RUN) parker-futex '$(CHECK_RESULTS)' -- \
+		env EXEC_BACKEND=futex $(O)/parker-test
+
+check-demo: $(O)/demo
+	@$(CHECK_RUN) demo '$(CHECK_RESULTS)' -- $(O)/demo
+
+check-tsan:
+	@$(CHECK_RUN) tsan '$(CHECK_RESULTS)' -- \
+		env $(TSAN_ENV) EXEC_STRESS_TASKS=$(SAN_STRESS_TASKS) \
+		$(SUBMAKE) O=$(TSAN_O) CC=$(TSAN_CC) CFLAGS='$(SAN_CFLAGS)' \
+		SAN='$(TSAN_FLAGS)' test-run
+
+check-asan:
+	@$(CHECK_RUN) asan-ubsan '$(CHECK_RESULTS)' -- \
+		env $(ASAN_ENV) EXEC_STRESS_TASKS=$(SAN_STRESS_TASKS) \
+		$(SUBMAKE) O=$(ASAN_O) CC=$(ASAN_CC) CFLAGS='$(SAN_CFLAGS)' \
+		SAN='$(ASAN_FLAGS)' test-run
+
+# Install into a staging directory and build tests/install/ against it with
+# nothing but pkg-config, shared and static.
+STAGE = $(abspath $(O))/stage
+
+check-install:
+	@rm -rf '$(STAGE)'
+	@$(CHECK_RUN) install '$(CHECK_RESULTS)' -- sh -c ' \
+		$(SUBMAKE) install DESTDIR=$(STAGE) PREFIX=$(PREFIX) \
+			LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
+			PKGCONFIGDIR=$(PKGCONFIGDIR) >/dev/null && \
+		tests/install/run.sh $(STAGE) $(PKGCONFIGDIR) \
+			$(abspath $(O))/consumer'
+
+# Every public header compiles on its own, as C99 and as C++.
+check-headers:
+	@$(CHECK_RUN) headers '$(CHECK_RESULTS)' -- \
+		env CC='$(CC)' CXX='$(CXX)' scripts/check-headers.sh $(PUBLIC_HDR)
+
+# --- fragments owned by the test and benchmark suites ----------------------
+
+-include tests/user/tests.mk
+-include bench/bench.mk
+
 clean:
 	rm -rf $(O) build-*
 
-.PHONY: all clean
+FORCE:
+
+.PHONY: all clean install uninstall demo FORCE check $(CHECK_TARGETS)

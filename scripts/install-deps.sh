@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Installs what building libexec-user and running all of its tests need on a
+# Debian 12 machine.  Does nothing (no apt-get at all) when every package is
+# already installed, so running it before each build costs a few dpkg
+# look-ups.  Safe to run any number of times; needs no input.
+
+set -euo pipefail
+
+packages=(
+	build-essential	# gcc, g++, make, binutils, libc6-dev
+	pkg-config	# the install test builds through pkg-config
+	liburing-dev	# io_uring wakeup backend (headers, .so and .a)
+	libasan8	# gcc's AddressSanitizer runtime
+	libubsan1	# gcc's UndefinedBehaviorSanitizer runtime
+	libtsan2	# gcc's ThreadSanitizer runtime
+	clang		# TSAN_CC=clang if gcc's TSan does not fit
+	libclang-rt-14-dev	# clang's sanitizer runtimes
+)
+
+installed()
+{
+	dpkg-query -W -f='${Status}' "$1" 2>/dev/null |
+		grep -q '^install ok installed$'
+}
+
+missing=()
+for pkg in "${packages[@]}"; do
+	installed "$pkg" || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#packages[@]} packages present"
+	exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo > /dev/null || {
+		echo "install-deps: not root and no sudo; install: ${missing[*]}" >&2
+		exit 1
+	}
+	sudo="sudo -n"
+fi
+
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q < /dev/null
+$sudo env DEBIAN_FRONTEND=noninteractive \
+	apt-get install -y -q --no-install-recommends "${missing[@]}" < /dev/null
+
+for pkg in "${missing[@]}"; do
+	installed "$pkg" || {
+		echo "install-deps: $pkg did not install" >&2
+		exit 1
+	}
+done
+echo "install-deps: done"

@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# run.sh STAGE PKGCONFIGDIR WORKDIR
+#
+# STAGE is a DESTDIR that `make install` filled; PKGCONFIGDIR is where the
+# .pc file went, without STAGE.  Builds consumer.c in WORKDIR, outside the
+# source tree, with only the flags `pkg-config exec-user` gives (the stage is
+# a pkg-config sysroot), once linked against the shared library and once
+# statically (`pkg-config --static`), and runs both.  Ends with
+# "install: N passed, N failed".
+
+set -u
+
+stage=$1
+pcdir=$2
+work=$3
+src=$(cd "$(dirname "$0")" && pwd)/consumer.c
+CC=${CC:-cc}
+passed=0
+failed=0
+
+step()
+{
+	local what=$1
+
+	shift
+	echo "--- $what"
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL: $what"
+		failed=$((failed + 1))
+	fi
+}
+
+finish()
+{
+	echo "install: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+export PKG_CONFIG_PATH=$stage$pcdir
+export PKG_CONFIG_SYSROOT_DIR=$stage
+
+rm -rf "$work" && mkdir -p "$work" && cp "$src" "$work/" || exit 1
+cd "$work" || exit 1
+
+step "pkg-config finds exec-user in the stage" \
+	pkg-config --exists --print-errors exec-user || finish
+version=$(pkg-config --modversion exec-user)
+libdir=$stage$(pkg-config --variable=libdir exec-user)
+includedir=$stage$(pkg-config --variable=includedir exec-user)
+echo "exec-user $version: libdir $libdir, includedir $includedir"
+
+installed()
+{
+	local f
+
+	for f in "$includedir/exec/exec.h" "$libdir/libexec-user.a" \
+		 "$libdir/libexec-user.so.$version" \
+		 "$libdir/libexec-user.so.${version%%.*}" \
+		 "$libdir/libexec-user.so"; do
+		[ -e "$f" ] || { echo "missing: $f"; return 1; }
+	done
+	[ "$(readlink "$libdir/libexec-user.so")" = "libexec-user.so.${version%%.*}" ] &&
+	[ "$(readlink "$libdir/libexec-user.so.${version%%.*}")" = "libexec-user.so.$version" ]
+}
+step "headers, libraries and symlinks installed" installed
+
+cflags=$(pkg-config --cflags exec-user)
+libs=$(pkg-config --libs exec-user)
+static_libs=$(pkg-config --static --libs exec-user)
+echo "cflags: $cflags"
+echo "libs: $libs"
+echo "static libs: $static_libs"
+
+# shellcheck disable=SC2086
+step "build against the shared library" \
+	$CC -O2 -Wall -Wextra -Werror $cflags -o consumer-shared consumer.c $libs
+
+linked_shared()
+{
+	readelf -d consumer-shared | grep -q 'NEEDED.*\[libexec-user\.so\.0\]' &&
+	LD_LIBRARY_PATH=$libdir ldd consumer-shared |
+		grep -q "libexec-user\.so\.0 => $libdir/"
+}
+step "consumer-shared needs libexec-user.so.0 from the stage" linked_shared
+step "run consumer-shared" env LD_LIBRARY_PATH="$libdir" ./consumer-shared
+
+# shellcheck disable=SC2086
+step "build statically" \
+	$CC -O2 -Wall -Wextra -Werror -static $cflags -o consumer-static \
+	consumer.c $static_libs
+
+linked_static()
+{
+	! readelf -d consumer-static 2>/dev/null | grep -q 'libexec-user' &&
+	nm consumer-static | grep -q ' T exec_thread_pool_create$'
+}
+step "consumer-static carries the library" linked_static
+step "run consumer-static" ./consumer-static
+
+finish

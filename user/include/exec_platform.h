@@ -38,6 +38,8 @@ typedef int64_t s64;
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define barrier()	__asm__ __volatile__("" ::: "memory")
 #define __maybe_unused	__attribute__((__unused__))
+/* glibc's <sys/cdefs.h> defines it too (and #undefs it first, as here). */
+#undef __always_inline
 #define __always_inline	inline __attribute__((__always_inline__))
 #define ____cacheline_aligned	__attribute__((__aligned__(64)))
 #define EXPORT_SYMBOL_GPL(sym)	extern __typeof__(sym) sym
@@ -205,6 +207,7 @@ static inline bool test_bit(long nr, const unsigned long *addr)
  * never a pure spinlock.
  */
 typedef struct { pthread_mutex_t m; } spinlock_t;
+#define __SPIN_LOCK_UNLOCKED(name)	{ PTHREAD_MUTEX_INITIALIZER }
 void exec_user_lock_init(pthread_mutex_t *m);
 #define spin_lock_init(l)	exec_user_lock_init(&(l)->m)
 #define spin_lock_destroy(l)	pthread_mutex_destroy(&(l)->m)
@@ -217,6 +220,7 @@ void exec_user_lock_init(pthread_mutex_t *m);
 	do { (void)(flags); pthread_mutex_unlock(&(l)->m); } while (0)
 
 struct mutex { pthread_mutex_t m; };
+#define DEFINE_MUTEX(name)	struct mutex name = { PTHREAD_MUTEX_INITIALIZER }
 #define mutex_init(l)	exec_user_lock_init(&(l)->m)
 #define mutex_destroy(l)	pthread_mutex_destroy(&(l)->m)
 #define mutex_lock(l)	pthread_mutex_lock(&(l)->m)

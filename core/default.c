@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The process-wide default executor (N3785 default_executor, N4143
+ * system_executor).
+ *
+ * Submitters read @exec_default_slot inside a read-side section counted in
+ * one of two counters, chosen by the low bit of @exec_default_epoch (the
+ * scheme of SRCU).  exec_set_default_executor() swaps the slot, flips the
+ * epoch, and waits for the counter of the old epoch to drain: after that no
+ * submitter can still be using the previous executor.  New submitters count
+ * in the other counter, so a steady stream of them cannot starve the setter.
+ *
+ *   submitter                            setter
+ *   idx = READ(epoch) & 1                xchg(slot, new)      (full barrier)
+ *   atomic_long_inc_return(readers[idx]) epoch++; smp_mb()
+ *     (full barrier)                     wait for readers[old idx] == 0
+ *   ex = READ(slot); submit
+ *   smp_mb__before_atomic(); dec
+ *
+ * A submitter whose increment the setter did not see reads the slot after
+ * the setter's xchg, so it uses the new executor.
+ *
+ * Until a default is installed the slot is NULL and the built-in thread pool
+ * (one worker per online CPU) is used, started on first use.
+ */
+#include "internal.h"
+
+static struct exec_executor *exec_default_slot;
+static unsigned long exec_default_epoch;
+static atomic_long_t exec_default_readers[2];
+static DEFINE_MUTEX(exec_default_mutex);
+/* Separate: the built-in pool starts inside a read-side section. */
+static DEFINE_MUTEX(exec_system_mutex);
+static struct exec_thread_pool *exec_system_pool;
+
+static struct exec_executor *exec_system_executor(void)
+{
+	struct exec_thread_pool *pool = smp_load_acquire(&exec_system_pool);
+
+	if (likely(pool))
+		return exec_thread_pool_executor(pool);
+	mutex_lock(&exec_system_mutex);
+	pool = exec_system_pool;
+	if (!pool) {
+		struct exec_thread_pool_attr attr = { .name = "exec-system" };
+
+		if (!exec_thread_pool_create(&pool, &attr))
+			smp_store_release(&exec_system_pool, pool);
+	}
+	mutex_unlock(&exec_system_mutex);
+	return pool ? exec_thread_pool_executor(pool) : NULL;
+}
+
+static struct exec_executor *exec_default_enter(unsigned int *idx)
+{
+	struct exec_executor *ex;
+
+	*idx = READ_ONCE(exec_default_epoch) & 1;
+	atomic_long_inc_return(&exec_default_readers[*idx]);
+	ex = READ_ONCE(exec_default_slot);
+	return ex ? ex : exec_system_executor();
+}
+
+static void exec_default_leave(unsigned int idx)
+{
+	/* Orders the submission before the setter can see the count drop. */
+	smp_mb__before_atomic();
+	atomic_long_dec(&exec_default_readers[idx]);
+}
+
+struct exec_executor *exec_default_executor(void)
+{
+	struct exec_executor *ex = READ_ONCE(exec_default_slot);
+
+	return ex ? ex : exec_system_executor();
+}
+EXPORT_SYMBOL_GPL(exec_default_executor);
+
+struct exec_executor *exec_set_default_executor(struct exec_executor *ex)
+{
+	struct exec_executor *old;
+	unsigned int idx;
+
+	might_sleep();
+	mutex_lock(&exec_default_mutex);
+	old = xchg(&exec_default_slot, ex);
+	idx = exec_default_epoch & 1;
+	WRITE_ONCE(exec_default_epoch, exec_default_epoch + 1);
+	smp_mb();
+	while (atomic_long_read(&exec_default_readers[idx]))
+		msleep(1);
+	/* Pairs with smp_mb__before_atomic() in exec_default_leave(). */
+	smp_mb();
+	mutex_unlock(&exec_default_mutex);
+	return old;
+}
+EXPORT_SYMBOL_GPL(exec_set_default_executor);
+
+int exec_default_submit(struct exec_work *work)
+{
+	struct exec_executor *ex;
+	unsigned int idx;
+	int ret;
+
+	ex = exec_default_enter(&idx);
+	ret = ex ? exec_submit(ex, work) : -ENOMEM;
+	exec_default_leave(idx);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_default_submit);
+
+int exec_default_submit_fn(exec_fn fn, void *arg)
+{
+	struct exec_executor *ex;
+	unsigned int idx;
+	int ret;
+
+	ex = exec_default_enter(&idx);
+	ret = ex ? exec_submit_fn(ex, fn, arg) : -ENOMEM;
+	exec_default_leave(idx);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_default_submit_fn);
+
+/**
+ * exec_default_shutdown - stop the built-in pool (kernel module exit)
+ *
+ * Context: Process context; no submission may run concurrently.
+ */
+void exec_default_shutdown(void)
+{
+	struct exec_thread_pool *pool = xchg(&exec_system_pool, NULL);
+
+	WRITE_ONCE(exec_default_slot, NULL);
+	if (pool)
+		exec_thread_pool_destroy(pool);
+}

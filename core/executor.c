@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The abstract executor: argument checks and the pending bit, shared by
+ * every executor, and closures with their per-executor cache.
+ *
+ * A closure is an exec_work with a function and an argument around it,
+ * allocated from the cache of the executor it is submitted to.  The cache
+ * hands out closures from a private free list under @lock and takes them back
+ * lock-free onto @returned, because closures are allocated by submitters but
+ * freed by whichever worker ran them.  Memory comes in chunks that live as
+ * long as the executor.
+ */
+#include "internal.h"
+
+#define EXEC_CLOSURES_PER_CHUNK	64
+
+struct exec_closure {
+	struct exec_work work;
+	exec_fn fn;
+	exec_fn discard;
+	void *arg;
+	struct exec_closure_cache *cache;
+};
+
+struct exec_closure_chunk {
+	struct exec_closure_chunk *next;
+	struct exec_closure closures[EXEC_CLOSURES_PER_CHUNK];
+};
+
+/**
+ * struct exec_closure_cache - closures of one executor
+ * @lock: guards @free and @chunks
+ * @free: L: closures ready to hand out, linked through work.next
+ * @chunks: L: every chunk, for exec_executor_fini()
+ * @returned: A: closures given back; pushed with cmpxchg() by any thread,
+ *	taken all at once with xchg() by an allocator holding @lock, so no ABA
+ */
+struct exec_closure_cache {
+	spinlock_t lock;
+	struct exec_closure *free;
+	struct exec_closure_chunk *chunks;
+	struct exec_closure *returned;
+};
+
+/* Free closures are linked through work.next; @work is the first member. */
+struct exec_closure_cache exec_static_closures = {
+	.lock = __SPIN_LOCK_UNLOCKED(exec_static_closures.lock),
+};
+
+static struct exec_closure *exec_closure_next(struct exec_closure *c)
+{
+	return (struct exec_closure *)c->work.next;
+}
+
+static struct exec_work *exec_closure_link(struct exec_closure *c)
+{
+	return (struct exec_work *)c;
+}
+
+static struct exec_closure *exec_closure_alloc(struct exec_closure_cache *cache,
+					       gfp_t gfp)
+{
+	struct exec_closure_chunk *chunk;
+	struct exec_closure *c;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&cache->lock, flags);
+	if (!cache->free)
+		cache->free = xchg(&cache->returned, NULL);
+	c = cache->free;
+	if (c)
+		cache->free = exec_closure_next(c);
+	spin_unlock_irqrestore(&cache->lock, flags);
+	if (c)
+		return c;
+
+	chunk = kmalloc(sizeof(*chunk), gfp);
+	if (!chunk)
+		return NULL;
+	for (i = 0; i < EXEC_CLOSURES_PER_CHUNK; i++)
+		chunk->closures[i].cache = cache;
+	for (i = 1; i + 1 < EXEC_CLOSURES_PER_CHUNK; i++)
+		chunk->closures[i].work.next = &chunk->closures[i + 1].work;
+
+	spin_lock_irqsave(&cache->lock, flags);
+	chunk->next = cache->chunks;
+	cache->chunks = chunk;
+	chunk->closures[EXEC_CLOSURES_PER_CHUNK - 1].work.next =
+		exec_closure_link(cache->free);
+	cache->free = &chunk->closures[1];
+	spin_unlock_irqrestore(&cache->lock, flags);
+	return &chunk->closures[0];
+}
+
+static void exec_closure_free(struct exec_closure *c)
+{
+	struct exec_closure_cache *cache = c->cache;
+	struct exec_closure *old = READ_ONCE(cache->returned);
+
+	do {
+		c->work.next = exec_closure_link(old);
+	} while (!try_cmpxchg(&cache->returned, &old, c));
+}
+
+static void exec_closure_run(struct exec_work *work)
+{
+	struct exec_closure *c = container_of(work, struct exec_closure, work);
+	exec_fn fn = c->fn;
+	void *arg = c->arg;
+
+	/* Given back first: @fn may submit again and reuse it at once. */
+	exec_closure_free(c);
+	fn(arg);
+}
+
+static void exec_closure_drop(struct exec_work *work)
+{
+	struct exec_closure *c = container_of(work, struct exec_closure, work);
+	exec_fn discard = c->discard;
+	void *arg = c->arg;
+
+	exec_closure_free(c);
+	if (discard)
+		discard(arg);
+}
+
+int exec_executor_init(struct exec_executor *ex,
+		       const struct exec_executor_ops *ops)
+{
+	struct exec_closure_cache *cache;
+
+	BUILD_BUG_ON(offsetof(struct exec_closure, work) != 0);
+	if (!ex || !ops || !ops->submit)
+		return -EINVAL;
+	cache = kzalloc(sizeof(*cache), GFP_KERNEL);
+	if (!cache)
+		return -ENOMEM;
+	spin_lock_init(&cache->lock);
+	ex->ops = ops;
+	ex->closures = cache;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_executor_init);
+
+void exec_executor_fini(struct exec_executor *ex)
+{
+	struct exec_closure_cache *cache;
+	struct exec_closure_chunk *chunk;
+
+	if (!ex || !ex->closures)
+		return;
+	cache = ex->closures;
+	while ((chunk = cache->chunks)) {
+		cache->chunks = chunk->next;
+		kfree(chunk);
+	}
+	spin_lock_destroy(&cache->lock);
+	kfree(cache);
+	ex->closures = NULL;
+}
+EXPORT_SYMBOL_GPL(exec_executor_fini);
+
+/**
+ * exec_work_discard - hand an item that will not run back to its owner
+ * @work: the pending item
+ *
+ * Clears the pending bit, then calls the item's discard callback, if any.
+ * Like a work function, the callback may free the item.
+ *
+ * Context: Any context the discard callback allows.
+ */
+void exec_work_discard(struct exec_work *work)
+{
+	exec_work_fn discard = work->discard;
+
+	test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
+	if (discard)
+		discard(work);
+}
+
+int exec_submit_flags(struct exec_executor *ex, struct exec_work *work,
+		      unsigned int flags)
+{
+	int ret;
+
+	if (unlikely(!ex || !ex->ops || !work || !work->func))
+		return -EINVAL;
+	if (test_and_set_bit(EXEC_WORK_PENDING_BIT, &work->flags))
+		return -EALREADY;
+	ret = ex->ops->submit(ex, work, flags);
+	if (unlikely(ret))
+		clear_bit_unlock(EXEC_WORK_PENDING_BIT, &work->flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_submit_flags);
+
+int exec_submit(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_submit_flags(ex, work, 0);
+}
+EXPORT_SYMBOL_GPL(exec_submit);
+
+int exec_try_submit(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_submit_flags(ex, work, EXEC_SUBMIT_NOWAIT);
+}
+EXPORT_SYMBOL_GPL(exec_try_submit);
+
+int exec_submit_fn_full(struct exec_executor *ex, exec_fn fn, exec_fn discard,
+			void *arg, unsigned int flags)
+{
+	struct exec_closure *c;
+	int ret;
+
+	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
+		return -EINVAL;
+	c = exec_closure_alloc(ex->closures, flags & EXEC_SUBMIT_NOWAIT ?
+					     GFP_ATOMIC : GFP_KERNEL);
+	if (unlikely(!c))
+		return -ENOMEM;
+	c->work.func = exec_closure_run;
+	c->work.discard = exec_closure_drop;
+	c->work.flags = EXEC_WORK_CLOSURE;
+	c->fn = fn;
+	c->discard = discard;
+	c->arg = arg;
+	ret = exec_submit_flags(ex, &c->work, flags);
+	if (unlikely(ret))
+		exec_closure_free(c);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_submit_fn_full);
+
+int exec_submit_fn(struct exec_executor *ex, exec_fn fn, void *arg)
+{
+	return exec_submit_fn_full(ex, fn, NULL, arg, 0);
+}
+EXPORT_SYMBOL_GPL(exec_submit_fn);
+
+unsigned long exec_pending_count(struct exec_executor *ex)
+{
+	if (!ex || !ex->ops || !ex->ops->pending)
+		return 0;
+	return ex->ops->pending(ex);
+}
+EXPORT_SYMBOL_GPL(exec_pending_count);
+
+const char *exec_executor_kind(const struct exec_executor *ex)
+{
+	if (!ex || !ex->ops)
+		return "null";
+	return ex->ops->kind;
+}
+EXPORT_SYMBOL_GPL(exec_executor_kind);

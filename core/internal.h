@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Shared core internals: the intrusive MPSC queue, the per-thread frame
+ * stack, and the work item state helpers used by every executor.
+ */
+#ifndef EXEC_CORE_INTERNAL_H
+#define EXEC_CORE_INTERNAL_H
+
+#include <exec/exec.h>
+
+#include "platform.h"
+
+#define EXEC_WORK_PENDING_BIT	0
+
+/*
+ * Intrusive multi-producer single-consumer queue (after Dmitry Vyukov's
+ * non-intrusive MPSC node queue), linked through exec_work::next.
+ *
+ * Which operations may run concurrently with which:
+ *
+ *                  push    pop    maybe_nonempty
+ *   push            yes    yes    yes
+ *   pop             yes    no     yes
+ *   maybe_nonempty  yes    yes    yes
+ *
+ * Consumers (pop) must be serialised by the caller: a lock, or the rule that
+ * only one thread owns the consumer side at a time.
+ *
+ * push() is wait-free: one xchg on @tail, then a store linking the previous
+ * tail to the new item.  Between those two stores the item is in the queue
+ * but not reachable from @head; a pop() that meets that gap returns
+ * EXEC_MPSC_BUSY and the consumer retries.  In the kernel the two stores run
+ * with interrupts off, so the gap lasts a few instructions; in userspace the
+ * producer may be preempted in it, and consumers back off with
+ * cond_resched() after spinning a while (exec_mpsc_pop_wait()).
+ */
+struct exec_mpsc {
+	/* A: producers swap themselves in with xchg() */
+	struct exec_work *tail ____cacheline_aligned;
+	/* C: written only by the consumer; read racily by maybe_nonempty */
+	struct exec_work *head ____cacheline_aligned;
+	struct exec_work stub;
+};
+
+#define EXEC_MPSC_BUSY	((struct exec_work *)1UL)
+
+static inline void exec_mpsc_init(struct exec_mpsc *q)
+{
+	q->stub.next = NULL;
+	q->head = &q->stub;
+	q->tail = &q->stub;
+}
+
+static inline void exec_mpsc_push(struct exec_mpsc *q, struct exec_work *work)
+{
+	struct exec_work *prev;
+	unsigned long flags;
+
+	WRITE_ONCE(work->next, NULL);
+	local_irq_save(flags);
+	/* Full barrier: orders the NULL link before the item is published. */
+	prev = xchg(&q->tail, work);
+	/* Pairs with smp_load_acquire() of ->next in exec_mpsc_pop(). */
+	smp_store_release(&prev->next, work);
+	local_irq_restore(flags);
+}
+
+/*
+ * Returns the oldest item, NULL when the queue is empty, or EXEC_MPSC_BUSY
+ * when a producer is between its two stores.
+ */
+static inline struct exec_work *exec_mpsc_pop(struct exec_mpsc *q)
+{
+	struct exec_work *head = q->head;
+	struct exec_work *next = smp_load_acquire(&head->next);
+
+	if (head == &q->stub) {
+		if (!next)
+			return READ_ONCE(q->tail) == head ? NULL :
+							    EXEC_MPSC_BUSY;
+		WRITE_ONCE(q->head, next);
+		head = next;
+		next = smp_load_acquire(&head->next);
+	}
+	if (next) {
+		WRITE_ONCE(q->head, next);
+		return head;
+	}
+	if (head != READ_ONCE(q->tail))
+		return EXEC_MPSC_BUSY;
+	/* @head is the last item: put the stub behind it to detach it. */
+	exec_mpsc_push(q, &q->stub);
+	next = smp_load_acquire(&head->next);
+	if (next) {
+		WRITE_ONCE(q->head, next);
+		return head;
+	}
+	return EXEC_MPSC_BUSY;
+}
+
+/*
+ * Pop for a consumer that knows an item is there (it was counted): waits out
+ * a producer that is between its two stores.
+ */
+static inline struct exec_work *exec_mpsc_pop_wait(struct exec_mpsc *q)
+{
+	unsigned int spins = 0;
+	struct exec_work *work;
+
+	while ((work = exec_mpsc_pop(q)) == EXEC_MPSC_BUSY) {
+		if (++spins < 1024)
+			cpu_relax();
+		else
+			cond_resched();
+	}
+	return work;
+}
+
+/*
+ * Whether the queue may hold an item; lock-free, for any thread.  An item
+ * whose push() has returned is always seen: the tail points away from the stub
+ * or, while a consumer is putting the stub back behind the last item, the head
+ * does.  Callers that use the answer to decide to sleep order their own
+ * "I am going to sleep" store before this with a full barrier, pairing with
+ * the xchg() in exec_mpsc_push().
+ */
+static inline bool exec_mpsc_maybe_nonempty(struct exec_mpsc *q)
+{
+	return smp_load_acquire(&q->tail) != &q->stub ||
+	       READ_ONCE(q->head) != &q->stub;
+}
+
+/*
+ * The per-thread frame stack: each executor that runs items on a thread
+ * pushes a frame naming itself while it does, so "is the caller running
+ * inside executor X" (destroy from inside, running_in_this_thread, posts from
+ * a worker to its own pool) is a walk over a few frames.
+ */
+struct exec_frame {
+	const void *owner;
+	struct exec_frame *prev;
+};
+
+static inline void exec_frame_push(struct exec_frame *frame, const void *owner)
+{
+	frame->owner = owner;
+	frame->prev = exec_thread_self_get();
+	exec_thread_self_set(frame);
+}
+
+static inline void exec_frame_pop(struct exec_frame *frame)
+{
+	exec_thread_self_set(frame->prev);
+}
+
+static inline struct exec_frame *exec_frame_find(const void *owner)
+{
+	struct exec_frame *frame;
+
+	for (frame = exec_thread_self_get(); frame; frame = frame->prev)
+		if (frame->owner == owner)
+			return frame;
+	return NULL;
+}
+
+/*
+ * Starts an item: clears its pending bit, then calls it.  The RMW orders
+ * the clear before the function's reads, and pairs with the RMW of a
+ * submitter that found the bit set (-EALREADY): what that submitter wrote
+ * before is visible to the function.
+ */
+static inline void exec_work_run(struct exec_work *work)
+{
+	exec_work_fn func = work->func;
+
+	test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
+	func(work);
+}
+
+void exec_work_discard(struct exec_work *work);
+
+/* Closure cache of the executors that live as long as the library. */
+extern struct exec_closure_cache exec_static_closures;
+
+/* Default executor teardown, for the kernel module's exit. */
+void exec_default_shutdown(void);
+
+#endif /* EXEC_CORE_INTERNAL_H */

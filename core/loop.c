@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The loop executor: items in an MPSC queue, run by whichever thread calls a
+ * closure-executing function.  Those functions exclude each other through the
+ * EXEC_LOOP_RUNNING bit of @state, which also makes them the queue's single
+ * consumer.  exec_loop_make_loop_exit() sets EXEC_LOOP_EXIT only while
+ * EXEC_LOOP_RUNNING is set, and every closure-executing function clears
+ * both bits when it returns, so an exit request never outlives the call it
+ * was meant for.
+ *
+ * exec_loop_run() sleeps on a parker when the queue is empty.  Its
+ * handshake with submitters:
+ *
+ *   submitter                           exec_loop_run()
+ *   push item (xchg: full barrier)      WRITE sleeping = 1; smp_mb()
+ *   if READ(sleeping): unpark           if queue empty and no exit: park
+ */
+#include "internal.h"
+
+#define EXEC_LOOP_RUNNING	0x1
+#define EXEC_LOOP_EXIT		0x2
+
+/**
+ * struct exec_loop - a loop executor
+ * @ex: the abstract executor
+ * @queue: items waiting, in submission order
+ * @nr_queued: A: items pushed and not yet taken
+ * @state: A: EXEC_LOOP_RUNNING, EXEC_LOOP_EXIT
+ * @sleeping: A: exec_loop_run() is parked or about to park
+ * @parker: where exec_loop_run() sleeps
+ */
+struct exec_loop {
+	struct exec_executor ex;
+	struct exec_mpsc queue;
+	atomic_long_t nr_queued;
+	atomic_t state ____cacheline_aligned;
+	int sleeping;
+	struct exec_parker parker;
+};
+
+static const struct exec_executor_ops exec_loop_ops;
+
+static struct exec_loop *exec_to_loop(struct exec_executor *ex)
+{
+	return container_of(ex, struct exec_loop, ex);
+}
+
+static int exec_loop_submit(struct exec_executor *ex, struct exec_work *work,
+			    unsigned int flags)
+{
+	struct exec_loop *loop = exec_to_loop(ex);
+
+	exec_mpsc_push(&loop->queue, work);
+	atomic_long_inc(&loop->nr_queued);
+	/* The push's xchg() orders it before this read; see the top. */
+	if (READ_ONCE(loop->sleeping))
+		exec_parker_unpark(&loop->parker);
+	return 0;
+}
+
+static unsigned long exec_loop_pending(struct exec_executor *ex)
+{
+	long n = atomic_long_read(&exec_to_loop(ex)->nr_queued);
+
+	return n > 0 ? n : 0;
+}
+
+static int exec_loop_enter(struct exec_loop *loop, struct exec_frame *frame)
+{
+	if (atomic_cmpxchg(&loop->state, 0, EXEC_LOOP_RUNNING) != 0)
+		return -EBUSY;
+	exec_frame_push(frame, loop);
+	return 0;
+}
+
+static void exec_loop_leave(struct exec_loop *loop, struct exec_frame *frame)
+{
+	exec_frame_pop(frame);
+	atomic_set_release(&loop->state, 0);
+}
+
+static bool exec_loop_exiting(struct exec_loop *loop)
+{
+	return atomic_read(&loop->state) & EXEC_LOOP_EXIT;
+}
+
+/* Runs the next item if there is one; the caller is the consumer. */
+static bool exec_loop_run_one(struct exec_loop *loop)
+{
+	struct exec_work *work = exec_mpsc_pop_wait(&loop->queue);
+
+	if (!work)
+		return false;
+	atomic_long_dec(&loop->nr_queued);
+	exec_work_run(work);
+	return true;
+}
+
+int exec_loop_run(struct exec_loop *loop)
+{
+	struct exec_frame frame;
+	int ret;
+
+	might_sleep();
+	if (!loop)
+		return -EINVAL;
+	ret = exec_loop_enter(loop, &frame);
+	if (ret)
+		return ret;
+	while (!exec_loop_exiting(loop)) {
+		if (exec_loop_run_one(loop))
+			continue;
+		WRITE_ONCE(loop->sleeping, 1);
+		/* Pairs with the xchg() in the submitter's push. */
+		smp_mb();
+		if (!exec_mpsc_maybe_nonempty(&loop->queue) &&
+		    !exec_loop_exiting(loop))
+			exec_parker_park(&loop->parker);
+		WRITE_ONCE(loop->sleeping, 0);
+	}
+	exec_loop_leave(loop, &frame);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_loop_run);
+
+long exec_loop_run_queued_closures(struct exec_loop *loop)
+{
+	struct exec_frame frame;
+	long nr, done = 0;
+	int ret;
+
+	if (!loop)
+		return -EINVAL;
+	ret = exec_loop_enter(loop, &frame);
+	if (ret)
+		return ret;
+	nr = atomic_long_read(&loop->nr_queued);
+	while (done < nr && !exec_loop_exiting(loop) && exec_loop_run_one(loop))
+		done++;
+	exec_loop_leave(loop, &frame);
+	return done;
+}
+EXPORT_SYMBOL_GPL(exec_loop_run_queued_closures);
+
+int exec_loop_try_run_one_closure(struct exec_loop *loop)
+{
+	struct exec_frame frame;
+	int ret;
+
+	if (!loop)
+		return -EINVAL;
+	ret = exec_loop_enter(loop, &frame);
+	if (ret)
+		return ret;
+	ret = exec_loop_run_one(loop);
+	exec_loop_leave(loop, &frame);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_loop_try_run_one_closure);
+
+void exec_loop_make_loop_exit(struct exec_loop *loop)
+{
+	int old;
+
+	if (!loop)
+		return;
+	old = atomic_read(&loop->state);
+	do {
+		if (!(old & EXEC_LOOP_RUNNING))
+			return;
+	} while (!atomic_try_cmpxchg(&loop->state, &old, old | EXEC_LOOP_EXIT));
+	/* The cmpxchg orders the bit before this read; see the top. */
+	if (READ_ONCE(loop->sleeping))
+		exec_parker_unpark(&loop->parker);
+}
+EXPORT_SYMBOL_GPL(exec_loop_make_loop_exit);
+
+int exec_loop_create(struct exec_loop **loopp)
+{
+	struct exec_loop *loop;
+	int ret;
+
+	might_sleep();
+	if (!loopp)
+		return -EINVAL;
+	loop = kzalloc(sizeof(*loop), GFP_KERNEL);
+	if (!loop)
+		return -ENOMEM;
+	ret = exec_executor_init(&loop->ex, &exec_loop_ops);
+	if (ret)
+		goto err_free_loop;
+	ret = exec_parker_init(&loop->parker);
+	if (ret)
+		goto err_fini_executor;
+	exec_mpsc_init(&loop->queue);
+	*loopp = loop;
+	return 0;
+
+err_fini_executor:
+	exec_executor_fini(&loop->ex);
+err_free_loop:
+	kfree(loop);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_loop_create);
+
+struct exec_executor *exec_loop_executor(struct exec_loop *loop)
+{
+	return loop ? &loop->ex : NULL;
+}
+EXPORT_SYMBOL_GPL(exec_loop_executor);
+
+long exec_loop_destroy(struct exec_loop *loop)
+{
+	struct exec_work *work;
+	long discarded = 0;
+
+	if (!loop)
+		return -EINVAL;
+	/* Leaves RUNNING set: the loop is gone for every later caller. */
+	if (atomic_cmpxchg(&loop->state, 0, EXEC_LOOP_RUNNING) != 0)
+		return -EBUSY;
+	while ((work = exec_mpsc_pop_wait(&loop->queue))) {
+		exec_work_discard(work);
+		discarded++;
+	}
+	exec_parker_destroy(&loop->parker);
+	exec_executor_fini(&loop->ex);
+	kfree(loop);
+	return discarded;
+}
+EXPORT_SYMBOL_GPL(exec_loop_destroy);
+
+static const struct exec_executor_ops exec_loop_ops = {
+	.kind = "loop",
+	.submit = exec_loop_submit,
+	.pending = exec_loop_pending,
+};

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The serial executor (strand).
+ *
+ * Items wait in the serial executor's own MPSC queue.  @nr_queued counts the
+ * items pushed and not yet taken; the submitter that raises it from 0 to 1
+ * schedules @runner, the one item the serial executor submits to its
+ * underlying executor.  From then until @nr_queued falls back to 0 the
+ * consumer side belongs to that runner ("ownership"): only it pops, so items
+ * run one at a time and in queue order.  A runner takes at most
+ * EXEC_SERIAL_BATCH items, then gives the underlying executor back and
+ * resubmits itself if more are queued.
+ *
+ * A runner subtracts what it took only after it has finished with the queue,
+ * so two runs of @runner never overlap in their use of it: a submitter cannot
+ * see 0 and reschedule the runner before the current run lets go.
+ *
+ * Lifetime.  Each scheduled run of @runner holds a reference, and the handle
+ * holds one; the structure is freed when the last goes.  exec_serial_destroy()
+ * marks the executor dying under @lock, waits for a run that is consuming to
+ * finish its current item, and then discards what is queued itself.  A run
+ * that starts after that finds @dying under @lock and only drops its
+ * reference, so the underlying executor may still hold @runner after destroy
+ * returns.  If the underlying executor discards @runner, or refuses it, the
+ * owner of the consumer side discards the queued items, so none is stranded.
+ */
+#include "internal.h"
+
+#define EXEC_SERIAL_BATCH	64
+
+/**
+ * struct exec_serial - a serial executor
+ * @ex: the abstract executor
+ * @underlying: the executor that runs @runner; set at creation
+ * @queue: items waiting, in submission order
+ * @nr_queued: A: items pushed on @queue and not yet taken by their owner
+ * @runner: submitted to @underlying; holds a reference while pending
+ * @refs: A: references (handle + scheduled runner)
+ * @lock: guards @dying and @consumers
+ * @dying: L: exec_serial_destroy() has begun; written under @lock, read
+ *	locklessly as a hint by submitters and running batches
+ * @consumers: L: runs of @runner (or its discard) inside their consuming
+ *	section; at most one takes items, a second may be starting
+ * @idle_wq: exec_serial_destroy() waits here for @consumers to reach 0
+ */
+struct exec_serial {
+	struct exec_executor ex;
+	struct exec_executor *underlying;
+	struct exec_mpsc queue;
+	atomic_long_t nr_queued ____cacheline_aligned;
+	struct exec_work runner;
+	atomic_t refs;
+	spinlock_t lock;
+	bool dying;
+	unsigned int consumers;
+	wait_queue_head_t idle_wq;
+};
+
+static const struct exec_executor_ops exec_serial_ops;
+
+static struct exec_serial *exec_to_serial(struct exec_executor *ex)
+{
+	return container_of(ex, struct exec_serial, ex);
+}
+
+static void exec_serial_put(struct exec_serial *s)
+{
+	if (!atomic_dec_and_test(&s->refs))
+		return;
+	exec_executor_fini(&s->ex);
+	spin_lock_destroy(&s->lock);
+	kfree(s);
+}
+
+/*
+ * The caller owns the consumer side and at least @nr items are counted:
+ * discard them (all but @keep, the caller's own item, which it gives back to
+ * its submitter) and anything counted meanwhile, then let go.  With @keep set
+ * the caller pops until it has met @keep, which may take more than @nr items
+ * when earlier pushes are counted late; the count then dips below zero until
+ * their submitters count them, and none of those submitters schedules the
+ * runner for an item that is already gone.
+ */
+static void exec_serial_drop(struct exec_serial *s, long nr,
+			     struct exec_work *keep)
+{
+	struct exec_work *work;
+	long taken;
+
+	while (nr > 0 || keep) {
+		for (taken = 0; taken < nr || keep; taken++) {
+			work = exec_mpsc_pop_wait(&s->queue);
+			if (work == keep)
+				keep = NULL;
+			else
+				exec_work_discard(work);
+		}
+		nr = atomic_long_sub_return(taken, &s->nr_queued);
+	}
+}
+
+/* The caller owns the consumer side: hand it to a run of @runner. */
+static int exec_serial_schedule(struct exec_serial *s, unsigned int flags)
+{
+	int ret;
+
+	atomic_inc(&s->refs);
+	ret = exec_submit_flags(s->underlying, &s->runner, flags);
+	if (ret)
+		atomic_dec(&s->refs);
+	return ret;
+}
+
+/*
+ * A run of @runner, or its discard by the underlying executor (@run false):
+ * as the owner of the consumer side, run a batch of items or discard them
+ * all, then pass ownership on or let it go.
+ */
+static void exec_serial_consume(struct exec_serial *s, bool run)
+{
+	struct exec_frame frame;
+	unsigned long flags;
+	long avail, done = 0;
+	bool wake;
+
+	spin_lock_irqsave(&s->lock, flags);
+	if (s->dying) {
+		spin_unlock_irqrestore(&s->lock, flags);
+		goto out_put;
+	}
+	s->consumers++;
+	spin_unlock_irqrestore(&s->lock, flags);
+
+	avail = atomic_long_read(&s->nr_queued);
+	if (run) {
+		exec_frame_push(&frame, s);
+		while (done < avail && done < EXEC_SERIAL_BATCH &&
+		       !READ_ONCE(s->dying)) {
+			exec_work_run(exec_mpsc_pop_wait(&s->queue));
+			done++;
+		}
+		exec_frame_pop(&frame);
+		/*
+		 * Once dying, destroy discards the rest after we leave;
+		 * otherwise pass ownership on while still counted as a
+		 * consumer, so destroy cannot start draining beside us.
+		 */
+		if (!READ_ONCE(s->dying)) {
+			avail = atomic_long_sub_return(done, &s->nr_queued);
+			if (avail > 0 && exec_serial_schedule(s, 0))
+				exec_serial_drop(s, avail, NULL);
+		}
+	} else {
+		exec_serial_drop(s, avail, NULL);
+	}
+
+	spin_lock_irqsave(&s->lock, flags);
+	wake = !--s->consumers && s->dying;
+	spin_unlock_irqrestore(&s->lock, flags);
+	if (wake)
+		wake_up_all(&s->idle_wq);
+out_put:
+	exec_serial_put(s);
+}
+
+static void exec_serial_runner_fn(struct exec_work *runner)
+{
+	exec_serial_consume(container_of(runner, struct exec_serial, runner),
+			    true);
+}
+
+/* The underlying executor dropped @runner: nobody else would run the queue. */
+static void exec_serial_runner_discarded(struct exec_work *runner)
+{
+	exec_serial_consume(container_of(runner, struct exec_serial, runner),
+			    false);
+}
+
+static int exec_serial_submit(struct exec_executor *ex, struct exec_work *work,
+			      unsigned int flags)
+{
+	struct exec_serial *s = exec_to_serial(ex);
+	int ret;
+
+	if (unlikely(READ_ONCE(s->dying)))
+		return -ESHUTDOWN;
+	exec_mpsc_push(&s->queue, work);
+	if (atomic_long_inc_return(&s->nr_queued) != 1)
+		return 0;
+	ret = exec_serial_schedule(s, flags);
+	if (unlikely(ret))
+		exec_serial_drop(s, 1, work);
+	return ret;
+}
+
+static unsigned long exec_serial_pending(struct exec_executor *ex)
+{
+	long n = atomic_long_read(&exec_to_serial(ex)->nr_queued);
+
+	return n > 0 ? n : 0;
+}
+
+static bool exec_serial_quiet(struct exec_serial *s)
+{
+	unsigned long flags;
+	bool quiet;
+
+	spin_lock_irqsave(&s->lock, flags);
+	quiet = !s->consumers;
+	spin_unlock_irqrestore(&s->lock, flags);
+	return quiet;
+}
+
+int exec_serial_create(struct exec_serial **serialp,
+		       struct exec_executor *underlying)
+{
+	struct exec_serial *s;
+	int ret;
+
+	might_sleep();
+	if (!serialp || !underlying || !underlying->ops)
+		return -EINVAL;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	ret = exec_executor_init(&s->ex, &exec_serial_ops);
+	if (ret) {
+		kfree(s);
+		return ret;
+	}
+	s->underlying = underlying;
+	exec_mpsc_init(&s->queue);
+	exec_work_init_discard(&s->runner, exec_serial_runner_fn,
+			       exec_serial_runner_discarded);
+	atomic_set(&s->refs, 1);
+	spin_lock_init(&s->lock);
+	init_waitqueue_head(&s->idle_wq);
+	*serialp = s;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_serial_create);
+
+struct exec_executor *exec_serial_executor(struct exec_serial *serial)
+{
+	return serial ? &serial->ex : NULL;
+}
+EXPORT_SYMBOL_GPL(exec_serial_executor);
+
+struct exec_executor *exec_serial_underlying(struct exec_serial *serial)
+{
+	return serial ? serial->underlying : NULL;
+}
+EXPORT_SYMBOL_GPL(exec_serial_underlying);
+
+bool exec_serial_running_in_this_thread(const struct exec_serial *serial)
+{
+	return serial && exec_frame_find(serial);
+}
+EXPORT_SYMBOL_GPL(exec_serial_running_in_this_thread);
+
+long exec_serial_destroy(struct exec_serial *serial)
+{
+	struct exec_serial *s = serial;
+	struct exec_work *work;
+	unsigned long flags;
+	long discarded = 0;
+
+	might_sleep();
+	if (!s)
+		return -EINVAL;
+	if (WARN_ON_ONCE(exec_frame_find(s)))
+		return -EDEADLK;
+
+	spin_lock_irqsave(&s->lock, flags);
+	WRITE_ONCE(s->dying, true);
+	spin_unlock_irqrestore(&s->lock, flags);
+	wait_event(s->idle_wq, exec_serial_quiet(s));
+
+	/*
+	 * No run of @runner takes items any more, and submission is over
+	 * (the caller's contract), so the queue is ours.
+	 */
+	while ((work = exec_mpsc_pop_wait(&s->queue))) {
+		exec_work_discard(work);
+		discarded++;
+	}
+	exec_serial_put(s);
+	return discarded;
+}
+EXPORT_SYMBOL_GPL(exec_serial_destroy);
+
+static const struct exec_executor_ops exec_serial_ops = {
+	.kind = "serial",
+	.submit = exec_serial_submit,
+	.pending = exec_serial_pending,
+};

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The executors without a queue: inline (runs the item in the submitter) and
+ * thread-per-task (starts a thread for each item).
+ *
+ * A thread-per-task executor keeps a record of every thread it started until
+ * the thread is joined.  A finished thread moves its record to @done; the
+ * next submission or the destroy joins it, so finished threads do not pile
+ * up and destroy leaves no thread behind.
+ */
+#include "internal.h"
+
+static int exec_inline_submit(struct exec_executor *ex, struct exec_work *work,
+			      unsigned int flags)
+{
+	exec_work_run(work);
+	return 0;
+}
+
+static const struct exec_executor_ops exec_inline_ops = {
+	.kind = "inline",
+	.submit = exec_inline_submit,
+};
+
+static struct exec_executor exec_inline = {
+	.ops = &exec_inline_ops,
+	.closures = &exec_static_closures,
+};
+
+struct exec_executor *exec_inline_executor(void)
+{
+	return &exec_inline;
+}
+EXPORT_SYMBOL_GPL(exec_inline_executor);
+
+struct exec_thread_per_task;
+
+/**
+ * struct exec_tpt_thread - one item's thread
+ * @thread: the thread
+ * @frame: pushed while the item runs; owner is the executor
+ * @work: the item
+ * @tpt: the executor
+ * @next: L(tpt->lock): link on @tpt->done
+ */
+struct exec_tpt_thread {
+	struct exec_thread thread;
+	struct exec_frame frame;
+	struct exec_work *work;
+	struct exec_thread_per_task *tpt;
+	struct exec_tpt_thread *next;
+};
+
+/**
+ * struct exec_thread_per_task - a thread-per-task executor
+ * @ex: the abstract executor
+ * @lock: guards @done, @nr_live
+ * @done: L: finished threads not yet joined
+ * @nr_live: L: threads started and not yet finished
+ * @wq: destroy waits here for @nr_live to reach 0
+ */
+struct exec_thread_per_task {
+	struct exec_executor ex;
+	spinlock_t lock;
+	struct exec_tpt_thread *done;
+	unsigned long nr_live;
+	wait_queue_head_t wq;
+};
+
+static struct exec_thread_per_task *exec_to_tpt(struct exec_executor *ex)
+{
+	return container_of(ex, struct exec_thread_per_task, ex);
+}
+
+static int exec_tpt_thread_fn(void *arg)
+{
+	struct exec_tpt_thread *t = arg;
+	struct exec_thread_per_task *tpt = t->tpt;
+	unsigned long flags;
+	bool last;
+
+	exec_frame_push(&t->frame, tpt);
+	exec_work_run(t->work);
+	exec_frame_pop(&t->frame);
+
+	spin_lock_irqsave(&tpt->lock, flags);
+	t->next = tpt->done;
+	tpt->done = t;
+	last = !--tpt->nr_live;
+	spin_unlock_irqrestore(&tpt->lock, flags);
+	if (last)
+		wake_up_all(&tpt->wq);
+	return 0;
+}
+
+static void exec_tpt_reap(struct exec_thread_per_task *tpt)
+{
+	struct exec_tpt_thread *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tpt->lock, flags);
+	t = tpt->done;
+	tpt->done = NULL;
+	spin_unlock_irqrestore(&tpt->lock, flags);
+	while (t) {
+		struct exec_tpt_thread *next = t->next;
+
+		exec_thread_join(&t->thread);
+		kfree(t);
+		t = next;
+	}
+}
+
+static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
+			   unsigned int flags)
+{
+	struct exec_thread_per_task *tpt = exec_to_tpt(ex);
+	struct exec_tpt_thread *t;
+	unsigned long irqflags;
+	int ret;
+
+	might_sleep();
+	exec_tpt_reap(tpt);
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->work = work;
+	t->tpt = tpt;
+	spin_lock_irqsave(&tpt->lock, irqflags);
+	tpt->nr_live++;
+	spin_unlock_irqrestore(&tpt->lock, irqflags);
+	ret = exec_thread_start(&t->thread, exec_tpt_thread_fn, t, "exec-task");
+	if (ret) {
+		spin_lock_irqsave(&tpt->lock, irqflags);
+		tpt->nr_live--;
+		spin_unlock_irqrestore(&tpt->lock, irqflags);
+		kfree(t);
+	}
+	return ret;
+}
+
+static unsigned long exec_tpt_pending(struct exec_executor *ex)
+{
+	/* Every accepted item has a thread of its own: none waits to start. */
+	return 0;
+}
+
+static const struct exec_executor_ops exec_tpt_ops = {
+	.kind = "thread_per_task",
+	.submit = exec_tpt_submit,
+	.pending = exec_tpt_pending,
+};
+
+int exec_thread_per_task_create(struct exec_thread_per_task **tptp)
+{
+	struct exec_thread_per_task *tpt;
+	int ret;
+
+	might_sleep();
+	if (!tptp)
+		return -EINVAL;
+	tpt = kzalloc(sizeof(*tpt), GFP_KERNEL);
+	if (!tpt)
+		return -ENOMEM;
+	ret = exec_executor_init(&tpt->ex, &exec_tpt_ops);
+	if (ret) {
+		kfree(tpt);
+		return ret;
+	}
+	spin_lock_init(&tpt->lock);
+	init_waitqueue_head(&tpt->wq);
+	*tptp = tpt;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_thread_per_task_create);
+
+struct exec_executor *exec_thread_per_task_executor(struct exec_thread_per_task *tpt)
+{
+	return tpt ? &tpt->ex : NULL;
+}
+EXPORT_SYMBOL_GPL(exec_thread_per_task_executor);
+
+static bool exec_tpt_idle(struct exec_thread_per_task *tpt)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&tpt->lock, flags);
+	idle = !tpt->nr_live;
+	spin_unlock_irqrestore(&tpt->lock, flags);
+	return idle;
+}
+
+int exec_thread_per_task_destroy(struct exec_thread_per_task *tpt)
+{
+	might_sleep();
+	if (!tpt)
+		return -EINVAL;
+	if (WARN_ON_ONCE(exec_frame_find(tpt)))
+		return -EDEADLK;
+	wait_event(tpt->wq, exec_tpt_idle(tpt));
+	exec_tpt_reap(tpt);
+	exec_executor_fini(&tpt->ex);
+	spin_lock_destroy(&tpt->lock);
+	kfree(tpt);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_thread_per_task_destroy);

@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The fixed thread pool.
+ *
+ * Items wait in one shared intrusive MPSC queue (internal.h).  Producers push
+ * without a lock; workers pop under @consume_lock, which is almost always
+ * uncontended because a worker holds it for one pop.
+ *
+ * A worker that submits to its own pool (a task that posts its successor)
+ * puts the item in its own @next slot instead: no shared cache line is
+ * written, and the worker runs it as soon as the current item returns.  The
+ * slot is not private: an idle worker takes an item that has sat in another
+ * worker's slot for a while (@next is taken with xchg/cmpxchg by whoever gets
+ * it first), so a task that posts and then blocks cannot strand its post.
+ * After EXEC_POOL_NEXT_STREAK items in a row from its slot a worker serves
+ * the shared queue first, so a chain cannot starve the queue.
+ *
+ * Sleeping and waking.  A worker out of work first spins for a while
+ * (counted in @nr_spinning), looking at the queue and the other workers'
+ * slots; then it puts itself on the idle list (@nr_idle), looks once more,
+ * and parks.  A submitter, after publishing its item, wakes one parked worker
+ * only if no worker is spinning and some worker is idle: submitting to a busy
+ * or spinning pool makes no system call.  The handshake is a Dekker pattern:
+ *
+ *   submitter                          worker going to sleep
+ *   publish item (xchg: full barrier)  nr_idle++ (full barrier)
+ *   read nr_spinning, nr_idle          look at queue and slots
+ *
+ * so either the submitter sees the idle worker, or the worker sees the item.
+ *
+ * Stopping.  destroy sets EXEC_POOL_STOP and wakes everyone; workers exit
+ * once they find no work.  Items keep running until the queue is empty, and a
+ * running item may still submit to its own pool (its worker runs that too),
+ * so everything submitted before destroy and everything it leads to runs.
+ * shutdown_hard sets EXEC_POOL_SHUTDOWN, which refuses all submissions, and
+ * discards what is queued.
+ */
+#include "internal.h"
+
+/* Pause iterations a worker spins before parking (about 20-50 us). */
+#define EXEC_POOL_SPIN		512
+/* How often (in pauses) a spinning worker looks at other workers' slots. */
+#define EXEC_POOL_STEAL_EVERY	32
+#define EXEC_POOL_NEXT_STREAK	16
+
+/* pool->state bits */
+#define EXEC_POOL_STOP		0x1UL	/* destroy: drain, then exit */
+#define EXEC_POOL_SHUTDOWN	0x2UL	/* shutdown_hard: refuse everything */
+
+struct exec_thread_pool;
+
+/**
+ * struct exec_pool_worker - one worker thread
+ * @frame: pushed on the worker's thread while it runs; owner is the pool
+ * @next: A: an item posted by this worker to its own pool.  Set only by the
+ *	owner (when NULL); taken with xchg() by the owner or cmpxchg() by a
+ *	spinning worker.
+ * @pool: the pool
+ * @idle_next: L(idle_lock): link on the pool's idle list
+ * @idle: L(idle_lock): on the idle list
+ * @steal_victim: O: next worker whose slot this one looks at while spinning
+ * @steal_seen: O: item seen in that slot at the previous look
+ * @next_streak: O: items in a row taken from @next
+ * @parker: where the worker sleeps
+ * @thread: the thread
+ *
+ * O: touched only by the worker's own thread.
+ */
+struct exec_pool_worker {
+	struct exec_frame frame;
+	struct exec_work *next;
+	struct exec_thread_pool *pool;
+	struct exec_pool_worker *idle_next;
+	bool idle;
+	unsigned int steal_victim;
+	struct exec_work *steal_seen;
+	unsigned int next_streak;
+	struct exec_parker parker;
+	struct exec_thread thread;
+} ____cacheline_aligned;
+
+/**
+ * struct exec_thread_pool - the pool
+ * @ex: the abstract executor
+ * @queue: shared queue of items
+ * @nr_submitted: A: items pushed on @queue, ever (for pending counts)
+ * @consume_lock: serialises pops from @queue
+ * @nr_started: L(consume_lock): items popped from @queue, ever
+ * @nr_spinning: A: workers spinning for work
+ * @nr_idle: A: workers on the idle list
+ * @idle_lock: guards the idle list
+ * @idle_list: L(idle_lock): parked (or about to park) workers
+ * @state: A: EXEC_POOL_STOP, EXEC_POOL_SHUTDOWN
+ * @queue_limit: most items waiting at once; 0 for no bound; set at creation
+ * @nr_bounded: A: items counted against @queue_limit
+ * @room_wq: submitters waiting for room in a bounded pool
+ * @nr_threads: number of workers; set at creation
+ * @workers: the workers
+ */
+struct exec_thread_pool {
+	struct exec_executor ex;
+	struct exec_mpsc queue;
+	atomic_long_t nr_submitted;
+
+	spinlock_t consume_lock ____cacheline_aligned;
+	unsigned long nr_started;
+
+	atomic_t nr_spinning ____cacheline_aligned;
+	atomic_t nr_idle;
+	spinlock_t idle_lock;
+	struct exec_pool_worker *idle_list;
+
+	unsigned long state ____cacheline_aligned;
+	unsigned long queue_limit;
+	atomic_long_t nr_bounded;
+	wait_queue_head_t room_wq;
+	unsigned int nr_threads;
+	struct exec_pool_worker *workers;
+};
+
+static const struct exec_executor_ops exec_pool_ops;
+
+static struct exec_thread_pool *exec_to_pool(struct exec_executor *ex)
+{
+	return container_of(ex, struct exec_thread_pool, ex);
+}
+
+/* The worker the calling thread is, if it is one of @pool's. */
+static struct exec_pool_worker *exec_pool_self(const struct exec_thread_pool *pool)
+{
+	struct exec_frame *frame = exec_frame_find(pool);
+
+	return frame ? container_of(frame, struct exec_pool_worker, frame) :
+		       NULL;
+}
+
+static void exec_pool_wake_one(struct exec_thread_pool *pool)
+{
+	struct exec_pool_worker *w;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->idle_lock, flags);
+	w = pool->idle_list;
+	if (w) {
+		pool->idle_list = w->idle_next;
+		w->idle = false;
+		atomic_dec(&pool->nr_idle);
+	}
+	spin_unlock_irqrestore(&pool->idle_lock, flags);
+	if (w)
+		exec_parker_unpark(&w->parker);
+}
+
+static void exec_pool_wake_all(struct exec_thread_pool *pool)
+{
+	unsigned int i;
+
+	while (atomic_read(&pool->nr_idle))
+		exec_pool_wake_one(pool);
+	for (i = 0; i < pool->nr_threads; i++)
+		exec_parker_unpark(&pool->workers[i].parker);
+}
+
+/* After publishing an item: the submitter's half of the handshake. */
+static void exec_pool_kick(struct exec_thread_pool *pool)
+{
+	if (!atomic_read(&pool->nr_spinning) && atomic_read(&pool->nr_idle))
+		exec_pool_wake_one(pool);
+}
+
+/* Room in a bounded pool: reserve a slot, or wait, or fail. */
+static int exec_pool_reserve(struct exec_thread_pool *pool, unsigned int flags,
+			     bool from_worker)
+{
+	for (;;) {
+		if (atomic_long_inc_return(&pool->nr_bounded) <=
+		    (long)pool->queue_limit)
+			return 0;
+		atomic_long_dec_return(&pool->nr_bounded);
+		/*
+		 * A worker waiting for room in its own pool could wait for
+		 * itself, so it gets the non-blocking answer.
+		 */
+		if ((flags & EXEC_SUBMIT_NOWAIT) || from_worker)
+			return -EAGAIN;
+		might_sleep();
+		wait_event(pool->room_wq,
+			   atomic_long_read(&pool->nr_bounded) <
+				   (long)pool->queue_limit ||
+			   READ_ONCE(pool->state));
+		if (READ_ONCE(pool->state))
+			return -ESHUTDOWN;
+	}
+}
+
+static void exec_pool_unreserve(struct exec_thread_pool *pool)
+{
+	if (!pool->queue_limit)
+		return;
+	atomic_long_dec_return(&pool->nr_bounded);
+	wake_up_all(&pool->room_wq);
+}
+
+static int exec_pool_submit(struct exec_executor *ex, struct exec_work *work,
+			    unsigned int flags)
+{
+	struct exec_thread_pool *pool = exec_to_pool(ex);
+	struct exec_frame *top = exec_thread_self_get();
+	struct exec_pool_worker *self = NULL;
+	unsigned long state = READ_ONCE(pool->state);
+	int ret;
+
+	if (top && top->owner == pool)
+		self = container_of(top, struct exec_pool_worker, frame);
+	else if (top && state)
+		self = exec_pool_self(pool);
+	if (unlikely(state)) {
+		/* A stopping pool still takes work from its own items. */
+		if ((state & EXEC_POOL_SHUTDOWN) || !self)
+			return -ESHUTDOWN;
+	}
+	if (pool->queue_limit) {
+		ret = exec_pool_reserve(pool, flags, self);
+		if (ret)
+			return ret;
+	}
+	if (self && !READ_ONCE(self->next)) {
+		/* Full barrier: pairs with the idle worker's nr_idle++. */
+		(void)xchg(&self->next, work);
+	} else {
+		exec_mpsc_push(&pool->queue, work);
+		atomic_long_inc(&pool->nr_submitted);
+	}
+	exec_pool_kick(pool);
+	return 0;
+}
+
+static unsigned long exec_pool_pending(struct exec_executor *ex)
+{
+	struct exec_thread_pool *pool = exec_to_pool(ex);
+	long n = atomic_long_read(&pool->nr_submitted) -
+		 (long)READ_ONCE(pool->nr_started);
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_threads; i++)
+		if (READ_ONCE(pool->workers[i].next))
+			n++;
+	return n > 0 ? n : 0;
+}
+
+static struct exec_work *exec_pool_pop_shared(struct exec_thread_pool *pool)
+{
+	struct exec_work *work;
+	unsigned long flags;
+
+	if (!exec_mpsc_maybe_nonempty(&pool->queue))
+		return NULL;
+	spin_lock_irqsave(&pool->consume_lock, flags);
+	work = exec_mpsc_pop_wait(&pool->queue);
+	if (work)
+		WRITE_ONCE(pool->nr_started, pool->nr_started + 1);
+	spin_unlock_irqrestore(&pool->consume_lock, flags);
+	return work;
+}
+
+static struct exec_work *exec_pool_take_next(struct exec_pool_worker *w)
+{
+	if (!READ_ONCE(w->next))
+		return NULL;
+	return xchg(&w->next, NULL);
+}
+
+static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
+{
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_work *work;
+
+	if (w->next_streak < EXEC_POOL_NEXT_STREAK) {
+		work = exec_pool_take_next(w);
+		if (work) {
+			w->next_streak++;
+			return work;
+		}
+	}
+	w->next_streak = 0;
+	work = exec_pool_pop_shared(pool);
+	return work ? work : exec_pool_take_next(w);
+}
+
+/*
+ * Look at one other worker's slot.  With @now set, take whatever is there
+ * (the caller is about to sleep); otherwise take it only if the same item was
+ * there at the previous look, so a worker's own successor normally stays
+ * with it.
+ */
+static struct exec_work *exec_pool_steal(struct exec_pool_worker *w, bool now)
+{
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_pool_worker *victim;
+	struct exec_work *seen;
+	unsigned int tries;
+
+	for (tries = 0; tries < pool->nr_threads; tries++) {
+		if (++w->steal_victim >= pool->nr_threads)
+			w->steal_victim = 0;
+		victim = &pool->workers[w->steal_victim];
+		if (victim == w)
+			continue;
+		seen = READ_ONCE(victim->next);
+		if (seen && (now || seen == w->steal_seen)) {
+			w->steal_seen = NULL;
+			if (cmpxchg(&victim->next, seen, NULL) == seen)
+				return seen;
+			continue;
+		}
+		w->steal_seen = seen;
+		if (!now)
+			break;
+	}
+	return NULL;
+}
+
+static bool exec_pool_has_work(struct exec_thread_pool *pool)
+{
+	return exec_mpsc_maybe_nonempty(&pool->queue);
+}
+
+static bool exec_pool_stopping(struct exec_thread_pool *pool)
+{
+	return READ_ONCE(pool->state) & EXEC_POOL_STOP;
+}
+
+static void exec_pool_unidle(struct exec_pool_worker *w)
+{
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_pool_worker **link;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->idle_lock, flags);
+	if (w->idle) {
+		for (link = &pool->idle_list; *link; link = &(*link)->idle_next) {
+			if (*link == w) {
+				*link = w->idle_next;
+				break;
+			}
+		}
+		w->idle = false;
+		atomic_dec(&pool->nr_idle);
+	}
+	spin_unlock_irqrestore(&pool->idle_lock, flags);
+}
+
+/*
+ * Wait for work: spin, then park.  Returns an item stolen from another
+ * worker's slot, or NULL to make the caller look again.  Sets *@exit when the
+ * pool is stopping and nothing is left that this worker could take (items a
+ * running item submits are taken by its own worker).
+ */
+static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
+{
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_work *work = NULL;
+	unsigned long flags;
+	unsigned int i;
+
+	if (exec_pool_stopping(pool))
+		goto last_look;
+
+	atomic_inc_return(&pool->nr_spinning);
+	for (i = 1; i <= EXEC_POOL_SPIN && !work; i++) {
+		if (exec_pool_has_work(pool) || exec_pool_stopping(pool))
+			break;
+		if (!(i % EXEC_POOL_STEAL_EVERY))
+			work = exec_pool_steal(w, false);
+		cpu_relax();
+	}
+	atomic_dec_return(&pool->nr_spinning);
+	if (work || i <= EXEC_POOL_SPIN)
+		return work;
+
+	spin_lock_irqsave(&pool->idle_lock, flags);
+	w->idle = true;
+	w->idle_next = pool->idle_list;
+	pool->idle_list = w;
+	/* Full barrier: pairs with the submitter's publishing xchg(). */
+	atomic_inc_return(&pool->nr_idle);
+	spin_unlock_irqrestore(&pool->idle_lock, flags);
+
+	if (!exec_pool_has_work(pool) && !exec_pool_stopping(pool)) {
+		work = exec_pool_steal(w, true);
+		if (!work)
+			exec_parker_park(&w->parker);
+	}
+	exec_pool_unidle(w);
+	return work;
+
+last_look:
+	work = exec_pool_steal(w, true);
+	if (!work && !exec_pool_has_work(pool))
+		*exit = true;
+	return work;
+}
+
+static int exec_pool_worker_fn(void *arg)
+{
+	struct exec_pool_worker *w = arg;
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_work *work;
+	bool exit = false;
+
+	exec_frame_push(&w->frame, pool);
+	while (!exit) {
+		work = exec_pool_take(w);
+		if (!work)
+			work = exec_pool_wait(w, &exit);
+		if (!work)
+			continue;
+		if (pool->queue_limit)
+			exec_pool_unreserve(pool);
+		exec_work_run(work);
+	}
+	exec_frame_pop(&w->frame);
+	return 0;
+}
+
+static void exec_pool_free(struct exec_thread_pool *pool)
+{
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_threads; i++)
+		exec_parker_destroy(&pool->workers[i].parker);
+	exec_executor_fini(&pool->ex);
+	spin_lock_destroy(&pool->consume_lock);
+	spin_lock_destroy(&pool->idle_lock);
+	kfree(pool->workers);
+	kfree(pool);
+}
+
+/* Stops and joins workers [0, @nr) of a pool that never ran any work. */
+static void exec_pool_stop_started(struct exec_thread_pool *pool,
+				   unsigned int nr)
+{
+	unsigned int i;
+
+	WRITE_ONCE(pool->state, EXEC_POOL_STOP);
+	exec_pool_wake_all(pool);
+	for (i = 0; i < nr; i++)
+		exec_thread_join(&pool->workers[i].thread);
+}
+
+int exec_thread_pool_create(struct exec_thread_pool **poolp,
+			    const struct exec_thread_pool_attr *attr)
+{
+	static const struct exec_thread_pool_attr defaults;
+	struct exec_thread_pool *pool;
+	unsigned int nr, parked = 0, started = 0;
+	char name[32];
+	int ret;
+
+	might_sleep();
+	if (!poolp)
+		return -EINVAL;
+	if (!attr)
+		attr = &defaults;
+	nr = attr->nr_threads ? attr->nr_threads : exec_online_cpus();
+	if (nr > EXEC_THREAD_POOL_MAX_THREADS)
+		return -EINVAL;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	pool->workers = kcalloc(nr, sizeof(*pool->workers), GFP_KERNEL);
+	if (!pool->workers) {
+		ret = -ENOMEM;
+		goto err_free_pool;
+	}
+	ret = exec_executor_init(&pool->ex, &exec_pool_ops);
+	if (ret)
+		goto err_free_workers;
+	exec_mpsc_init(&pool->queue);
+	spin_lock_init(&pool->consume_lock);
+	spin_lock_init(&pool->idle_lock);
+	init_waitqueue_head(&pool->room_wq);
+	pool->queue_limit = attr->queue_limit;
+	pool->nr_threads = nr;
+
+	for (parked = 0; parked < nr; parked++) {
+		pool->workers[parked].pool = pool;
+		ret = exec_parker_init(&pool->workers[parked].parker);
+		if (ret)
+			goto err_destroy_parkers;
+	}
+	for (started = 0; started < nr; started++) {
+		snprintf(name, sizeof(name), "%s/%u",
+			 attr->name ? attr->name : "exec-pool", started);
+		ret = exec_thread_start(&pool->workers[started].thread,
+					exec_pool_worker_fn,
+					&pool->workers[started], name);
+		if (ret)
+			goto err_stop_threads;
+	}
+	*poolp = pool;
+	return 0;
+
+err_stop_threads:
+	exec_pool_stop_started(pool, started);
+err_destroy_parkers:
+	while (parked--)
+		exec_parker_destroy(&pool->workers[parked].parker);
+	exec_executor_fini(&pool->ex);
+	spin_lock_destroy(&pool->consume_lock);
+	spin_lock_destroy(&pool->idle_lock);
+err_free_workers:
+	kfree(pool->workers);
+err_free_pool:
+	kfree(pool);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_create);
+
+struct exec_executor *exec_thread_pool_executor(struct exec_thread_pool *pool)
+{
+	return pool ? &pool->ex : NULL;
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_executor);
+
+unsigned int exec_thread_pool_size(const struct exec_thread_pool *pool)
+{
+	return pool ? pool->nr_threads : 0;
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_size);
+
+bool exec_thread_pool_running_in_this_thread(const struct exec_thread_pool *pool)
+{
+	return pool && exec_pool_self(pool);
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_running_in_this_thread);
+
+long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool)
+{
+	struct exec_work *work;
+	unsigned long flags, old;
+	long discarded = 0;
+	unsigned int i;
+
+	might_sleep();
+	if (!pool)
+		return -EINVAL;
+	old = READ_ONCE(pool->state);
+	do {
+		if (old & EXEC_POOL_SHUTDOWN)
+			return -ESHUTDOWN;
+	} while (!try_cmpxchg(&pool->state, &old, old | EXEC_POOL_SHUTDOWN));
+
+	/* Submitters waiting for room now fail with -ESHUTDOWN. */
+	wake_up_all(&pool->room_wq);
+	for (;;) {
+		spin_lock_irqsave(&pool->consume_lock, flags);
+		work = exec_mpsc_pop_wait(&pool->queue);
+		if (work)
+			WRITE_ONCE(pool->nr_started, pool->nr_started + 1);
+		spin_unlock_irqrestore(&pool->consume_lock, flags);
+		if (!work)
+			break;
+		exec_work_discard(work);
+		discarded++;
+	}
+	for (i = 0; i < pool->nr_threads; i++) {
+		work = xchg(&pool->workers[i].next, NULL);
+		if (work) {
+			exec_work_discard(work);
+			discarded++;
+		}
+	}
+	if (pool->queue_limit)
+		atomic_long_sub(discarded, &pool->nr_bounded);
+	return discarded;
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_shutdown_hard);
+
+int exec_thread_pool_destroy(struct exec_thread_pool *pool)
+{
+	unsigned long old;
+	unsigned int i;
+
+	might_sleep();
+	if (!pool)
+		return -EINVAL;
+	if (WARN_ON_ONCE(exec_pool_self(pool)))
+		return -EDEADLK;
+	old = READ_ONCE(pool->state);
+	while (!try_cmpxchg(&pool->state, &old, old | EXEC_POOL_STOP))
+		;
+	wake_up_all(&pool->room_wq);
+	exec_pool_wake_all(pool);
+	for (i = 0; i < pool->nr_threads; i++)
+		exec_thread_join(&pool->workers[i].thread);
+	exec_pool_free(pool);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_destroy);
+
+static const struct exec_executor_ops exec_pool_ops = {
+	.kind = "thread_pool",
+	.submit = exec_pool_submit,
+	.pending = exec_pool_pending,
+};

@@ -81,10 +81,14 @@ $(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
 -include $(LIB_OBJ:.o=.d)
 
 # pkg-config file; regenerated every time, as it depends on the variables.
+# Directories under $(PREFIX) are written relative to ${prefix}.
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+
 $(PC_FILE): exec-user.pc.in FORCE
 	@mkdir -p $(dir $@)
-	@sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	@sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(PC_LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    $< > $@
 
 # --- installation ----------------------------------------------------------

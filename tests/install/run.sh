@@ -50,8 +50,17 @@ cd "$work" || exit 1
 step "pkg-config finds exec-user in the stage" \
 	pkg-config --exists --print-errors exec-user || finish
 version=$(pkg-config --modversion exec-user)
-libdir=$stage$(pkg-config --variable=libdir exec-user)
-includedir=$stage$(pkg-config --variable=includedir exec-user)
+# pkgconf puts the sysroot in front of the variables itself; older
+# pkg-config does not.
+in_stage()
+{
+	case $1 in
+	"$stage"/*) echo "$1" ;;
+	*) echo "$stage$1" ;;
+	esac
+}
+libdir=$(in_stage "$(pkg-config --variable=libdir exec-user)")
+includedir=$(in_stage "$(pkg-config --variable=includedir exec-user)")
 echo "exec-user $version: libdir $libdir, includedir $includedir"
 
 installed()

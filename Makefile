@@ -201,17 +201,24 @@ check-parker: $(O)/parker-test
 check-demo: $(O)/demo
 	@$(CHECK_RUN) demo '$(CHECK_RESULTS)' -- $(O)/demo
 
+TSAN_MAKE = $(SUBMAKE) O=$(TSAN_O) CC=$(TSAN_CC) CFLAGS='$(SAN_CFLAGS)' \
+	SAN='$(TSAN_FLAGS)'
+ASAN_MAKE = $(SUBMAKE) O=$(ASAN_O) CC=$(ASAN_CC) CFLAGS='$(SAN_CFLAGS)' \
+	SAN='$(ASAN_FLAGS)'
+
 check-tsan:
 	@$(CHECK_RUN) tsan '$(CHECK_RESULTS)' -- \
 		env $(TSAN_ENV) EXEC_STRESS_TASKS=$(SAN_STRESS_TASKS) \
-		$(SUBMAKE) O=$(TSAN_O) CC=$(TSAN_CC) CFLAGS='$(SAN_CFLAGS)' \
-		SAN='$(TSAN_FLAGS)' test-run
+		$(TSAN_MAKE) test-run
+	@$(CHECK_RUN) tsan-demo '$(CHECK_RESULTS)' -- \
+		env $(TSAN_ENV) $(TSAN_MAKE) demo
 
 check-asan:
 	@$(CHECK_RUN) asan-ubsan '$(CHECK_RESULTS)' -- \
 		env $(ASAN_ENV) EXEC_STRESS_TASKS=$(SAN_STRESS_TASKS) \
-		$(SUBMAKE) O=$(ASAN_O) CC=$(ASAN_CC) CFLAGS='$(SAN_CFLAGS)' \
-		SAN='$(ASAN_FLAGS)' test-run
+		$(ASAN_MAKE) test-run
+	@$(CHECK_RUN) asan-ubsan-demo '$(CHECK_RESULTS)' -- \
+		env $(ASAN_ENV) $(ASAN_MAKE) demo
 
 # Install into a staging directory and build tests/install/ against it with
 # nothing but pkg-config, shared and static.

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * exec-bench: the throughput workloads, post_throughput and
+ * serial_throughput.
+ *
+ * Both submit preallocated intrusive items, so that the measured region holds
+ * no allocation of the benchmark's own; --closures (post_throughput) measures
+ * the library's closure allocation on purpose.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/*
+ * post_throughput: P producers submit N tasks to a pool of T workers; each
+ * task adds 1 to a counter private to the worker that runs it, so the tasks
+ * share no cache line and the figure is the executor's alone.
+ */
+
+/**
+ * struct post_counter - the count of one worker
+ * @n: tasks this worker ran
+ * @shared: this is the overflow counter, which any thread may add to
+ */
+struct post_counter {
+	unsigned long n;
+	bool shared;
+} __bench_aligned;
+
+/**
+ * struct post_producer - one producer thread
+ * @tid: its thread
+ * @first: the first task it submits
+ * @end: one past its last task
+ * @start_ns: when it submitted its first task
+ * @err: the error that stopped it, or 0
+ */
+struct post_producer {
+	pthread_t tid;
+	unsigned long first;
+	unsigned long end;
+	uint64_t start_ns;
+	int err;
+} __bench_aligned;
+
+static struct {
+	struct exec_executor *ex;
+	struct exec_work *items;
+	bool closures;
+	pthread_barrier_t start;
+	struct post_counter *counters;
+	unsigned int nr_counters;
+	unsigned int next_counter;
+} post;
+
+/* For a thread that is not one of the T workers, which should not happen. */
+static struct post_counter post_overflow = { .shared = true };
+
+/*
+ * Each thread finds its counter through a thread-local pointer, set up the
+ * first time the thread runs a task: a TLS load per task instead of a lookup,
+ * and nothing for the executor to provide.
+ */
+static __thread struct post_counter *post_self;
+
+static struct post_counter *post_counter_get(void)
+{
+	struct post_counter *c = post_self;
+	unsigned int i;
+
+	if (bench_likely(c))
+		return c;
+	i = __atomic_fetch_add(&post.next_counter, 1, __ATOMIC_RELAXED);
+	c = i < post.nr_counters ? &post.counters[i] : &post_overflow;
+	post_self = c;
+	return c;
+}
+
+static inline void post_count(void)
+{
+	struct post_counter *c = post_counter_get();
+
+	/*
+	 * Only this thread writes its own counter, and the main thread reads
+	 * it after the workers are joined, so a plain increment is enough.
+	 */
+	if (bench_likely(!c->shared))
+		c->n++;
+	else
+		__atomic_fetch_add(&c->n, 1, __ATOMIC_RELAXED);
+}
+
+static void post_work_fn(struct exec_work *work)
+{
+	post_count();
+}
+
+static void post_closure_fn(void *arg)
+{
+	post_count();
+}
+
+static void *post_producer_main(void *arg)
+{
+	struct post_producer *p = arg;
+	unsigned long i;
+	int err = 0;
+
+	pthread_barrier_wait(&post.start);
+	p->start_ns = bench_now_ns();
+	if (post.closures) {
+		for (i = p->first; i < p->end && !err; i++)
+			err = exec_submit_fn(post.ex, post_closure_fn, NULL);
+	} else {
+		for (i = p->first; i < p->end && !err; i++)
+			err = exec_submit(post.ex, &post.items[i]);
+	}
+	p->err = err;
+	return NULL;
+}
+
+int bench_post_throughput(const struct bench_opts *opts)
+{
+	unsigned long n = opts->tasks, sum, i;
+	unsigned int nr = opts->producers, started = 0, t;
+	struct post_producer *producers;
+	struct bench_exec be;
+	uint64_t t0 = UINT64_MAX, t1;
+	int err, ret = BENCH_EXIT_FAIL;
+	double secs;
+
+	if (bench_exec_create(&be, opts->kind, opts->threads))
+		return BENCH_EXIT_FAIL;
+
+	post.ex = be.ex;
+	post.closures = opts->closures;
+	post.nr_counters = be.threads;
+	post.counters = aligned_alloc(BENCH_CACHELINE,
+				      be.threads * sizeof(*post.counters));
+	producers = aligned_alloc(BENCH_CACHELINE, nr * sizeof(*producers));
+	if (!opts->closures)
+		post.items = calloc(n, sizeof(*post.items));
+	if (!post.counters || !producers || (!opts->closures && !post.items)) {
+		bench_error("out of memory");
+		goto out_destroy;
+	}
+	memset(post.counters, 0, be.threads * sizeof(*post.counters));
+	memset(producers, 0, nr * sizeof(*producers));
+	/* Initialising the items also faults their pages in, untimed. */
+	if (!opts->closures)
+		for (i = 0; i < n; i++)
+			exec_work_init(&post.items[i], post_work_fn);
+
+	/*
+	 * The producers start together; the clock starts at the earliest of
+	 * their first submissions.
+	 */
+	pthread_barrier_init(&post.start, NULL, nr);
+	for (t = 0; t < nr; t++) {
+		producers[t].first = n / nr * t + (t < n % nr ? t : n % nr);
+		producers[t].end = producers[t].first + n / nr +
+				   (t < n % nr ? 1 : 0);
+		err = pthread_create(&producers[t].tid, NULL,
+				     post_producer_main, &producers[t]);
+		if (err) {
+			bench_error("pthread_create: %s", strerror(err));
+			/* The started ones wait at the barrier forever. */
+			exit(BENCH_EXIT_FAIL);
+		}
+		started++;
+	}
+	for (t = 0; t < started; t++) {
+		pthread_join(producers[t].tid, NULL);
+		if (producers[t].start_ns < t0)
+			t0 = producers[t].start_ns;
+		if (producers[t].err) {
+			bench_error("producer %u: submission failed: %s", t,
+				    strerror(-producers[t].err));
+			ret = BENCH_EXIT_FAIL;
+			goto out_destroy;
+		}
+	}
+
+	/*
+	 * Destroying the pool returns once every task has run and the workers
+	 * are joined.  That is the end of the measured region: the tasks
+	 * share no counter that could tell when the last one ends, and the
+	 * join costs microseconds against a run of a fraction of a second,
+	 * where polling the counters from here would take CPU time from the
+	 * workers on a small machine.  It also orders the workers' plain
+	 * counter updates before the reads below.
+	 */
+	if (bench_exec_destroy(&be))
+		goto out_free;
+	t1 = bench_now_ns();
+
+	sum = post_overflow.n;
+	for (t = 0; t < post.nr_counters; t++)
+		sum += post.counters[t].n;
+	if (sum != n) {
+		bench_error("post_throughput: %lu tasks ran, %lu submitted",
+			    sum, n);
+		goto out_free;
+	}
+
+	secs = (double)(t1 - t0) / NSEC_PER_SEC;
+	bench_out_begin(opts, be.threads);
+	bench_out_uint("producers", nr);
+	bench_out_uint("tasks", n);
+	bench_out_double("seconds", "%.6f", secs);
+	bench_out_double("ops_per_s", "%.0f", (double)n / secs);
+	if (opts->closures)
+		bench_out_bool("closures", true);
+	bench_out_end();
+	ret = BENCH_EXIT_OK;
+	goto out_free;
+
+out_destroy:
+	bench_exec_destroy(&be);
+out_free:
+	free(post.items);
+	free(producers);
+	free(post.counters);
+	return ret;
+}
+
+/*
+ * serial_throughput: S serial executors over one pool of T workers; one
+ * producer (this thread) submits N tasks round-robin over them.  Task i
+ * belongs to strand i % S and is number i / S in its order, so an item
+ * carries nothing but its exec_work and the array costs no more memory than
+ * post_throughput's.
+ */
+
+/**
+ * struct serial_strand - one serial executor and its order check
+ * @serial: the serial executor
+ * @ex: it, as an executor
+ * @next: the number of the task that must run next
+ * @ran: tasks run
+ * @total: tasks submitted to it
+ * @violations: tasks that ran out of order
+ *
+ * @next, @ran and @violations are plain: the serial executor orders each
+ * task's completion before the next one's start, which is what is tested.
+ */
+struct serial_strand {
+	struct exec_serial *serial;
+	struct exec_executor *ex;
+	unsigned long next;
+	unsigned long ran;
+	unsigned long total;
+	unsigned long violations;
+} __bench_aligned;
+
+static struct {
+	struct serial_strand *strands;
+	unsigned int nr_strands;
+	struct exec_work *items;
+	unsigned int strands_left;
+	uint64_t t1;
+	sem_t done;
+} ser;
+
+static void serial_fn(struct exec_work *work)
+{
+	unsigned long i = (unsigned long)(work - ser.items);
+	struct serial_strand *s = &ser.strands[i % ser.nr_strands];
+	unsigned long seq = i / ser.nr_strands;
+
+	if (seq != s->next)
+		s->violations++;
+	s->next = seq + 1;
+	if (++s->ran != s->total)
+		return;
+	/* This strand is done; the last strand to finish ends the clock. */
+	if (!__atomic_sub_fetch(&ser.strands_left, 1, __ATOMIC_ACQ_REL)) {
+		ser.t1 = bench_now_ns();
+		sem_post(&ser.done);
+	}
+}
+
+int bench_serial_throughput(const struct bench_opts *opts)
+{
+	unsigned long n = opts->tasks, violations = 0, i;
+	unsigned int nr = opts->strands, created = 0, s;
+	int err, ret = BENCH_EXIT_FAIL;
+	struct bench_exec be;
+	uint64_t t0;
+	double secs;
+	long left;
+
+	if (bench_exec_create(&be, BENCH_THREAD_POOL, opts->threads))
+		return BENCH_EXIT_FAIL;
+
+	ser.nr_strands = nr;
+	ser.strands = aligned_alloc(BENCH_CACHELINE,
+				    nr * sizeof(*ser.strands));
+	ser.items = calloc(n, sizeof(*ser.items));
+	if (!ser.strands || !ser.items || sem_init(&ser.done, 0, 0)) {
+		bench_error("out of memory");
+		goto out;
+	}
+	memset(ser.strands, 0, nr * sizeof(*ser.strands));
+	for (s = 0; s < nr; s++) {
+		err = exec_serial_create(&ser.strands[s].serial, be.ex);
+		if (err) {
+			bench_error("exec_serial_create: %s", strerror(-err));
+			goto out;
+		}
+		created++;
+		ser.strands[s].ex = exec_serial_executor(ser.strands[s].serial);
+		ser.strands[s].total = n / nr + (s < n % nr ? 1 : 0);
+		if (ser.strands[s].total)
+			ser.strands_left++;
+		if (bench_warm(ser.strands[s].ex, 1))
+			goto out;
+	}
+	for (i = 0; i < n; i++)
+		exec_work_init(&ser.items[i], serial_fn);
+
+	t0 = bench_now_ns();
+	for (i = 0, s = 0; i < n; i++) {
+		err = exec_submit(ser.strands[s].ex, &ser.items[i]);
+		if (err) {
+			bench_error("exec_submit: %s", strerror(-err));
+			/* Tasks already queued may still be running. */
+			exit(BENCH_EXIT_FAIL);
+		}
+		if (++s == nr)
+			s = 0;
+	}
+	if (bench_wait(&ser.done))
+		exit(BENCH_EXIT_FAIL);
+	secs = (double)(ser.t1 - t0) / NSEC_PER_SEC;
+
+	ret = BENCH_EXIT_OK;
+	for (s = 0; s < nr; s++) {
+		struct serial_strand *st = &ser.strands[s];
+
+		violations += st->violations;
+		if (st->ran != st->total || st->next != st->total) {
+			bench_error("serial_throughput: strand %u ran %lu of %lu tasks, last number %lu",
+				    s, st->ran, st->total, st->next);
+			ret = BENCH_EXIT_FAIL;
+		}
+	}
+
+	/*
+	 * The line is printed even with violations, since it reports them;
+	 * the exit status still says the run failed.
+	 */
+	bench_out_begin(opts, be.threads);
+	bench_out_uint("strands", nr);
+	bench_out_uint("tasks", n);
+	bench_out_double("seconds", "%.6f", secs);
+	bench_out_double("ops_per_s", "%.0f", (double)n / secs);
+	bench_out_uint("order_violations", violations);
+	bench_out_end();
+	if (violations) {
+		bench_error("serial_throughput: %lu tasks ran out of order",
+			    violations);
+		ret = BENCH_EXIT_FAIL;
+	}
+
+out:
+	for (s = 0; s < created; s++) {
+		left = exec_serial_destroy(ser.strands[s].serial);
+		if (left) {
+			bench_error("exec_serial_destroy: %ld", left);
+			ret = BENCH_EXIT_FAIL;
+		}
+	}
+	if (bench_exec_destroy(&be))
+		ret = BENCH_EXIT_FAIL;
+	free(ser.items);
+	free(ser.strands);
+	return ret;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * exec-bench: what the benchmark's source files share.
+ *
+ * The benchmark uses only the public API (include/exec/), as an application
+ * would; it never reaches into core/ or the platform layer.
+ */
+#ifndef EXEC_BENCH_H
+#define EXEC_BENCH_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <exec/exec.h>
+
+/* The "impl" key of every output line. */
+#define BENCH_IMPL		"libexec"
+
+/* Exit statuses. */
+#define BENCH_EXIT_OK		0
+#define BENCH_EXIT_FAIL		1	/* a run failed or did not verify */
+#define BENCH_EXIT_USAGE	2	/* bad command line */
+
+/*
+ * Data written by different threads is kept 128 bytes apart, not 64: x86's
+ * adjacent-line prefetcher fetches cache lines in pairs, so two writers 64
+ * bytes apart can still contend.
+ */
+#define BENCH_CACHELINE		128
+#define __bench_aligned		__attribute__((__aligned__(BENCH_CACHELINE)))
+
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
+#define bench_likely(x)		__builtin_expect(!!(x), 1)
+#define bench_unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define NSEC_PER_SEC		1000000000ULL
+#define NSEC_PER_USEC		1000ULL
+
+/* The executor kinds the benchmark can put under test. */
+enum bench_kind {
+	BENCH_THREAD_POOL,
+	BENCH_LOOP,		/* a loop executor run by a dedicated thread */
+	BENCH_SERIAL,		/* a serial executor over a thread pool */
+};
+
+/* How tasks are handed to the executor (--submit). */
+enum bench_submit {
+	BENCH_SUBMIT_POST,	/* exec_submit(): always queue */
+};
+
+/**
+ * struct bench_opts - the parsed command line, defaults filled in
+ * @workload: the workload's name
+ * @kind: the executor under test
+ * @threads: worker threads (T); 1 for a loop executor
+ * @producers: producer threads (P)
+ * @tasks: tasks or hops (N, M)
+ * @strands: serial executors (S)
+ * @samples: samples (K)
+ * @seconds: idle time (D)
+ * @submit: submission operation
+ * @closures: submit closures (exec_submit_fn()) instead of intrusive items
+ */
+struct bench_opts {
+	const char *workload;
+	enum bench_kind kind;
+	unsigned int threads;
+	unsigned int producers;
+	unsigned long tasks;
+	unsigned int strands;
+	unsigned long samples;
+	double seconds;
+	enum bench_submit submit;
+	bool closures;
+};
+
+/**
+ * struct bench_exec - an executor under test and what it is built from
+ * @kind: its kind
+ * @threads: the threads that run its items
+ * @ex: the executor the workload submits to
+ * @pool: the thread pool (thread_pool, serial)
+ * @serial: the serial executor (serial)
+ * @loop: the loop executor (loop)
+ * @loop_thread: the thread donated to @loop
+ * @loop_ret: what exec_loop_run() returned on @loop_thread
+ */
+struct bench_exec {
+	enum bench_kind kind;
+	unsigned int threads;
+	struct exec_executor *ex;
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct exec_loop *loop;
+	pthread_t loop_thread;
+	int loop_ret;
+};
+
+/* exec-bench.c */
+const char *bench_kind_name(enum bench_kind kind);
+uint64_t bench_now_ns(void);
+void bench_sleep_until(uint64_t deadline_ns);
+void bench_error(const char *fmt, ...)
+	__attribute__((__format__(__printf__, 1, 2)));
+int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
+		      unsigned int threads);
+int bench_warm(struct exec_executor *ex, unsigned int nr);
+int bench_exec_destroy(struct bench_exec *be);
+int bench_wait(sem_t *sem);
+
+/*
+ * The output line: bench_out_begin() writes the keys every workload has,
+ * the bench_out_*() calls add one key each, bench_out_end() prints the line.
+ */
+void bench_out_begin(const struct bench_opts *opts, unsigned int threads);
+void bench_out_str(const char *key, const char *val);
+void bench_out_bool(const char *key, bool val);
+void bench_out_uint(const char *key, unsigned long long val);
+void bench_out_double(const char *key, const char *fmt, double val);
+void bench_out_end(void);
+
+/* One workload: returns a BENCH_EXIT_* status. */
+int bench_post_throughput(const struct bench_opts *opts);
+int bench_serial_throughput(const struct bench_opts *opts);
+int bench_chain_latency(const struct bench_opts *opts);
+int bench_wakeup_latency(const struct bench_opts *opts);
+int bench_idle_cost(const struct bench_opts *opts);
+
+#endif /* EXEC_BENCH_H */

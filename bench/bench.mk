@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The userspace benchmark, exec-bench (see shared/BENCHMARKS.md for what it
+# measures).  Included by the top-level Makefile, which defines O, LIB_A,
+# ALL_CFLAGS, CPPFLAGS_LIB and LDLIBS_LIB.
+#
+#   make bench           build $(O)/exec-bench
+#
+# The benchmark includes only the public headers; CPPFLAGS_LIB's extra
+# include directories are harmless to it.
+
+# Listed by name: bench/ also holds stand-alone tools with a main() of their
+# own (parker-wake.c), built by hand.
+BENCH_SRC := bench/exec-bench.c bench/bench-throughput.c \
+	bench/bench-latency.c bench/bench-idle.c
+BENCH_HDR := bench/bench.h $(wildcard include/exec/*.h)
+BENCH_BIN := $(O)/exec-bench
+
+# Wherever this fragment is included, it must not become the default goal.
+bench_saved_goal := $(.DEFAULT_GOAL)
+
+# Few, small sources: one compile-and-link command is simpler than objects.
+$(BENCH_BIN): $(BENCH_SRC) $(BENCH_HDR) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(BENCH_SRC) \
+		$(LIB_A) $(LDLIBS_LIB)
+
+bench: $(BENCH_BIN)
+
+.PHONY: bench
+
+# An empty value lets the next target defined become the default, as usual.
+.DEFAULT_GOAL := $(bench_saved_goal)

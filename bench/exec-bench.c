@@ -1,0 +1,764 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * exec-bench: the userspace benchmark of libexec's executors.
+ *
+ * It follows the project's benchmark contract (shared/BENCHMARKS.md): one
+ * workload per run, named on the command line, one JSON object per run on
+ * stdout, exit status 0 only when the run verified its own result, and
+ * anything else (errors, progress) on stderr.  The same workloads run against
+ * other executor libraries, so the figures are read as ratios to theirs and
+ * the measured regions must match the contract's wording exactly.
+ *
+ * This file holds the command line, the output line and the executors under
+ * test; the workloads are in bench-throughput.c, bench-latency.c and
+ * bench-idle.c.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <exec/user.h>
+
+#include "bench.h"
+
+#define BENCH_KIND_BIT(kind)	(1U << (kind))
+
+/**
+ * struct bench_workload - one workload of the contract
+ * @name: its name on the command line and in the "bench" key
+ * @run: runs it; NULL while it is not implemented
+ * @default_tasks: default of --tasks; 0 if it takes no task count
+ * @kinds: BENCH_KIND_BIT()s of the executor kinds it can measure
+ * @default_kind: the kind measured without --executor
+ * @closures: whether --closures applies
+ */
+struct bench_workload {
+	const char *name;
+	int (*run)(const struct bench_opts *opts);
+	unsigned long default_tasks;
+	unsigned int kinds;
+	enum bench_kind default_kind;
+	bool closures;
+};
+
+/* In the contract's order; the timer workloads come with timer support. */
+static const struct bench_workload bench_workloads[] = {
+	{
+		.name = "post_throughput",
+		.run = bench_post_throughput,
+		.default_tasks = 2000000,
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL),
+		.default_kind = BENCH_THREAD_POOL,
+		.closures = true,
+	}, {
+		.name = "chain_latency",
+		.run = bench_chain_latency,
+		.default_tasks = 1000000,
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
+			 BENCH_KIND_BIT(BENCH_LOOP) |
+			 BENCH_KIND_BIT(BENCH_SERIAL),
+		.default_kind = BENCH_THREAD_POOL,
+		.closures = true,
+	}, {
+		.name = "wakeup_latency",
+		.run = bench_wakeup_latency,
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
+			 BENCH_KIND_BIT(BENCH_LOOP) |
+			 BENCH_KIND_BIT(BENCH_SERIAL),
+		.default_kind = BENCH_THREAD_POOL,
+	}, {
+		.name = "timer_lateness",
+	}, {
+		.name = "timer_churn",
+	}, {
+		/*
+		 * What is under test here is always S serial executors over
+		 * one thread pool.  "thread_pool", the contract's default
+		 * name, is accepted for the pool they share, so a harness
+		 * that passes --executor thread_pool to every workload still
+		 * runs; the output line says "serial" either way.
+		 */
+		.name = "serial_throughput",
+		.run = bench_serial_throughput,
+		.default_tasks = 2000000,
+		.kinds = BENCH_KIND_BIT(BENCH_SERIAL) |
+			 BENCH_KIND_BIT(BENCH_THREAD_POOL),
+		.default_kind = BENCH_SERIAL,
+	}, {
+		.name = "idle_cost",
+		.run = bench_idle_cost,
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL),
+		.default_kind = BENCH_THREAD_POOL,
+	},
+};
+
+#define BENCH_NR_WORKLOADS \
+	(sizeof(bench_workloads) / sizeof(bench_workloads[0]))
+
+static const char * const bench_kind_names[] = {
+	[BENCH_THREAD_POOL] = "thread_pool",
+	[BENCH_LOOP] = "loop",
+	[BENCH_SERIAL] = "serial",
+};
+
+#define BENCH_NR_KINDS \
+	(sizeof(bench_kind_names) / sizeof(bench_kind_names[0]))
+
+/* Defaults of the contract. */
+#define BENCH_DEF_PRODUCERS	1
+#define BENCH_DEF_STRANDS	64
+#define BENCH_DEF_SAMPLES	20000
+#define BENCH_DEF_SECONDS	5.0
+
+/* Sanity bounds, so that a typo does not ask for terabytes. */
+#define BENCH_MAX_PRODUCERS	1024UL
+#define BENCH_MAX_TASKS		1000000000UL
+#define BENCH_MAX_STRANDS	1000000UL
+#define BENCH_MAX_SAMPLES	100000000UL
+#define BENCH_MAX_SECONDS	86400.0
+
+static void bench_usage(FILE *f)
+{
+	fputs("usage: exec-bench WORKLOAD [--executor KIND] [--threads T] [--producers P]\n"
+	      "                  [--tasks N] [--strands S] [--samples K] [--seconds D]\n"
+	      "                  [--submit post] [--closures]\n"
+	      "       exec-bench list\n"
+	      "\n"
+	      "Runs one workload of the project's benchmark contract and prints one\n"
+	      "JSON line on stdout; exit status 0 only if the run verified.\n"
+	      "\n"
+	      "  --executor KIND  thread_pool (default); chain_latency and\n"
+	      "                   wakeup_latency also take loop (a loop executor run\n"
+	      "                   by a dedicated thread) and serial (a serial executor\n"
+	      "                   over a pool of T threads)\n"
+	      "  --threads T      worker threads (default: online CPUs)\n"
+	      "  --producers P    post_throughput's producer threads (default 1)\n"
+	      "  --tasks N        tasks (post_throughput, serial_throughput: 2000000)\n"
+	      "                   or hops (chain_latency: 1000000)\n"
+	      "  --strands S      serial_throughput's serial executors (default 64)\n"
+	      "  --samples K      wakeup_latency's samples (default 20000)\n"
+	      "  --seconds D      idle_cost's idle time in seconds (default 5)\n"
+	      "\n"
+	      "Extensions to the contract:\n"
+	      "  --submit post    how tasks are submitted: post (exec_submit(), the\n"
+	      "                   only one so far)\n"
+	      "  --closures       post_throughput, chain_latency: submit closures with\n"
+	      "                   exec_submit_fn() instead of intrusive items; adds\n"
+	      "                   \"closures\":true to the output line\n"
+	      "  output keys      \"backend\" (how idle workers sleep: io_uring or\n"
+	      "                   futex, see EXEC_BACKEND) on every line;\n"
+	      "                   \"strands\" and \"samples\" where they apply\n"
+	      "\n"
+	      "Exit status: 0 verified, 1 failed or did not verify, 2 bad usage.\n",
+	      f);
+}
+
+void bench_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("exec-bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const char *bench_kind_name(enum bench_kind kind)
+{
+	return bench_kind_names[kind];
+}
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Sleeps until CLOCK_MONOTONIC reads @deadline_ns; an absolute deadline does
+ * not drift however late each wakeup is.
+ */
+void bench_sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / NSEC_PER_SEC),
+		.tv_nsec = (long)(deadline_ns % NSEC_PER_SEC),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+int bench_wait(sem_t *sem)
+{
+	while (sem_wait(sem)) {
+		if (errno != EINTR) {
+			bench_error("sem_wait: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The output line.  It is built in a buffer and written with one call, so
+ * that it is one line on stdout even if something else ever writes there.
+ */
+static char bench_line[1024];
+static size_t bench_line_len;
+
+static void bench_out(const char *fmt, ...)
+	__attribute__((__format__(__printf__, 1, 2)));
+
+static void bench_out(const char *fmt, ...)
+{
+	size_t room = sizeof(bench_line) - bench_line_len;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(bench_line + bench_line_len, room, fmt, ap);
+	va_end(ap);
+	/* Every key is short: running out of room is a bug of ours. */
+	if (n < 0 || (size_t)n >= room)
+		abort();
+	bench_line_len += (size_t)n;
+}
+
+void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
+{
+	bench_line_len = 0;
+	bench_out("{\"bench\":\"%s\",\"impl\":\"%s\",\"executor\":\"%s\",\"threads\":%u",
+		  opts->workload, BENCH_IMPL, bench_kind_name(opts->kind),
+		  threads);
+}
+
+void bench_out_str(const char *key, const char *val)
+{
+	bench_out(",\"%s\":\"%s\"", key, val);
+}
+
+void bench_out_bool(const char *key, bool val)
+{
+	bench_out(",\"%s\":%s", key, val ? "true" : "false");
+}
+
+void bench_out_uint(const char *key, unsigned long long val)
+{
+	bench_out(",\"%s\":%llu", key, val);
+}
+
+void bench_out_double(const char *key, const char *fmt, double val)
+{
+	bench_out(",\"%s\":", key);
+	bench_out(fmt, val);
+}
+
+void bench_out_end(void)
+{
+	/*
+	 * Extension: how idle workers sleep and are woken differs between
+	 * kernels, and the latency figures with it.
+	 */
+	bench_out_str("backend", exec_user_wakeup_backend());
+	bench_out("}\n");
+	fputs(bench_line, stdout);
+	fflush(stdout);
+}
+
+/*
+ * Warm-up items: they make every thread of the executor exist and run an
+ * item before the measured region, so that no workload times thread start-up
+ * or first-touch page faults.  The semaphore is static so that a late
+ * sem_post() never touches a dead stack frame.
+ */
+struct bench_warm {
+	struct exec_work work;
+};
+
+static sem_t bench_warm_done;
+
+static void bench_warm_fn(struct exec_work *work)
+{
+	sem_post(&bench_warm_done);
+}
+
+int bench_warm(struct exec_executor *ex, unsigned int nr)
+{
+	struct bench_warm *items;
+	unsigned int i, submitted = 0;
+	int err, ret = 0;
+
+	items = calloc(nr, sizeof(*items));
+	if (!items) {
+		bench_error("out of memory");
+		return -1;
+	}
+	for (i = 0; i < nr; i++) {
+		exec_work_init(&items[i].work, bench_warm_fn);
+		err = exec_submit(ex, &items[i].work);
+		if (err) {
+			bench_error("warm-up: exec_submit: %s", strerror(-err));
+			ret = -1;
+			break;
+		}
+		submitted++;
+	}
+	for (i = 0; i < submitted; i++)
+		if (bench_wait(&bench_warm_done))
+			ret = -1;
+	/* Every item's function has been called: the executor is done. */
+	free(items);
+	return ret;
+}
+
+static void *bench_loop_main(void *arg)
+{
+	struct bench_exec *be = arg;
+
+	be->loop_ret = exec_loop_run(be->loop);
+	return NULL;
+}
+
+int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
+		      unsigned int threads)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = threads,
+		.name = "bench-pool",
+	};
+	int err;
+
+	memset(be, 0, sizeof(*be));
+	be->kind = kind;
+	be->threads = threads;
+
+	if (kind == BENCH_LOOP) {
+		be->threads = 1;
+		err = exec_loop_create(&be->loop);
+		if (err) {
+			bench_error("exec_loop_create: %s", strerror(-err));
+			return -1;
+		}
+		be->ex = exec_loop_executor(be->loop);
+		err = pthread_create(&be->loop_thread, NULL, bench_loop_main,
+				     be);
+		if (err) {
+			bench_error("pthread_create: %s", strerror(err));
+			exec_loop_destroy(be->loop);
+			be->loop = NULL;
+			return -1;
+		}
+	} else {
+		err = exec_thread_pool_create(&be->pool, &attr);
+		if (err) {
+			bench_error("exec_thread_pool_create: %s",
+				    strerror(-err));
+			return -1;
+		}
+		be->ex = exec_thread_pool_executor(be->pool);
+		if (kind == BENCH_SERIAL) {
+			err = exec_serial_create(&be->serial, be->ex);
+			if (err) {
+				bench_error("exec_serial_create: %s",
+					    strerror(-err));
+				bench_exec_destroy(be);
+				return -1;
+			}
+			be->ex = exec_serial_executor(be->serial);
+		}
+	}
+
+	/*
+	 * Besides warming up, this makes sure that a loop executor's thread
+	 * is inside exec_loop_run(), which bench_exec_destroy() relies on:
+	 * exec_loop_make_loop_exit() has no effect on a loop not yet running.
+	 */
+	if (bench_warm(be->ex, 4 * be->threads)) {
+		bench_exec_destroy(be);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Tears down what bench_exec_create() built; nonzero if anything was amiss
+ * (an error, or queued work discarded instead of run).
+ */
+int bench_exec_destroy(struct bench_exec *be)
+{
+	int err, ret = 0;
+	long n;
+
+	if (be->serial) {
+		n = exec_serial_destroy(be->serial);
+		if (n) {
+			bench_error("exec_serial_destroy: %ld", n);
+			ret = -1;
+		}
+		be->serial = NULL;
+	}
+	if (be->pool) {
+		err = exec_thread_pool_destroy(be->pool);
+		if (err) {
+			bench_error("exec_thread_pool_destroy: %s",
+				    strerror(-err));
+			ret = -1;
+		}
+		be->pool = NULL;
+	}
+	if (be->loop) {
+		exec_loop_make_loop_exit(be->loop);
+		pthread_join(be->loop_thread, NULL);
+		if (be->loop_ret) {
+			bench_error("exec_loop_run: %s",
+				    strerror(-be->loop_ret));
+			ret = -1;
+		}
+		n = exec_loop_destroy(be->loop);
+		if (n) {
+			bench_error("exec_loop_destroy: %ld", n);
+			ret = -1;
+		}
+		be->loop = NULL;
+	}
+	be->ex = NULL;
+	return ret;
+}
+
+/*
+ * A run whose executor loses a task would otherwise wait for it forever; the
+ * watchdog turns that into a failed run with a message.
+ */
+static void bench_watchdog(int sig)
+{
+	static const char msg[] =
+		"exec-bench: watchdog: the run did not finish in time; the executor seems stuck\n";
+	ssize_t n;
+
+	n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)n;
+	_exit(BENCH_EXIT_FAIL);
+}
+
+/*
+ * Generous: a minute, plus the run's own sleeping, plus 20 us per task,
+ * which no executor worth measuring comes near.
+ */
+static unsigned int bench_watchdog_seconds(const struct bench_opts *opts)
+{
+	double s = 60.0;
+
+	if (!strcmp(opts->workload, "idle_cost"))
+		s += opts->seconds;
+	else if (!strcmp(opts->workload, "wakeup_latency"))
+		s += (double)opts->samples * 2 * 200e-6;
+	else
+		s += (double)opts->tasks * 20e-6;
+	return s > (double)UINT_MAX ? UINT_MAX : (unsigned int)s;
+}
+
+static int bench_parse_ulong(const char *opt, const char *s,
+			     unsigned long lo, unsigned long hi,
+			     unsigned long *val)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < lo || v > hi) {
+		bench_error("%s: expected an integer from %lu to %lu, got '%s'",
+			    opt, lo, hi, s);
+		return -1;
+	}
+	*val = (unsigned long)v;
+	return 0;
+}
+
+static int bench_parse_uint(const char *opt, const char *s,
+			    unsigned long lo, unsigned long hi,
+			    unsigned int *val)
+{
+	unsigned long v;
+
+	if (bench_parse_ulong(opt, s, lo, hi, &v))
+		return -1;
+	*val = (unsigned int)v;
+	return 0;
+}
+
+static int bench_parse_seconds(const char *opt, const char *s, double *val)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0.0) ||
+	    v > BENCH_MAX_SECONDS) {
+		bench_error("%s: expected seconds, more than 0 and at most %.0f, got '%s'",
+			    opt, BENCH_MAX_SECONDS, s);
+		return -1;
+	}
+	*val = v;
+	return 0;
+}
+
+static int bench_parse_kind(const char *s, enum bench_kind *kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < BENCH_NR_KINDS; i++) {
+		if (!strcmp(s, bench_kind_names[i])) {
+			*kind = (enum bench_kind)i;
+			return 0;
+		}
+	}
+	bench_error("--executor: unknown executor kind '%s' (thread_pool, loop, serial)",
+		    s);
+	return -1;
+}
+
+static int bench_parse_submit(const char *s, enum bench_submit *submit)
+{
+	if (!strcmp(s, "post")) {
+		*submit = BENCH_SUBMIT_POST;
+		return 0;
+	}
+	if (!strcmp(s, "dispatch") || !strcmp(s, "defer"))
+		bench_error("--submit %s: not implemented yet (only post)", s);
+	else
+		bench_error("--submit: unknown operation '%s' (post)", s);
+	return -1;
+}
+
+static const struct bench_workload *bench_find_workload(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < BENCH_NR_WORKLOADS; i++)
+		if (!strcmp(name, bench_workloads[i].name))
+			return &bench_workloads[i];
+	return NULL;
+}
+
+static void bench_list(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < BENCH_NR_WORKLOADS; i++)
+		if (bench_workloads[i].run)
+			printf("%s\n", bench_workloads[i].name);
+}
+
+static unsigned int bench_online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	if ((unsigned long)n > EXEC_THREAD_POOL_MAX_THREADS)
+		return EXEC_THREAD_POOL_MAX_THREADS;
+	return (unsigned int)n;
+}
+
+/* The options that take a value. */
+static const char * const bench_value_options[] = {
+	"--executor", "--threads", "--producers", "--tasks", "--strands",
+	"--samples", "--seconds", "--submit",
+};
+
+static bool bench_known_option(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bench_value_options) /
+			sizeof(bench_value_options[0]); i++)
+		if (!strcmp(name, bench_value_options[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Parses the options after the workload's name; both "--opt value" and
+ * "--opt=value" are taken.
+ */
+static int bench_parse(int argc, char **argv, const struct bench_workload *w,
+		       struct bench_opts *opts)
+{
+	bool kind_set = false, threads_set = false, tasks_set = false;
+	int i;
+
+	opts->workload = w->name;
+	opts->kind = w->default_kind;
+	opts->threads = bench_online_cpus();
+	opts->producers = BENCH_DEF_PRODUCERS;
+	opts->tasks = w->default_tasks;
+	opts->strands = BENCH_DEF_STRANDS;
+	opts->samples = BENCH_DEF_SAMPLES;
+	opts->seconds = BENCH_DEF_SECONDS;
+	opts->submit = BENCH_SUBMIT_POST;
+	opts->closures = false;
+
+	for (i = 2; i < argc; i++) {
+		const char *opt = argv[i], *val = NULL, *eq;
+		char name[32];
+		size_t len;
+		int err;
+
+		if (strncmp(opt, "--", 2)) {
+			bench_error("unexpected argument '%s'", opt);
+			return -1;
+		}
+		eq = strchr(opt, '=');
+		len = eq ? (size_t)(eq - opt) : strlen(opt);
+		if (len >= sizeof(name)) {
+			bench_error("unknown option '%s'", opt);
+			return -1;
+		}
+		memcpy(name, opt, len);
+		name[len] = '\0';
+
+		if (!strcmp(name, "--closures")) {
+			if (eq) {
+				bench_error("--closures takes no value");
+				return -1;
+			}
+			if (!w->closures) {
+				bench_error("--closures: %s submits no closures (post_throughput and chain_latency do)",
+					    w->name);
+				return -1;
+			}
+			opts->closures = true;
+			continue;
+		}
+
+		if (!bench_known_option(name)) {
+			bench_error("unknown option '%s'", name);
+			return -1;
+		}
+		if (eq) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			bench_error("%s needs a value", name);
+			return -1;
+		}
+
+		if (!strcmp(name, "--executor")) {
+			err = bench_parse_kind(val, &opts->kind);
+			kind_set = true;
+		} else if (!strcmp(name, "--threads")) {
+			err = bench_parse_uint(name, val, 1,
+					       EXEC_THREAD_POOL_MAX_THREADS,
+					       &opts->threads);
+			threads_set = true;
+		} else if (!strcmp(name, "--producers")) {
+			err = bench_parse_uint(name, val, 1,
+					       BENCH_MAX_PRODUCERS,
+					       &opts->producers);
+		} else if (!strcmp(name, "--tasks")) {
+			err = bench_parse_ulong(name, val, 1, BENCH_MAX_TASKS,
+						&opts->tasks);
+			tasks_set = true;
+		} else if (!strcmp(name, "--strands")) {
+			err = bench_parse_uint(name, val, 1, BENCH_MAX_STRANDS,
+					       &opts->strands);
+		} else if (!strcmp(name, "--samples")) {
+			err = bench_parse_ulong(name, val, 1,
+						BENCH_MAX_SAMPLES,
+						&opts->samples);
+		} else if (!strcmp(name, "--seconds")) {
+			err = bench_parse_seconds(name, val, &opts->seconds);
+		} else if (!strcmp(name, "--submit")) {
+			err = bench_parse_submit(val, &opts->submit);
+		} else {
+			bench_error("unknown option '%s'", name);
+			return -1;
+		}
+		if (err)
+			return -1;
+	}
+
+	if (kind_set && !(w->kinds & BENCH_KIND_BIT(opts->kind))) {
+		bench_error("%s does not run on --executor %s",
+			    w->name, bench_kind_name(opts->kind));
+		return -1;
+	}
+	/* serial_throughput's executor is serial, whatever the pool's name. */
+	if (w->default_kind == BENCH_SERIAL)
+		opts->kind = BENCH_SERIAL;
+	if (opts->kind == BENCH_LOOP) {
+		/* A loop executor runs on the one thread donated to it. */
+		if (threads_set && opts->threads != 1) {
+			bench_error("--executor loop runs on one thread; --threads %u makes no sense",
+				    opts->threads);
+			return -1;
+		}
+		opts->threads = 1;
+	}
+	if (tasks_set && !w->default_tasks)
+		bench_error("warning: %s takes no --tasks; ignored", w->name);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct bench_workload *w;
+	struct sigaction sa;
+	struct bench_opts opts;
+
+	if (argc < 2) {
+		bench_usage(stderr);
+		return BENCH_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		bench_usage(stdout);
+		return BENCH_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "list")) {
+		if (argc > 2) {
+			bench_error("list takes no arguments");
+			return BENCH_EXIT_USAGE;
+		}
+		bench_list();
+		return BENCH_EXIT_OK;
+	}
+
+	w = bench_find_workload(argv[1]);
+	if (!w) {
+		bench_error("unknown workload '%s' (see 'exec-bench list')",
+			    argv[1]);
+		return BENCH_EXIT_USAGE;
+	}
+	if (!w->run) {
+		bench_error("%s: not implemented yet (timers come later; see 'exec-bench list')",
+			    w->name);
+		return BENCH_EXIT_USAGE;
+	}
+	if (bench_parse(argc, argv, w, &opts))
+		return BENCH_EXIT_USAGE;
+
+	if (sem_init(&bench_warm_done, 0, 0)) {
+		bench_error("sem_init: %s", strerror(errno));
+		return BENCH_EXIT_FAIL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bench_watchdog;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(bench_watchdog_seconds(&opts));
+
+	return w->run(&opts);
+}

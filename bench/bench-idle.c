@@ -75,7 +75,7 @@ static int idle_snapshot(struct idle_snap *snap, pid_t self)
 	snap->nr = 0;
 	dir = opendir("/proc/self/task");
 	if (!dir) {
-		bench_error("/proc/self/task: %s", strerror(errno));
+		bench_err("/proc/self/task: %s", strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(dir))) {
@@ -95,7 +95,7 @@ static int idle_snapshot(struct idle_snap *snap, pid_t self)
 			if (v)
 				snap->vcsw = v;
 			if (!t || !v) {
-				bench_error("out of memory");
+				bench_err("out of memory");
 				closedir(dir);
 				return -1;
 			}
@@ -187,8 +187,8 @@ int bench_idle_cost(const struct bench_opts *opts)
 
 	wakeups = idle_delta(&before, &after, &lost);
 	if (lost)
-		bench_error("idle_cost: warning: %u threads exited while idle; their switches are not counted",
-			    lost);
+		bench_err("idle_cost: warning: %u threads exited while idle; their switches are not counted",
+			  lost);
 
 	if (bench_exec_destroy(&be))
 		goto out_free;

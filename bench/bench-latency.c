@@ -77,7 +77,7 @@ int bench_chain_latency(const struct bench_opts *opts)
 	int err;
 
 	if (sem_init(&chain.done, 0, 0)) {
-		bench_error("sem_init: %s", strerror(errno));
+		bench_err("sem_init: %s", strerror(errno));
 		return BENCH_EXIT_FAIL;
 	}
 	if (bench_exec_create(&be, opts->kind, opts->threads))
@@ -93,24 +93,24 @@ int bench_chain_latency(const struct bench_opts *opts)
 	else
 		err = exec_submit(chain.ex, &chain.work);
 	if (err) {
-		bench_error("exec_submit: %s", strerror(-err));
+		bench_err("exec_submit: %s", strerror(-err));
 		bench_exec_destroy(&be);
 		return BENCH_EXIT_FAIL;
 	}
 	if (bench_wait(&chain.done))
 		exit(BENCH_EXIT_FAIL);
 	if (chain.err) {
-		bench_error("chain_latency: hop %lu: submission failed: %s",
-			    chain.hops + 1, strerror(-chain.err));
+		bench_err("chain_latency: hop %lu: submission failed: %s",
+			  chain.hops + 1, strerror(-chain.err));
 		bench_exec_destroy(&be);
 		return BENCH_EXIT_FAIL;
 	}
-	/* Destroying waits for any hop that should not exist, so count after. */
+	/* Destroying waits for any hop that should not exist: count after. */
 	if (bench_exec_destroy(&be))
 		return BENCH_EXIT_FAIL;
 	if (chain.hops != chain.total) {
-		bench_error("chain_latency: %lu hops ran, %lu expected",
-			    chain.hops, chain.total);
+		bench_err("chain_latency: %lu hops ran, %lu expected",
+			  chain.hops, chain.total);
 		return BENCH_EXIT_FAIL;
 	}
 
@@ -148,10 +148,10 @@ int bench_chain_latency(const struct bench_opts *opts)
  * @submit_ns does not pull in the line a worker has just written.
  */
 struct wake_item {
-	struct exec_work work;
+	_Alignas(BENCH_CACHELINE) struct exec_work work;
 	uint64_t submit_ns;
 	uint64_t start_ns;
-} __bench_aligned;
+};
 
 static struct {
 	struct wake_item *items;
@@ -200,14 +200,14 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	double secs;
 
 	if (sem_init(&wake.done, 0, 0)) {
-		bench_error("sem_init: %s", strerror(errno));
+		bench_err("sem_init: %s", strerror(errno));
 		return BENCH_EXIT_FAIL;
 	}
 	wake.total = n;
 	wake.items = aligned_alloc(BENCH_CACHELINE, n * sizeof(*wake.items));
 	lat = malloc(n * sizeof(*lat));
 	if (!wake.items || !lat) {
-		bench_error("out of memory");
+		bench_err("out of memory");
 		goto out_free;
 	}
 	memset(wake.items, 0, n * sizeof(*wake.items));
@@ -231,7 +231,7 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 		it->submit_ns = bench_now_ns();
 		err = exec_submit(be.ex, &it->work);
 		if (err) {
-			bench_error("exec_submit: %s", strerror(-err));
+			bench_err("exec_submit: %s", strerror(-err));
 			/* Samples already queued may still be running. */
 			exit(BENCH_EXIT_FAIL);
 		}
@@ -249,15 +249,15 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	if (bench_exec_destroy(&be))
 		goto out_free;
 	if (wake.ran != n) {
-		bench_error("wakeup_latency: %lu samples ran, %lu submitted",
-			    wake.ran, n);
+		bench_err("wakeup_latency: %lu samples ran, %lu submitted",
+			  wake.ran, n);
 		goto out_free;
 	}
 
 	for (k = 0; k < n; k++) {
 		it = &wake.items[k];
 		if (!it->start_ns) {
-			bench_error("wakeup_latency: sample %lu never ran", k);
+			bench_err("wakeup_latency: sample %lu never ran", k);
 			goto out_free;
 		}
 		lat[k] = it->start_ns > it->submit_ns ?

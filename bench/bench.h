@@ -22,7 +22,7 @@
 
 /* Exit statuses. */
 #define BENCH_EXIT_OK		0
-#define BENCH_EXIT_FAIL		1	/* a run failed or did not verify */
+#define BENCH_EXIT_FAIL		1	/* the run failed or did not verify */
 #define BENCH_EXIT_USAGE	2	/* bad command line */
 
 /*
@@ -31,11 +31,16 @@
  * bytes apart can still contend.
  */
 #define BENCH_CACHELINE		128
-#define __bench_aligned		__attribute__((__aligned__(BENCH_CACHELINE)))
 
 #ifndef container_of
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
+#ifndef __printf
+#define __printf(a, b)		__attribute__((__format__(printf, a, b)))
 #endif
 
 #define bench_likely(x)		__builtin_expect(!!(x), 1)
@@ -47,7 +52,7 @@
 /* The executor kinds the benchmark can put under test. */
 enum bench_kind {
 	BENCH_THREAD_POOL,
-	BENCH_LOOP,		/* a loop executor run by a dedicated thread */
+	BENCH_LOOP,		/* a loop executor on a thread of its own */
 	BENCH_SERIAL,		/* a serial executor over a thread pool */
 };
 
@@ -108,8 +113,7 @@ struct bench_exec {
 const char *bench_kind_name(enum bench_kind kind);
 uint64_t bench_now_ns(void);
 void bench_sleep_until(uint64_t deadline_ns);
-void bench_error(const char *fmt, ...)
-	__attribute__((__format__(__printf__, 1, 2)));
+void bench_err(const char *fmt, ...) __printf(1, 2);
 int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 		      unsigned int threads);
 int bench_warm(struct exec_executor *ex, unsigned int nr);

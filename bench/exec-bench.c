@@ -97,8 +97,7 @@ static const struct bench_workload bench_workloads[] = {
 	},
 };
 
-#define BENCH_NR_WORKLOADS \
-	(sizeof(bench_workloads) / sizeof(bench_workloads[0]))
+#define BENCH_NR_WORKLOADS	ARRAY_SIZE(bench_workloads)
 
 static const char * const bench_kind_names[] = {
 	[BENCH_THREAD_POOL] = "thread_pool",
@@ -106,8 +105,7 @@ static const char * const bench_kind_names[] = {
 	[BENCH_SERIAL] = "serial",
 };
 
-#define BENCH_NR_KINDS \
-	(sizeof(bench_kind_names) / sizeof(bench_kind_names[0]))
+#define BENCH_NR_KINDS		ARRAY_SIZE(bench_kind_names)
 
 /* Defaults of the contract. */
 #define BENCH_DEF_PRODUCERS	1
@@ -158,7 +156,7 @@ static void bench_usage(FILE *f)
 	      f);
 }
 
-void bench_error(const char *fmt, ...)
+void bench_err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -202,7 +200,7 @@ int bench_wait(sem_t *sem)
 {
 	while (sem_wait(sem)) {
 		if (errno != EINTR) {
-			bench_error("sem_wait: %s", strerror(errno));
+			bench_err("sem_wait: %s", strerror(errno));
 			return -1;
 		}
 	}
@@ -216,8 +214,7 @@ int bench_wait(sem_t *sem)
 static char bench_line[1024];
 static size_t bench_line_len;
 
-static void bench_out(const char *fmt, ...)
-	__attribute__((__format__(__printf__, 1, 2)));
+static void bench_out(const char *fmt, ...) __printf(1, 2);
 
 static void bench_out(const char *fmt, ...)
 {
@@ -281,10 +278,6 @@ void bench_out_end(void)
  * or first-touch page faults.  The semaphore is static so that a late
  * sem_post() never touches a dead stack frame.
  */
-struct bench_warm {
-	struct exec_work work;
-};
-
 static sem_t bench_warm_done;
 
 static void bench_warm_fn(struct exec_work *work)
@@ -294,20 +287,20 @@ static void bench_warm_fn(struct exec_work *work)
 
 int bench_warm(struct exec_executor *ex, unsigned int nr)
 {
-	struct bench_warm *items;
 	unsigned int i, submitted = 0;
+	struct exec_work *items;
 	int err, ret = 0;
 
 	items = calloc(nr, sizeof(*items));
 	if (!items) {
-		bench_error("out of memory");
+		bench_err("out of memory");
 		return -1;
 	}
 	for (i = 0; i < nr; i++) {
-		exec_work_init(&items[i].work, bench_warm_fn);
-		err = exec_submit(ex, &items[i].work);
+		exec_work_init(&items[i], bench_warm_fn);
+		err = exec_submit(ex, &items[i]);
 		if (err) {
-			bench_error("warm-up: exec_submit: %s", strerror(-err));
+			bench_err("warm-up: exec_submit: %s", strerror(-err));
 			ret = -1;
 			break;
 		}
@@ -346,14 +339,14 @@ int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 		be->threads = 1;
 		err = exec_loop_create(&be->loop);
 		if (err) {
-			bench_error("exec_loop_create: %s", strerror(-err));
+			bench_err("exec_loop_create: %s", strerror(-err));
 			return -1;
 		}
 		be->ex = exec_loop_executor(be->loop);
 		err = pthread_create(&be->loop_thread, NULL, bench_loop_main,
 				     be);
 		if (err) {
-			bench_error("pthread_create: %s", strerror(err));
+			bench_err("pthread_create: %s", strerror(err));
 			exec_loop_destroy(be->loop);
 			be->loop = NULL;
 			return -1;
@@ -361,16 +354,16 @@ int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 	} else {
 		err = exec_thread_pool_create(&be->pool, &attr);
 		if (err) {
-			bench_error("exec_thread_pool_create: %s",
-				    strerror(-err));
+			bench_err("exec_thread_pool_create: %s",
+				  strerror(-err));
 			return -1;
 		}
 		be->ex = exec_thread_pool_executor(be->pool);
 		if (kind == BENCH_SERIAL) {
 			err = exec_serial_create(&be->serial, be->ex);
 			if (err) {
-				bench_error("exec_serial_create: %s",
-					    strerror(-err));
+				bench_err("exec_serial_create: %s",
+					  strerror(-err));
 				bench_exec_destroy(be);
 				return -1;
 			}
@@ -402,7 +395,7 @@ int bench_exec_destroy(struct bench_exec *be)
 	if (be->serial) {
 		n = exec_serial_destroy(be->serial);
 		if (n) {
-			bench_error("exec_serial_destroy: %ld", n);
+			bench_err("exec_serial_destroy: %ld", n);
 			ret = -1;
 		}
 		be->serial = NULL;
@@ -410,8 +403,8 @@ int bench_exec_destroy(struct bench_exec *be)
 	if (be->pool) {
 		err = exec_thread_pool_destroy(be->pool);
 		if (err) {
-			bench_error("exec_thread_pool_destroy: %s",
-				    strerror(-err));
+			bench_err("exec_thread_pool_destroy: %s",
+				  strerror(-err));
 			ret = -1;
 		}
 		be->pool = NULL;
@@ -420,13 +413,13 @@ int bench_exec_destroy(struct bench_exec *be)
 		exec_loop_make_loop_exit(be->loop);
 		pthread_join(be->loop_thread, NULL);
 		if (be->loop_ret) {
-			bench_error("exec_loop_run: %s",
-				    strerror(-be->loop_ret));
+			bench_err("exec_loop_run: %s",
+				  strerror(-be->loop_ret));
 			ret = -1;
 		}
 		n = exec_loop_destroy(be->loop);
 		if (n) {
-			bench_error("exec_loop_destroy: %ld", n);
+			bench_err("exec_loop_destroy: %ld", n);
 			ret = -1;
 		}
 		be->loop = NULL;
@@ -477,8 +470,8 @@ static int bench_parse_ulong(const char *opt, const char *s,
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || end == s || *end || *s == '-' || v < lo || v > hi) {
-		bench_error("%s: expected an integer from %lu to %lu, got '%s'",
-			    opt, lo, hi, s);
+		bench_err("%s: expected an integer from %lu to %lu, got '%s'",
+			  opt, lo, hi, s);
 		return -1;
 	}
 	*val = (unsigned long)v;
@@ -506,8 +499,8 @@ static int bench_parse_seconds(const char *opt, const char *s, double *val)
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v > 0.0) ||
 	    v > BENCH_MAX_SECONDS) {
-		bench_error("%s: expected seconds, more than 0 and at most %.0f, got '%s'",
-			    opt, BENCH_MAX_SECONDS, s);
+		bench_err("%s: expected seconds, more than 0 and at most %.0f, got '%s'",
+			  opt, BENCH_MAX_SECONDS, s);
 		return -1;
 	}
 	*val = v;
@@ -524,8 +517,8 @@ static int bench_parse_kind(const char *s, enum bench_kind *kind)
 			return 0;
 		}
 	}
-	bench_error("--executor: unknown executor kind '%s' (thread_pool, loop, serial)",
-		    s);
+	bench_err("--executor: unknown executor kind '%s' (thread_pool, loop, serial)",
+		  s);
 	return -1;
 }
 
@@ -536,9 +529,9 @@ static int bench_parse_submit(const char *s, enum bench_submit *submit)
 		return 0;
 	}
 	if (!strcmp(s, "dispatch") || !strcmp(s, "defer"))
-		bench_error("--submit %s: not implemented yet (only post)", s);
+		bench_err("--submit %s: not implemented yet (only post)", s);
 	else
-		bench_error("--submit: unknown operation '%s' (post)", s);
+		bench_err("--submit: unknown operation '%s' (post)", s);
 	return -1;
 }
 
@@ -582,8 +575,7 @@ static bool bench_known_option(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(bench_value_options) /
-			sizeof(bench_value_options[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(bench_value_options); i++)
 		if (!strcmp(name, bench_value_options[i]))
 			return true;
 	return false;
@@ -617,13 +609,13 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 		int err;
 
 		if (strncmp(opt, "--", 2)) {
-			bench_error("unexpected argument '%s'", opt);
+			bench_err("unexpected argument '%s'", opt);
 			return -1;
 		}
 		eq = strchr(opt, '=');
 		len = eq ? (size_t)(eq - opt) : strlen(opt);
 		if (len >= sizeof(name)) {
-			bench_error("unknown option '%s'", opt);
+			bench_err("unknown option '%s'", opt);
 			return -1;
 		}
 		memcpy(name, opt, len);
@@ -631,12 +623,12 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 
 		if (!strcmp(name, "--closures")) {
 			if (eq) {
-				bench_error("--closures takes no value");
+				bench_err("--closures takes no value");
 				return -1;
 			}
 			if (!w->closures) {
-				bench_error("--closures: %s submits no closures (post_throughput and chain_latency do)",
-					    w->name);
+				bench_err("--closures: %s submits no closures (post_throughput and chain_latency do)",
+					  w->name);
 				return -1;
 			}
 			opts->closures = true;
@@ -644,7 +636,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 		}
 
 		if (!bench_known_option(name)) {
-			bench_error("unknown option '%s'", name);
+			bench_err("unknown option '%s'", name);
 			return -1;
 		}
 		if (eq) {
@@ -652,7 +644,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 		} else if (i + 1 < argc) {
 			val = argv[++i];
 		} else {
-			bench_error("%s needs a value", name);
+			bench_err("%s needs a value", name);
 			return -1;
 		}
 
@@ -684,7 +676,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 		} else if (!strcmp(name, "--submit")) {
 			err = bench_parse_submit(val, &opts->submit);
 		} else {
-			bench_error("unknown option '%s'", name);
+			bench_err("unknown option '%s'", name);
 			return -1;
 		}
 		if (err)
@@ -692,8 +684,8 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	}
 
 	if (kind_set && !(w->kinds & BENCH_KIND_BIT(opts->kind))) {
-		bench_error("%s does not run on --executor %s",
-			    w->name, bench_kind_name(opts->kind));
+		bench_err("%s does not run on --executor %s",
+			  w->name, bench_kind_name(opts->kind));
 		return -1;
 	}
 	/* serial_throughput's executor is serial, whatever the pool's name. */
@@ -702,14 +694,14 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	if (opts->kind == BENCH_LOOP) {
 		/* A loop executor runs on the one thread donated to it. */
 		if (threads_set && opts->threads != 1) {
-			bench_error("--executor loop runs on one thread; --threads %u makes no sense",
-				    opts->threads);
+			bench_err("--executor loop runs on one thread; --threads %u makes no sense",
+				  opts->threads);
 			return -1;
 		}
 		opts->threads = 1;
 	}
 	if (tasks_set && !w->default_tasks)
-		bench_error("warning: %s takes no --tasks; ignored", w->name);
+		bench_err("warning: %s takes no --tasks; ignored", w->name);
 	return 0;
 }
 
@@ -729,7 +721,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "list")) {
 		if (argc > 2) {
-			bench_error("list takes no arguments");
+			bench_err("list takes no arguments");
 			return BENCH_EXIT_USAGE;
 		}
 		bench_list();
@@ -738,20 +730,20 @@ int main(int argc, char **argv)
 
 	w = bench_find_workload(argv[1]);
 	if (!w) {
-		bench_error("unknown workload '%s' (see 'exec-bench list')",
-			    argv[1]);
+		bench_err("unknown workload '%s' (see 'exec-bench list')",
+			  argv[1]);
 		return BENCH_EXIT_USAGE;
 	}
 	if (!w->run) {
-		bench_error("%s: not implemented yet (timers come later; see 'exec-bench list')",
-			    w->name);
+		bench_err("%s: not implemented yet (timers come later; see 'exec-bench list')",
+			  w->name);
 		return BENCH_EXIT_USAGE;
 	}
 	if (bench_parse(argc, argv, w, &opts))
 		return BENCH_EXIT_USAGE;
 
 	if (sem_init(&bench_warm_done, 0, 0)) {
-		bench_error("sem_init: %s", strerror(errno));
+		bench_err("sem_init: %s", strerror(errno));
 		return BENCH_EXIT_FAIL;
 	}
 	memset(&sa, 0, sizeof(sa));

@@ -9,7 +9,8 @@
 #   scripts/bench-median.sh [EXTRA-ARGS...]
 #
 # EXTRA-ARGS go to every run (e.g. --threads 2).  Environment: EXEC_BENCH,
-# the binary (default build/exec-bench, from `make bench`); RUNS.
+# the binary (default build/exec-bench, from `make bench`); RUNS; BENCH_LOG,
+# a file to which every run's JSON line is appended.
 #
 # The median run is chosen by one figure per workload (the first one listed
 # below; for idle_cost cpu_ms), and all of that run's figures are printed,
@@ -46,7 +47,8 @@ first=$(printf '%s\n' "$WORKLOADS" | head -n 1 | cut -d' ' -f1)
 line=$("$BENCH" "$first" --tasks 1 "$@" 2>/dev/null)
 echo "# exec-bench medians of $RUNS runs; $(uname -sr), $(nproc) CPUs," \
 	"backend $(json_get "$line" backend), load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-18s %-8s %-7s %s\n' workload threads seconds 'median figures (all runs of the first)'
+printf '%-18s %-8s %-9s %s\n' workload threads seconds \
+	'figures of the median run   (the ranking figure in every run)'
 
 status=0
 printf '%s\n' "$WORKLOADS" | while read -r name keys; do
@@ -61,6 +63,7 @@ printf '%s\n' "$WORKLOADS" | while read -r name keys; do
 			echo 1 > "$tmp/failed"
 			continue
 		fi
+		[ -n "${BENCH_LOG:-}" ] && printf '%s\n' "$line" >> "$BENCH_LOG"
 		# Keep the ranking figure in front, for sort.
 		printf '%s %s\n' "$(json_get "$line" "$by")" "$line" \
 			>> "$tmp/lines"
@@ -77,7 +80,7 @@ printf '%s\n' "$WORKLOADS" | while read -r name keys; do
 	for k in $keys; do
 		figs="$figs $k=$(json_get "$med" "$k")"
 	done
-	printf '%-18s %-8s %-7s %s   (%s: %s)\n' "$name" \
+	printf '%-18s %-8s %-9s %s   (%s: %s)\n' "$name" \
 		"$(json_get "$med" threads)" "$(json_get "$med" seconds)" \
 		"${figs# }" "$by" "${all% }"
 done

@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The serial executor (include/exec/serial.h): FIFO order, one item at a
+ * time, completion of one before the start of the next, stacking over
+ * another serial executor and over a loop executor, destroy (discards,
+ * -EDEADLK), underlying(), argument checks, running_in_this_thread.
+ */
+#include <kunit/test.h>
+#include <exec/exec.h>
+
+#include "platform.h"
+#include "exec_test.h"
+
+#define SX_ITEMS	2000
+#define SX_WORDS	8
+
+struct serial_fx;
+
+struct sw {
+	struct exec_work work;
+	struct serial_fx *fx;
+	struct exec_serial *serial;	/* the executor it was submitted to */
+	unsigned int seq;
+	atomic_t runs;
+	atomic_t discards;
+	long ret;
+	bool in_serial;
+	bool in_other;
+};
+
+struct serial_fx {
+	struct kunit *test;
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct exec_serial *other;
+	struct exec_loop *loop;
+	struct exec_test_gate gate;
+	atomic_t inside;		/* items running now */
+	atomic_t overlaps;		/* times inside went above 1 */
+	atomic_t total_runs;
+	atomic_t total_discards;
+	atomic_t order_errors;
+	atomic_t hb_errors;
+	/* touched only by the serialised items: plain on purpose */
+	unsigned int next_seq;
+	unsigned int other_next_seq;
+	unsigned long record[SX_WORDS];
+	struct exec_test_thread helper;
+	struct sw items[SX_ITEMS];
+};
+
+static struct serial_fx *sfx_create(struct kunit *test, unsigned int threads)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = threads };
+	struct serial_fx *fx = kzalloc(sizeof(*fx), GFP_KERNEL);
+	int ret;
+
+	if (!fx)
+		return NULL;
+	fx->test = test;
+	exec_test_gate_init(&fx->gate);
+	if (threads) {
+		ret = exec_thread_pool_create(&fx->pool, &attr);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		if (ret) {
+			kfree(fx);
+			return NULL;
+		}
+	}
+	return fx;
+}
+
+static void sfx_finish(struct serial_fx *fx)
+{
+	exec_test_gate_open(&fx->gate);
+	if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS)) {
+		KUNIT_FAIL(fx->test, "helper thread hangs; leaking everything");
+		return;
+	}
+	if (fx->other)
+		KUNIT_EXPECT_GE(fx->test, exec_serial_destroy(fx->other), 0L);
+	if (fx->serial)
+		KUNIT_EXPECT_GE(fx->test, exec_serial_destroy(fx->serial), 0L);
+	if (fx->pool)
+		KUNIT_EXPECT_EQ(fx->test, exec_thread_pool_destroy(fx->pool), 0);
+	if (fx->loop)
+		KUNIT_EXPECT_GE(fx->test, exec_loop_destroy(fx->loop), 0L);
+	kfree(fx);
+}
+
+static void sw_enter(struct serial_fx *fx)
+{
+	if (atomic_inc_return(&fx->inside) != 1)
+		exec_test_count(&fx->overlaps);
+}
+
+static void sw_leave(struct serial_fx *fx)
+{
+	atomic_dec_return(&fx->inside);
+}
+
+/*
+ * The checking item: checks it is next in order, that it runs alone, and
+ * that it sees everything its predecessor wrote (plain stores, so that
+ * ThreadSanitizer also reports a missing happens-before).
+ */
+static void sw_func(struct exec_work *work)
+{
+	struct sw *w = container_of(work, struct sw, work);
+	struct serial_fx *fx = w->fx;
+	unsigned int i;
+
+	sw_enter(fx);
+	if (w->serial == fx->serial) {
+		if (fx->next_seq != w->seq)
+			exec_test_count(&fx->order_errors);
+		fx->next_seq = w->seq + 1;
+	} else {
+		if (fx->other_next_seq != w->seq)
+			exec_test_count(&fx->order_errors);
+		fx->other_next_seq = w->seq + 1;
+	}
+	for (i = 0; i < SX_WORDS; i++)
+		if (fx->record[i] != fx->record[0])
+			exec_test_count(&fx->hb_errors);
+	/* Widen the window in which a second item could sneak in. */
+	if ((w->seq & 63) == 0)
+		cond_resched();
+	for (i = 0; i < SX_WORDS; i++)
+		fx->record[i] = (unsigned long)w;
+	w->in_serial = exec_serial_running_in_this_thread(fx->serial);
+	if (fx->other)
+		w->in_other = exec_serial_running_in_this_thread(fx->other);
+	sw_leave(fx);
+	exec_test_count(&w->runs);
+	exec_test_count(&fx->total_runs);
+}
+
+static void sw_discard(struct exec_work *work)
+{
+	struct sw *w = container_of(work, struct sw, work);
+
+	exec_test_count(&w->discards);
+	exec_test_count(&w->fx->total_discards);
+}
+
+static void sw_block_func(struct exec_work *work)
+{
+	struct sw *w = container_of(work, struct sw, work);
+
+	exec_test_gate_pass(&w->fx->gate);
+	exec_test_count(&w->runs);
+}
+
+static void sw_prepare(struct serial_fx *fx, unsigned int first,
+		       unsigned int n, struct exec_serial *serial)
+{
+	unsigned int i;
+
+	for (i = first; i < first + n; i++) {
+		exec_work_init_discard(&fx->items[i].work, sw_func, sw_discard);
+		fx->items[i].fx = fx;
+		fx->items[i].serial = serial;
+	}
+}
+
+static unsigned int sw_wrong_runs(struct serial_fx *fx, unsigned int first,
+				  unsigned int n)
+{
+	unsigned int i, wrong = 0;
+
+	for (i = first; i < first + n; i++)
+		wrong += atomic_read(&fx->items[i].runs) != 1;
+	return wrong;
+}
+
+static void serial_runs_items_in_fifo_order(struct kunit *test)
+{
+	struct serial_fx *fx = sfx_create(test, 4);
+	struct exec_executor *ex;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
+		KUNIT_FAIL(test, "exec_serial_create failed");
+		goto out;
+	}
+	ex = exec_serial_executor(fx->serial);
+	sw_prepare(fx, 0, SX_ITEMS, fx->serial);
+	for (i = 0; i < SX_ITEMS; i++) {
+		fx->items[i].seq = i;
+		KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[i].work), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs,
+							 SX_ITEMS,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->order_errors), 0);
+	KUNIT_EXPECT_EQ(test, sw_wrong_runs(fx, 0, SX_ITEMS), 0U);
+out:
+	sfx_finish(fx);
+}
+
+struct sx_producer {
+	struct serial_fx *fx;
+	unsigned int first;
+	unsigned int n;
+	atomic_t errors;
+};
+
+static int sx_produce(void *arg)
+{
+	struct sx_producer *p = arg;
+	struct exec_executor *ex = exec_serial_executor(p->fx->serial);
+	unsigned int i;
+
+	for (i = p->first; i < p->first + p->n; i++)
+		if (exec_submit(ex, &p->fx->items[i].work))
+			exec_test_count(&p->errors);
+	return 0;
+}
+
+/* Submitters on several threads, workers on several threads: still one. */
+static void serial_never_runs_two_items_at_once(struct kunit *test)
+{
+	struct serial_fx *fx = sfx_create(test, 4);
+	struct sx_producer *p;
+	struct exec_test_thread *t;
+	unsigned int i, half = SX_ITEMS / 2;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	if (!p || !t ||
+	    exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
+		KUNIT_FAIL(test, "setup failed");
+		goto out;
+	}
+	sw_prepare(fx, 0, SX_ITEMS, fx->serial);
+	/* Order is unknown across submitters: seq is only counted here. */
+	for (i = 0; i < SX_ITEMS; i++)
+		fx->items[i].seq = 0;
+	p->fx = fx;
+	p->first = half;
+	p->n = SX_ITEMS - half;
+	atomic_set(&p->errors, 0);
+	if (exec_test_thread_start(t, sx_produce, p, "exec-test-prod")) {
+		KUNIT_FAIL(test, "cannot start a producer");
+		goto out;
+	}
+	for (i = 0; i < half; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit(exec_serial_executor(fx->serial),
+						  &fx->items[i].work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_thread_join(t, EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->errors), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs,
+							 SX_ITEMS,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->overlaps), 0);
+	KUNIT_EXPECT_EQ(test, sw_wrong_runs(fx, 0, SX_ITEMS), 0U);
+out:
+	sfx_finish(fx);
+}
+
+static void serial_completion_happens_before_next_start(struct kunit *test)
+{
+	struct serial_fx *fx = sfx_create(test, 4);
+	struct exec_executor *ex;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
+		KUNIT_FAIL(test, "exec_serial_create failed");
+		goto out;
+	}
+	ex = exec_serial_executor(fx->serial);
+	sw_prepare(fx, 0, SX_ITEMS, fx->serial);
+	for (i = 0; i < SX_ITEMS; i++) {
+		fx->items[i].seq = i;
+		KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[i].work), 0);
+		/* Let the serial executor drain and restart now and then. */
+		if ((i & 255) == 255)
+			msleep(1);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs,
+							 SX_ITEMS,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->hb_errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->overlaps), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->order_errors), 0);
+out:
+	sfx_finish(fx);
+}
+
+/*
+ * Serial A over serial B over a pool: A keeps FIFO, and since A's items run
+ * inside B's, no item of A ever overlaps an item submitted to B directly.
+ */
+static void serial_over_serial_keeps_order_and_exclusion(struct kunit *test)
+{
+	struct serial_fx *fx = sfx_create(test, 4);
+	struct exec_executor *a, *b;
+	unsigned int i, na = 0, nb = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_serial_create(&fx->other, exec_thread_pool_executor(fx->pool)) ||
+	    exec_serial_create(&fx->serial, exec_serial_executor(fx->other))) {
+		KUNIT_FAIL(test, "exec_serial_create failed");
+		goto out;
+	}
+	KUNIT_EXPECT_PTR_EQ(test, exec_serial_underlying(fx->serial),
+			    exec_serial_executor(fx->other));
+	a = exec_serial_executor(fx->serial);
+	b = exec_serial_executor(fx->other);
+	for (i = 0; i < SX_ITEMS; i++) {
+		bool to_a = i % 3 != 0;
+
+		sw_prepare(fx, i, 1, to_a ? fx->serial : fx->other);
+		fx->items[i].seq = to_a ? na++ : nb++;
+		KUNIT_EXPECT_EQ(test, exec_submit(to_a ? a : b,
+						  &fx->items[i].work), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs,
+							 SX_ITEMS,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->order_errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->overlaps), 0);
+	KUNIT_EXPECT_EQ(test, sw_wrong_runs(fx, 0, SX_ITEMS), 0U);
+	/* An item of A also runs inside an item of B. */
+	KUNIT_EXPECT_TRUE(test, fx->items[1].in_serial);
+	KUNIT_EXPECT_TRUE(test, fx->items[1].in_other);
+	KUNIT_EXPECT_FALSE(test, fx->items[0].in_serial);
+	KUNIT_EXPECT_TRUE(test, fx->items[0].in_other);
+	/* Destroy the upper one first: B must outlive A. */
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(fx->serial), 0L);
+	fx->serial = NULL;
+out:
+	sfx_finish(fx);
+}
+
+/* Nothing runs until the loop is driven, then in order on the driver. */
+static void serial_over_loop_runs_when_loop_runs(struct kunit *test)
+{
+	struct serial_fx *fx = sfx_create(test, 0);
+	struct exec_executor *ex;
+	unsigned int i, spins = 0;
+	u64 deadline;
+	long ran;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_loop_create(&fx->loop) ||
+	    exec_serial_create(&fx->serial, exec_loop_executor(fx->loop))) {
+		KUNIT_FAIL(test, "setup failed");
+		goto out;
+	}
+	ex = exec_serial_executor(fx->serial);
+	sw_prepare(fx, 0, 100, fx->serial);
+	for (i = 0; i < 100; i++) {
+		fx->items[i].seq = i;
+		KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[i].work), 0);
+	}
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 100UL);
+	msleep(10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 0);
+	/* The serial executor may batch: drive the loop until all ran. */
+	deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	while (atomic_read(&fx->total_runs) < 100 &&
+	       !exec_test_expired(deadline)) {
+		ran = exec_loop_run_queued_closures(fx->loop);
+		KUNIT_EXPECT_GE(test, ran, 0L);
+		if (ran <= 0)
+			exec_test_relax(&spins);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 100);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->order_errors), 0);
+	KUNIT_EXPECT_EQ(test, sw_wrong_runs(fx, 0, 100), 0U);
+	KUNIT_EXPECT_TRUE(test, fx->items[99].in_serial);
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(fx->serial), 0L);
+	fx->serial = NULL;
+out:
+	sfx_finish(fx);
+}
+
+static int helper_serial_destroy(void *arg)
+{
+	struct serial_fx *fx = arg;
+
+	fx->items[0].ret = exec_serial_destroy(fx->serial);
+	/* Read after destroy returned: did the running item finish before? */
+	fx->items[1].ret = atomic_read(&fx->items[0].runs);
+	return 0;
+}
+
+/*
+ * One item running (held at the gate), five queued with a discard callback
+ * and two without.  Destroy lets the running one finish, then discards the
+ * seven and returns 7.
+ */
+static void serial_destroy_discards_queued_after_running_one_finishes(struct kunit *test)
+{
+	struct serial_fx *fx = sfx_create(test, 2);
+	struct exec_executor *ex;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
+		KUNIT_FAIL(test, "exec_serial_create failed");
+		goto out;
+	}
+	ex = exec_serial_executor(fx->serial);
+	sw_prepare(fx, 0, 8, fx->serial);
+	fx->items[0].work.func = sw_block_func;
+	for (i = 6; i < 8; i++)
+		fx->items[i].work.discard = NULL;
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[i].work), 0);
+	if (!exec_test_gate_wait_for(&fx->gate, 1)) {
+		KUNIT_FAIL(test, "the first item never started");
+		goto out;
+	}
+	/*
+	 * Seven wait.  The count is only promised to be approximate, and a
+	 * serial executor that takes items in batches may still count the
+	 * running one; more or fewer than that would be wrong.
+	 */
+	KUNIT_EXPECT_GE(test, exec_pending_count(ex), 7UL);
+	KUNIT_EXPECT_LE(test, exec_pending_count(ex), 8UL);
+	if (exec_test_thread_start(&fx->helper, helper_serial_destroy, fx,
+				   "exec-test-destroy")) {
+		KUNIT_FAIL(test, "cannot start the helper");
+		goto out;
+	}
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_FALSE_MSG(test, exec_test_thread_done(&fx->helper),
+			       "destroy returned while an item was running");
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_discards), 0);
+	exec_test_gate_open(&fx->gate);
+	if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
+		goto out;
+	fx->serial = NULL;
+	KUNIT_EXPECT_EQ(test, fx->items[0].ret, 7L);
+	KUNIT_EXPECT_EQ(test, fx->items[1].ret, 1L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_discards), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 0);
+	for (i = 1; i < 6; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[i].discards), 1);
+	for (i = 1; i < 8; i++)
+		KUNIT_EXPECT_FALSE(test, exec_work_pending(&fx->items[i].work));
+out:
+	sfx_finish(fx);
+}
+
+static void serial_destroy_idle_returns_zero(struct kunit *test)
+{
+	struct exec_serial *serial;
+	struct exec_loop *loop;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
+						 exec_loop_executor(loop)), 0);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+}
+
+static void sw_destroy_own_func(struct exec_work *work)
+{
+	struct sw *w = container_of(work, struct sw, work);
+
+	w->ret = exec_serial_destroy(w->fx->serial);
+	exec_test_count(&w->runs);
+}
+
+static void serial_destroy_from_own_item_edeadlk(struct kunit *test)
+{
+	struct serial_fx *fx = sfx_create(test, 2);
+	struct exec_executor *ex;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
+		KUNIT_FAIL(test, "exec_serial_create failed");
+		goto out;
+	}
+	ex = exec_serial_executor(fx->serial);
+	sw_prepare(fx, 0, 2, fx->serial);
+	fx->items[0].work.func = sw_destroy_own_func;
+	fx->items[1].seq = 0;
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[0].work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->items[0].runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, fx->items[0].ret, (long)-EDEADLK);
+	/* Nothing was done: it still runs work. */
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[1].work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->items[1].runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+out:
+	sfx_finish(fx);
+}
+
+static void serial_underlying_returns_given_executor(struct kunit *test)
+{
+	struct exec_serial *serial;
+	struct exec_loop *loop;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
+						 exec_loop_executor(loop)), 0);
+	KUNIT_EXPECT_PTR_EQ(test, exec_serial_underlying(serial),
+			    exec_loop_executor(loop));
+	KUNIT_EXPECT_PTR_NE(test, exec_serial_executor(serial),
+			    exec_loop_executor(loop));
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+}
+
+static void serial_create_null_args_einval(struct kunit *test)
+{
+	struct exec_serial *serial = NULL;
+	struct exec_loop *loop;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	KUNIT_EXPECT_EQ(test, exec_serial_create(NULL, exec_loop_executor(loop)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_serial_create(&serial, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(NULL), (long)-EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+}
+
+static void serial_running_in_this_thread_only_inside_its_items(struct kunit *test)
+{
+	struct serial_fx *fx = sfx_create(test, 2);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool)) ||
+	    exec_serial_create(&fx->other, exec_thread_pool_executor(fx->pool))) {
+		KUNIT_FAIL(test, "exec_serial_create failed");
+		goto out;
+	}
+	KUNIT_EXPECT_FALSE(test, exec_serial_running_in_this_thread(fx->serial));
+	/* Items 0..9 on serial, 10..19 on other, both over the same pool. */
+	sw_prepare(fx, 0, 10, fx->serial);
+	sw_prepare(fx, 10, 10, fx->other);
+	for (i = 0; i < 20; i++) {
+		fx->items[i].seq = i % 10;
+		KUNIT_EXPECT_EQ(test, exec_submit(exec_serial_executor(fx->items[i].serial),
+						  &fx->items[i].work), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 20,
+							 EXEC_TEST_TIMEOUT_MS));
+	for (i = 0; i < 20; i++) {
+		KUNIT_EXPECT_EQ(test, fx->items[i].in_serial, i < 10);
+		KUNIT_EXPECT_EQ(test, fx->items[i].in_other, i >= 10);
+	}
+	KUNIT_EXPECT_FALSE(test, exec_serial_running_in_this_thread(fx->serial));
+out:
+	sfx_finish(fx);
+}
+
+static void sx_closure(void *arg)
+{
+	struct sw *w = arg;
+
+	sw_func(&w->work);
+}
+
+static void serial_closures_run_in_fifo_order_with_items(struct kunit *test)
+{
+	struct serial_fx *fx = sfx_create(test, 2);
+	struct exec_executor *ex;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
+		KUNIT_FAIL(test, "exec_serial_create failed");
+		goto out;
+	}
+	ex = exec_serial_executor(fx->serial);
+	sw_prepare(fx, 0, 200, fx->serial);
+	for (i = 0; i < 200; i++) {
+		fx->items[i].seq = i;
+		if (i & 1)
+			KUNIT_EXPECT_EQ(test, exec_submit_fn(ex, sx_closure,
+							     &fx->items[i]), 0);
+		else
+			KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[i].work),
+					0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 200,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->order_errors), 0);
+	KUNIT_EXPECT_EQ(test, sw_wrong_runs(fx, 0, 200), 0U);
+out:
+	sfx_finish(fx);
+}
+
+static struct kunit_case exec_serial_cases[] = {
+	KUNIT_CASE(serial_runs_items_in_fifo_order),
+	KUNIT_CASE(serial_never_runs_two_items_at_once),
+	KUNIT_CASE(serial_completion_happens_before_next_start),
+	KUNIT_CASE(serial_over_serial_keeps_order_and_exclusion),
+	KUNIT_CASE(serial_over_loop_runs_when_loop_runs),
+	KUNIT_CASE(serial_destroy_discards_queued_after_running_one_finishes),
+	KUNIT_CASE(serial_destroy_idle_returns_zero),
+	KUNIT_CASE(serial_destroy_from_own_item_edeadlk),
+	KUNIT_CASE(serial_underlying_returns_given_executor),
+	KUNIT_CASE(serial_create_null_args_einval),
+	KUNIT_CASE(serial_running_in_this_thread_only_inside_its_items),
+	KUNIT_CASE(serial_closures_run_in_fifo_order_with_items),
+	{}
+};
+
+static struct kunit_suite exec_serial_suite = {
+	.name = "exec-serial",
+	.test_cases = exec_serial_cases,
+};
+
+kunit_test_suites(&exec_serial_suite);

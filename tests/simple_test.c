@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The executors without a queue (include/exec/simple.h): the inline executor
+ * runs an item in the submitter before submission returns; the
+ * thread-per-task executor runs each item on a thread of its own and its
+ * destroy waits for all of them.
+ */
+#include <kunit/test.h>
+#include <exec/exec.h>
+
+#include "platform.h"
+#include "exec_test.h"
+
+#define TPT_CONCURRENT	4
+#define TPT_ITEMS	16
+
+struct simple_fx;
+
+struct smw {
+	struct exec_work work;
+	struct simple_fx *fx;
+	atomic_t runs;
+	int ret;
+	bool on_pool;			/* ran on a worker of fx->pool */
+	bool met_all;			/* saw all TPT_CONCURRENT items at once */
+	unsigned int depth;		/* inline resubmissions still to do */
+};
+
+struct simple_fx {
+	struct kunit *test;
+	struct exec_thread_pool *pool;
+	struct exec_thread_per_task *tpt;
+	atomic_t arrived;
+	atomic_t total_runs;
+	struct smw outer;
+	struct smw items[TPT_ITEMS];
+};
+
+static struct simple_fx *smfx_create(struct kunit *test, bool pool, bool tpt)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct simple_fx *fx = kzalloc(sizeof(*fx), GFP_KERNEL);
+	unsigned int i;
+
+	if (!fx)
+		return NULL;
+	fx->test = test;
+	exec_work_init(&fx->outer.work, NULL);
+	fx->outer.fx = fx;
+	for (i = 0; i < TPT_ITEMS; i++) {
+		exec_work_init(&fx->items[i].work, NULL);
+		fx->items[i].fx = fx;
+	}
+	if (pool && exec_thread_pool_create(&fx->pool, &attr)) {
+		KUNIT_FAIL(test, "exec_thread_pool_create failed");
+		kfree(fx);
+		return NULL;
+	}
+	if (tpt && exec_thread_per_task_create(&fx->tpt)) {
+		KUNIT_FAIL(test, "exec_thread_per_task_create failed");
+		if (fx->pool)
+			exec_thread_pool_destroy(fx->pool);
+		kfree(fx);
+		return NULL;
+	}
+	return fx;
+}
+
+static void smfx_finish(struct simple_fx *fx)
+{
+	if (fx->tpt)
+		KUNIT_EXPECT_EQ(fx->test, exec_thread_per_task_destroy(fx->tpt), 0);
+	if (fx->pool)
+		KUNIT_EXPECT_EQ(fx->test, exec_thread_pool_destroy(fx->pool), 0);
+	kfree(fx);
+}
+
+static void smw_where_func(struct exec_work *work)
+{
+	struct smw *w = container_of(work, struct smw, work);
+
+	w->on_pool = w->fx->pool &&
+		     exec_thread_pool_running_in_this_thread(w->fx->pool);
+	exec_test_count(&w->runs);
+	exec_test_count(&w->fx->total_runs);
+}
+
+/* Runs on a pool worker and submits items[0] to @ex from there. */
+static void smw_submit_from_pool_func(struct exec_work *work)
+{
+	struct smw *w = container_of(work, struct smw, work);
+	struct simple_fx *fx = w->fx;
+	struct exec_executor *ex = fx->tpt ? exec_thread_per_task_executor(fx->tpt)
+					   : exec_inline_executor();
+
+	w->ret = exec_submit(ex, &fx->items[0].work);
+	/* Inline: it ran already.  Thread per task: it need not have. */
+	w->on_pool = atomic_read(&fx->items[0].runs) == 1;
+	exec_test_count(&w->runs);
+}
+
+static void inline_executor_is_one_non_null_instance(struct kunit *test)
+{
+	KUNIT_EXPECT_NOT_NULL(test, exec_inline_executor());
+	KUNIT_EXPECT_PTR_EQ(test, exec_inline_executor(), exec_inline_executor());
+	KUNIT_EXPECT_EQ(test, exec_pending_count(exec_inline_executor()), 0UL);
+}
+
+static void inline_runs_item_in_caller_before_submit_returns(struct kunit *test)
+{
+	struct simple_fx *fx = smfx_create(test, true, false);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	/* From the test's thread. */
+	fx->items[1].work.func = smw_where_func;
+	KUNIT_EXPECT_EQ(test, exec_submit(exec_inline_executor(),
+					  &fx->items[1].work), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[1].runs), 1);
+	KUNIT_EXPECT_FALSE(test, fx->items[1].on_pool);
+	/* From a pool worker: it runs on that very worker. */
+	fx->outer.work.func = smw_submit_from_pool_func;
+	fx->items[0].work.func = smw_where_func;
+	KUNIT_EXPECT_EQ(test, exec_submit(exec_thread_pool_executor(fx->pool),
+					  &fx->outer.work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->outer.runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, fx->outer.ret, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, fx->outer.on_pool,
+			      "the item had not run when submit returned");
+	KUNIT_EXPECT_TRUE_MSG(test, fx->items[0].on_pool,
+			      "the item ran on another thread than the caller");
+	smfx_finish(fx);
+}
+
+static void smw_recurse_func(struct exec_work *work)
+{
+	struct smw *w = container_of(work, struct smw, work);
+
+	exec_test_count(&w->runs);
+	if (w->depth) {
+		w->depth--;
+		w->ret |= exec_submit(exec_inline_executor(), work);
+	}
+}
+
+static void inline_item_may_resubmit_itself(struct kunit *test)
+{
+	struct smw w;
+
+	exec_work_init(&w.work, smw_recurse_func);
+	atomic_set(&w.runs, 0);
+	w.ret = 0;
+	w.depth = 3;
+	KUNIT_EXPECT_EQ(test, exec_submit(exec_inline_executor(), &w.work), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w.runs), 4);
+	KUNIT_EXPECT_EQ(test, w.ret, 0);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&w.work));
+}
+
+static void count_closure(void *arg)
+{
+	exec_test_count(arg);
+}
+
+static void inline_closure_runs_before_submit_returns(struct kunit *test)
+{
+	atomic_t n = ATOMIC_INIT(0);
+
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(exec_inline_executor(),
+					     count_closure, &n), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&n), 1);
+}
+
+/*
+ * TPT_CONCURRENT items wait for each other: each one counts itself and
+ * waits until all have.  They can only all get there if each runs on a
+ * thread of its own at the same time.
+ */
+static void smw_meet_func(struct exec_work *work)
+{
+	struct smw *w = container_of(work, struct smw, work);
+
+	exec_test_count(&w->fx->arrived);
+	w->met_all = exec_test_wait_atomic_ge(&w->fx->arrived, TPT_CONCURRENT,
+					      EXEC_TEST_TIMEOUT_MS);
+	exec_test_count(&w->runs);
+	exec_test_count(&w->fx->total_runs);
+}
+
+static void tpt_runs_each_item_on_its_own_thread(struct kunit *test)
+{
+	struct simple_fx *fx = smfx_create(test, false, true);
+	struct exec_executor *ex;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	ex = exec_thread_per_task_executor(fx->tpt);
+	for (i = 0; i < TPT_CONCURRENT; i++) {
+		fx->items[i].work.func = smw_meet_func;
+		KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[i].work), 0);
+	}
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(fx->tpt), 0);
+	fx->tpt = NULL;
+	for (i = 0; i < TPT_CONCURRENT; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[i].runs), 1);
+		KUNIT_EXPECT_TRUE(test, fx->items[i].met_all);
+	}
+	smfx_finish(fx);
+}
+
+static void tpt_item_does_not_run_on_the_submitting_thread(struct kunit *test)
+{
+	struct simple_fx *fx = smfx_create(test, true, true);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	fx->outer.work.func = smw_submit_from_pool_func;
+	fx->items[0].work.func = smw_where_func;
+	KUNIT_EXPECT_EQ(test, exec_submit(exec_thread_pool_executor(fx->pool),
+					  &fx->outer.work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->items[0].runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, fx->outer.ret, 0);
+	KUNIT_EXPECT_FALSE(test, fx->items[0].on_pool);
+	smfx_finish(fx);
+}
+
+static void smw_slow_func(struct exec_work *work)
+{
+	struct smw *w = container_of(work, struct smw, work);
+
+	msleep(20);
+	exec_test_count(&w->runs);
+	exec_test_count(&w->fx->total_runs);
+}
+
+static void tpt_destroy_waits_for_all_work(struct kunit *test)
+{
+	struct simple_fx *fx = smfx_create(test, false, true);
+	struct exec_executor *ex;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	ex = exec_thread_per_task_executor(fx->tpt);
+	for (i = 0; i < TPT_ITEMS; i++) {
+		fx->items[i].work.func = smw_slow_func;
+		KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[i].work), 0);
+	}
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(fx->tpt), 0);
+	fx->tpt = NULL;
+	/* No waiting here: destroy did. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), TPT_ITEMS);
+	smfx_finish(fx);
+}
+
+static void smw_destroy_own_func(struct exec_work *work)
+{
+	struct smw *w = container_of(work, struct smw, work);
+
+	w->ret = exec_thread_per_task_destroy(w->fx->tpt);
+	exec_test_count(&w->runs);
+}
+
+static void tpt_destroy_from_own_item_edeadlk(struct kunit *test)
+{
+	struct simple_fx *fx = smfx_create(test, false, true);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	fx->items[0].work.func = smw_destroy_own_func;
+	KUNIT_EXPECT_EQ(test, exec_submit(exec_thread_per_task_executor(fx->tpt),
+					  &fx->items[0].work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->items[0].runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, fx->items[0].ret, -EDEADLK);
+	smfx_finish(fx);
+}
+
+static void tpt_null_arguments_einval(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_create(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(NULL), -EINVAL);
+}
+
+static void smfx_closure(void *arg)
+{
+	struct simple_fx *fx = arg;
+
+	exec_test_count(&fx->total_runs);
+}
+
+static void tpt_closures_run_and_destroy_waits(struct kunit *test)
+{
+	struct simple_fx *fx = smfx_create(test, false, true);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	for (i = 0; i < TPT_ITEMS; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit_fn(exec_thread_per_task_executor(fx->tpt),
+						     smfx_closure, fx), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(fx->tpt), 0);
+	fx->tpt = NULL;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), TPT_ITEMS);
+	smfx_finish(fx);
+}
+
+static struct kunit_case exec_simple_cases[] = {
+	KUNIT_CASE(inline_executor_is_one_non_null_instance),
+	KUNIT_CASE(inline_runs_item_in_caller_before_submit_returns),
+	KUNIT_CASE(inline_item_may_resubmit_itself),
+	KUNIT_CASE(inline_closure_runs_before_submit_returns),
+	KUNIT_CASE(tpt_runs_each_item_on_its_own_thread),
+	KUNIT_CASE(tpt_item_does_not_run_on_the_submitting_thread),
+	KUNIT_CASE(tpt_destroy_waits_for_all_work),
+	KUNIT_CASE(tpt_destroy_from_own_item_edeadlk),
+	KUNIT_CASE(tpt_null_arguments_einval),
+	KUNIT_CASE(tpt_closures_run_and_destroy_waits),
+	{}
+};
+
+static struct kunit_suite exec_simple_suite = {
+	.name = "exec-simple",
+	.test_cases = exec_simple_cases,
+};
+
+kunit_test_suites(&exec_simple_suite);

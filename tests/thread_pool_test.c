@@ -1,0 +1,758 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The fixed thread pool (include/exec/thread_pool.h): runs everything, its
+ * size, destroy (waits for work, -EDEADLK from a worker, -ESHUTDOWN for
+ * outsiders), the bounded queue (-EAGAIN, waiting for room), shutdown_hard
+ * (discard callbacks, counts, -ESHUTDOWN), running_in_this_thread, the
+ * pending count and closures.
+ *
+ * Workers are held at a gate wherever a test needs items to stay queued, so
+ * that the state the test inspects does not depend on scheduling.
+ */
+#include <kunit/test.h>
+#include <exec/exec.h>
+
+#include "platform.h"
+#include "exec_test.h"
+
+#define FX_ITEMS	256
+#define FX_BLOCKERS	4
+
+struct pool_fx;
+
+struct pw {
+	struct exec_work work;
+	struct pool_fx *fx;
+	atomic_t runs;
+	atomic_t discards;
+	struct pw *chain_next;		/* submitted by this one when it runs */
+	int submit_ret;
+	int ret;			/* result of a call made from the item */
+	bool in_pool;
+	bool in_other;
+};
+
+struct pool_fx {
+	struct kunit *test;
+	struct exec_thread_pool *pool;
+	struct exec_thread_pool *other;
+	struct exec_executor *ex;
+	struct exec_test_gate gate;
+	atomic_t total_runs;
+	atomic_t total_discards;
+	struct exec_test_thread helper;
+	bool destroyed;
+	struct pw blockers[FX_BLOCKERS];
+	struct pw items[FX_ITEMS];
+};
+
+static void pw_count_func(struct exec_work *work)
+{
+	struct pw *w = container_of(work, struct pw, work);
+
+	exec_test_count(&w->runs);
+	exec_test_count(&w->fx->total_runs);
+}
+
+static void pw_discard(struct exec_work *work)
+{
+	struct pw *w = container_of(work, struct pw, work);
+
+	exec_test_count(&w->discards);
+	exec_test_count(&w->fx->total_discards);
+}
+
+static void pw_block_func(struct exec_work *work)
+{
+	struct pw *w = container_of(work, struct pw, work);
+
+	exec_test_gate_pass(&w->fx->gate);
+	exec_test_count(&w->runs);
+}
+
+static void pw_chain_func(struct exec_work *work)
+{
+	struct pw *w = container_of(work, struct pw, work);
+
+	if (w->chain_next)
+		w->submit_ret = exec_submit(w->fx->ex, &w->chain_next->work);
+	exec_test_count(&w->runs);
+	exec_test_count(&w->fx->total_runs);
+}
+
+static void fx_closure_run(void *arg)
+{
+	struct pool_fx *fx = arg;
+
+	exec_test_count(&fx->total_runs);
+}
+
+static void fx_closure_discard(void *arg)
+{
+	struct pool_fx *fx = arg;
+
+	exec_test_count(&fx->total_discards);
+}
+
+static struct pool_fx *fx_create(struct kunit *test, unsigned int nr_threads,
+				 unsigned long queue_limit)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = nr_threads,
+		.queue_limit = queue_limit,
+		.name = "exec-test",
+	};
+	struct pool_fx *fx = kzalloc(sizeof(*fx), GFP_KERNEL);
+	unsigned int i;
+	int ret;
+
+	if (!fx)
+		return NULL;
+	fx->test = test;
+	exec_test_gate_init(&fx->gate);
+	atomic_set(&fx->total_runs, 0);
+	atomic_set(&fx->total_discards, 0);
+	for (i = 0; i < FX_BLOCKERS; i++) {
+		exec_work_init(&fx->blockers[i].work, pw_block_func);
+		fx->blockers[i].fx = fx;
+	}
+	for (i = 0; i < FX_ITEMS; i++) {
+		exec_work_init_discard(&fx->items[i].work, pw_count_func,
+				       pw_discard);
+		fx->items[i].fx = fx;
+	}
+	ret = exec_thread_pool_create(&fx->pool, &attr);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (ret) {
+		kfree(fx);
+		return NULL;
+	}
+	fx->ex = exec_thread_pool_executor(fx->pool);
+	return fx;
+}
+
+/* Submit @n blockers and wait until they all hold a worker at the gate. */
+static bool fx_block(struct pool_fx *fx, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(fx->test,
+				exec_submit(fx->ex, &fx->blockers[i].work), 0);
+	if (!exec_test_gate_wait_for(&fx->gate, n)) {
+		KUNIT_FAIL(fx->test, "%u blockers never started", n);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Tear down.  A helper thread that never returned may still use @fx, so
+ * then everything is leaked rather than freed under it.
+ */
+static void fx_finish(struct pool_fx *fx)
+{
+	exec_test_gate_open(&fx->gate);
+	if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS)) {
+		KUNIT_FAIL(fx->test, "helper thread hangs; leaking the pool");
+		return;
+	}
+	if (!fx->destroyed)
+		KUNIT_EXPECT_EQ(fx->test, exec_thread_pool_destroy(fx->pool), 0);
+	kfree(fx);
+}
+
+static int helper_destroy(void *arg)
+{
+	struct pool_fx *fx = arg;
+
+	fx->destroyed = true;
+	return exec_thread_pool_destroy(fx->pool);
+}
+
+static int helper_shutdown_hard(void *arg)
+{
+	struct pool_fx *fx = arg;
+
+	return (int)exec_thread_pool_shutdown_hard(fx->pool);
+}
+
+static void pool_runs_every_submitted_item(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 4, 0);
+	unsigned int i, wrong = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	for (i = 0; i < FX_ITEMS; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[i].work),
+				0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs,
+							 FX_ITEMS,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+	fx->destroyed = true;
+	for (i = 0; i < FX_ITEMS; i++)
+		wrong += atomic_read(&fx->items[i].runs) != 1;
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), FX_ITEMS);
+	fx_finish(fx);
+}
+
+static void pool_size_defaults_to_online_cpus(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 0 };
+	struct exec_thread_pool *pool;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, NULL), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_size(pool), exec_online_cpus());
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_size(pool), exec_online_cpus());
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+
+	attr.nr_threads = 3;
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_size(pool), 3U);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+}
+
+static void pool_create_rejects_too_many_threads_and_null_poolp(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = EXEC_THREAD_POOL_MAX_THREADS + 1,
+	};
+	struct exec_thread_pool *pool = NULL;
+
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_create(&pool, &attr), -EINVAL);
+	attr.nr_threads = ~0U;
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_create(&pool, &attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_create(NULL, NULL), -EINVAL);
+	attr.nr_threads = 1;
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_create(NULL, &attr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_shutdown_hard(NULL), -EINVAL);
+}
+
+static void pool_destroy_waits_for_queued_work(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 0);
+	unsigned int i, wrong = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (!fx_block(fx, 1))
+		goto out;
+	for (i = 0; i < 64; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[i].work),
+				0);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper,
+						     helper_destroy, fx,
+						     "exec-test-destroy"), 0);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_FALSE_MSG(test, exec_test_thread_done(&fx->helper),
+			       "destroy returned while work was queued");
+	exec_test_gate_open(&fx->gate);
+	if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
+		goto out;
+	KUNIT_EXPECT_EQ(test, fx->helper.ret, 0L);
+	for (i = 0; i < 64; i++)
+		wrong += atomic_read(&fx->items[i].runs) != 1;
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->blockers[0].runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_discards), 0);
+out:
+	fx_finish(fx);
+}
+
+/* Work submitted by running work while destroy waits runs too. */
+static void pool_destroy_runs_work_submitted_by_running_work(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 2, 0);
+	unsigned int i, wrong = 0, bad_ret = 0;
+	const unsigned int chain = 32;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	/* Block both workers, then queue the head of a chain of 32 items. */
+	for (i = 0; i < chain; i++) {
+		fx->items[i].work.func = pw_chain_func;
+		fx->items[i].chain_next = i + 1 < chain ? &fx->items[i + 1]
+							: NULL;
+	}
+	if (!fx_block(fx, 2))
+		goto out;
+	KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[0].work), 0);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper,
+						     helper_destroy, fx,
+						     "exec-test-destroy"), 0);
+	/* Let destroy begin before the chain starts to grow. */
+	msleep(EXEC_TEST_SETTLE_MS);
+	exec_test_gate_open(&fx->gate);
+	if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
+		goto out;
+	KUNIT_EXPECT_EQ(test, fx->helper.ret, 0L);
+	for (i = 0; i < chain; i++) {
+		wrong += atomic_read(&fx->items[i].runs) != 1;
+		bad_ret += fx->items[i].submit_ret != 0;
+	}
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	KUNIT_EXPECT_EQ(test, bad_ret, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), (int)chain);
+out:
+	fx_finish(fx);
+}
+
+static void pool_destroy_rejects_outside_submissions_eshutdown(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 0);
+	unsigned int i, accepted = 0, wrong = 0;
+	u64 deadline;
+	int ret = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (!fx_block(fx, 1))
+		goto out;
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper,
+						     helper_destroy, fx,
+						     "exec-test-destroy"), 0);
+	/*
+	 * Submit until destroy has started.  The blocked worker keeps the
+	 * pool alive until the gate opens, so this cannot race with the free.
+	 */
+	deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	for (i = 0; i < FX_ITEMS - 1 && !exec_test_expired(deadline); i++) {
+		ret = exec_submit(fx->ex, &fx->items[i].work);
+		if (ret)
+			break;
+		accepted++;
+		msleep(1);
+	}
+	KUNIT_EXPECT_EQ(test, ret, -ESHUTDOWN);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&fx->items[i].work));
+	KUNIT_EXPECT_EQ(test, exec_try_submit(fx->ex, &fx->items[FX_ITEMS - 1].work),
+			-ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(fx->ex, fx_closure_run, fx),
+			-ESHUTDOWN);
+	exec_test_gate_open(&fx->gate);
+	if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
+		goto out;
+	KUNIT_EXPECT_EQ(test, fx->helper.ret, 0L);
+	/* Everything accepted before destroy began still ran, once. */
+	for (i = 0; i < accepted; i++)
+		wrong += atomic_read(&fx->items[i].runs) != 1;
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	/* ... and the refused closure did not. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), (int)accepted);
+out:
+	fx_finish(fx);
+}
+
+static void pw_destroy_own_func(struct exec_work *work)
+{
+	struct pw *w = container_of(work, struct pw, work);
+
+	w->ret = exec_thread_pool_destroy(w->fx->pool);
+	exec_test_count(&w->runs);
+}
+
+static void pool_destroy_from_own_worker_edeadlk(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 2, 0);
+	struct pw *w, *after;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	w = &fx->items[0];
+	after = &fx->items[1];
+	w->work.func = pw_destroy_own_func;
+	KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &w->work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&w->runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, w->ret, -EDEADLK);
+	/* The pool was left untouched: it still runs work. */
+	KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &after->work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&after->runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	fx_finish(fx);
+}
+
+static void pool_try_submit_eagain_when_queue_full(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 4);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (!fx_block(fx, 1))
+		goto out;
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, exec_try_submit(fx->ex,
+						      &fx->items[i].work), 0);
+	KUNIT_EXPECT_EQ(test, exec_pending_count(fx->ex), 4UL);
+	KUNIT_EXPECT_EQ(test, exec_try_submit(fx->ex, &fx->items[4].work),
+			-EAGAIN);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&fx->items[4].work));
+	KUNIT_EXPECT_EQ(test, exec_submit_flags(fx->ex, &fx->items[5].work,
+						EXEC_SUBMIT_NOWAIT), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&fx->items[5].work));
+	KUNIT_EXPECT_EQ(test, exec_submit_fn_full(fx->ex, fx_closure_run,
+						  fx_closure_discard, fx,
+						  EXEC_SUBMIT_NOWAIT), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, exec_pending_count(fx->ex), 4UL);
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 4,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* There is room again. */
+	KUNIT_EXPECT_EQ(test, exec_try_submit(fx->ex, &fx->items[4].work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 5,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+	fx->destroyed = true;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[5].runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_discards), 0);
+out:
+	fx_finish(fx);
+}
+
+static int helper_submit_item4(void *arg)
+{
+	struct pool_fx *fx = arg;
+
+	return exec_submit(fx->ex, &fx->items[4].work);
+}
+
+static void pool_submit_waits_for_room_when_queue_full(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 4);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (!fx_block(fx, 1))
+		goto out;
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[i].work),
+				0);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper,
+						     helper_submit_item4, fx,
+						     "exec-test-submit"), 0);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_FALSE_MSG(test, exec_test_thread_done(&fx->helper),
+			       "exec_submit() returned on a full queue");
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 0);
+	exec_test_gate_open(&fx->gate);
+	if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
+		goto out;
+	KUNIT_EXPECT_EQ(test, fx->helper.ret, 0L);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 5,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[4].runs), 1);
+out:
+	fx_finish(fx);
+}
+
+/*
+ * The hard-shutdown scene: one worker held by a blocker, ten items queued
+ * behind it (six with a discard callback, four without), shutdown_hard
+ * called from a helper thread.  shutdown_hard may or may not wait for the
+ * running item, so the gate opens once the helper returned or the discards
+ * were seen.
+ */
+#define HARD_QUEUED	10
+#define HARD_WITH_DISCARD	6
+
+static bool fx_hard_shutdown(struct pool_fx *fx)
+{
+	struct kunit *test = fx->test;
+	u64 deadline;
+	unsigned int i, spins = 0;
+
+	if (!fx_block(fx, 1))
+		return false;
+	for (i = 0; i < HARD_QUEUED; i++) {
+		if (i >= HARD_WITH_DISCARD)
+			fx->items[i].work.discard = NULL;
+		KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[i].work),
+				0);
+	}
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper,
+						     helper_shutdown_hard, fx,
+						     "exec-test-shutdown"), 0);
+	deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	while (!exec_test_thread_done(&fx->helper) &&
+	       atomic_read(&fx->total_discards) < HARD_WITH_DISCARD &&
+	       !exec_test_expired(deadline))
+		exec_test_relax(&spins);
+	exec_test_gate_open(&fx->gate);
+	if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
+		return false;
+	/* The worker has left the blocker by now, or will soon. */
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->blockers[0].runs,
+							 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	return true;
+}
+
+static void pool_shutdown_hard_lets_running_item_finish(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 0);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (fx_hard_shutdown(fx)) {
+		KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+		fx->destroyed = true;
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->blockers[0].runs), 1);
+	}
+	fx_finish(fx);
+}
+
+static void pool_shutdown_hard_discards_queued_items_and_counts_them(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 0);
+	unsigned int i, bad = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (fx_hard_shutdown(fx)) {
+		KUNIT_EXPECT_EQ(test, fx->helper.ret, (long)HARD_QUEUED);
+		KUNIT_EXPECT_EQ(test, exec_pending_count(fx->ex), 0UL);
+		KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+		fx->destroyed = true;
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_discards),
+				HARD_WITH_DISCARD);
+		for (i = 0; i < HARD_QUEUED; i++) {
+			bad += exec_work_pending(&fx->items[i].work);
+			if (i < HARD_WITH_DISCARD)
+				bad += atomic_read(&fx->items[i].discards) != 1;
+		}
+		KUNIT_EXPECT_EQ(test, bad, 0U);
+	}
+	fx_finish(fx);
+}
+
+static void pool_submission_after_shutdown_hard_eshutdown(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 0);
+	struct pw *w;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (fx_hard_shutdown(fx)) {
+		w = &fx->items[FX_ITEMS - 1];
+		KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &w->work), -ESHUTDOWN);
+		KUNIT_EXPECT_EQ(test, exec_try_submit(fx->ex, &w->work),
+				-ESHUTDOWN);
+		KUNIT_EXPECT_EQ(test, exec_submit_fn(fx->ex, fx_closure_run,
+						     fx), -ESHUTDOWN);
+		KUNIT_EXPECT_FALSE(test, exec_work_pending(&w->work));
+		/* A refused item is free to go elsewhere. */
+		KUNIT_EXPECT_EQ(test, exec_submit(exec_inline_executor(),
+						  &w->work), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&w->runs), 1);
+		KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+		fx->destroyed = true;
+		/* Only the inline run above counted. */
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 1);
+	}
+	fx_finish(fx);
+}
+
+static void pool_second_shutdown_hard_eshutdown(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 0);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (fx_hard_shutdown(fx)) {
+		KUNIT_EXPECT_EQ(test, exec_thread_pool_shutdown_hard(fx->pool),
+				(long)-ESHUTDOWN);
+		KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+		fx->destroyed = true;
+	}
+	fx_finish(fx);
+}
+
+static void pool_shutdown_hard_idle_returns_zero(struct kunit *test)
+{
+	struct exec_thread_pool *pool;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, NULL), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_shutdown_hard(pool), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+}
+
+static void pw_shutdown_own_func(struct exec_work *work)
+{
+	struct pw *w = container_of(work, struct pw, work);
+
+	exec_test_gate_pass(&w->fx->gate);
+	w->ret = (int)exec_thread_pool_shutdown_hard(w->fx->pool);
+	exec_test_count(&w->runs);
+}
+
+static void pool_shutdown_hard_from_own_worker_returns(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 0);
+	struct pw *w;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	w = &fx->blockers[0];
+	w->work.func = pw_shutdown_own_func;
+	if (!fx_block(fx, 1))
+		goto out;
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[i].work),
+				0);
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&w->runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, w->ret, 3);
+	KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[3].work),
+			-ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+	fx->destroyed = true;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_discards), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 0);
+out:
+	fx_finish(fx);
+}
+
+static void pw_where_func(struct exec_work *work)
+{
+	struct pw *w = container_of(work, struct pw, work);
+
+	w->in_pool = exec_thread_pool_running_in_this_thread(w->fx->pool);
+	w->in_other = exec_thread_pool_running_in_this_thread(w->fx->other);
+	exec_test_count(&w->runs);
+}
+
+static void pool_running_in_this_thread_only_in_its_workers(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 2, 0);
+	struct pw *a, *b;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_thread_pool_create(&fx->other, NULL)) {
+		KUNIT_FAIL(test, "cannot create a second pool");
+		goto out;
+	}
+	a = &fx->items[0];
+	b = &fx->items[1];
+	a->work.func = pw_where_func;
+	b->work.func = pw_where_func;
+	KUNIT_EXPECT_FALSE(test, exec_thread_pool_running_in_this_thread(fx->pool));
+	KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &a->work), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit(exec_thread_pool_executor(fx->other),
+					  &b->work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&a->runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&b->runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test, a->in_pool);
+	KUNIT_EXPECT_FALSE(test, a->in_other);
+	KUNIT_EXPECT_FALSE(test, b->in_pool);
+	KUNIT_EXPECT_TRUE(test, b->in_other);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->other), 0);
+out:
+	fx_finish(fx);
+}
+
+static void pool_pending_count_exact_while_workers_gated(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 2, 0);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (!fx_block(fx, 2))
+		goto out;
+	KUNIT_EXPECT_EQ(test, exec_pending_count(fx->ex), 0UL);
+	for (i = 0; i < 7; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[i].work),
+				0);
+	KUNIT_EXPECT_EQ(test, exec_pending_count(fx->ex), 7UL);
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 7,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_pending_count(fx->ex), 0UL);
+out:
+	fx_finish(fx);
+}
+
+static void pool_submit_fn_runs_every_closure(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 2, 0);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	for (i = 0; i < 200; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit_fn(fx->ex, fx_closure_run,
+						     fx), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 200,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+	fx->destroyed = true;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 200);
+	fx_finish(fx);
+}
+
+static void pool_submit_fn_full_discard_called_on_shutdown_hard(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 0);
+	u64 deadline;
+	unsigned int i, spins = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (!fx_block(fx, 1))
+		goto out;
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit_fn_full(fx->ex, fx_closure_run,
+							  fx_closure_discard,
+							  fx, 0), 0);
+	/* Without a discard callback it is dropped and counted all the same. */
+	KUNIT_EXPECT_EQ(test, exec_submit_fn_full(fx->ex, fx_closure_run,
+						  NULL, fx, 0), 0);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper,
+						     helper_shutdown_hard, fx,
+						     "exec-test-shutdown"), 0);
+	deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	while (!exec_test_thread_done(&fx->helper) &&
+	       atomic_read(&fx->total_discards) < 5 &&
+	       !exec_test_expired(deadline))
+		exec_test_relax(&spins);
+	exec_test_gate_open(&fx->gate);
+	if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
+		goto out;
+	KUNIT_EXPECT_EQ(test, fx->helper.ret, 6L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+	fx->destroyed = true;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_discards), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 0);
+out:
+	fx_finish(fx);
+}
+
+static struct kunit_case exec_thread_pool_cases[] = {
+	KUNIT_CASE(pool_runs_every_submitted_item),
+	KUNIT_CASE(pool_size_defaults_to_online_cpus),
+	KUNIT_CASE(pool_create_rejects_too_many_threads_and_null_poolp),
+	KUNIT_CASE(pool_destroy_waits_for_queued_work),
+	KUNIT_CASE(pool_destroy_runs_work_submitted_by_running_work),
+	KUNIT_CASE(pool_destroy_rejects_outside_submissions_eshutdown),
+	KUNIT_CASE(pool_destroy_from_own_worker_edeadlk),
+	KUNIT_CASE(pool_try_submit_eagain_when_queue_full),
+	KUNIT_CASE(pool_submit_waits_for_room_when_queue_full),
+	KUNIT_CASE(pool_shutdown_hard_lets_running_item_finish),
+	KUNIT_CASE(pool_shutdown_hard_discards_queued_items_and_counts_them),
+	KUNIT_CASE(pool_submission_after_shutdown_hard_eshutdown),
+	KUNIT_CASE(pool_second_shutdown_hard_eshutdown),
+	KUNIT_CASE(pool_shutdown_hard_idle_returns_zero),
+	KUNIT_CASE(pool_shutdown_hard_from_own_worker_returns),
+	KUNIT_CASE(pool_running_in_this_thread_only_in_its_workers),
+	KUNIT_CASE(pool_pending_count_exact_while_workers_gated),
+	KUNIT_CASE(pool_submit_fn_runs_every_closure),
+	KUNIT_CASE(pool_submit_fn_full_discard_called_on_shutdown_hard),
+	{}
+};
+
+static struct kunit_suite exec_thread_pool_suite = {
+	.name = "exec-thread-pool",
+	.test_cases = exec_thread_pool_cases,
+};
+
+kunit_test_suites(&exec_thread_pool_suite);

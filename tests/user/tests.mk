@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The userspace build of the KUnit test suite; included by the top-level
+# Makefile, whose O, LIB_A, ALL_CFLAGS, CPPFLAGS_LIB, LDFLAGS and LDLIBS_LIB
+# it uses.
+#
+#   make test-run                  build $(O)/exec-tests and run every suite
+#   make test-run TEST_FILTER=GLOB run the suites (or "suite.case") matching
+#
+# The test files are the very ones Kbuild compiles into the kernel's KUnit
+# module; tests/user puts the userspace <kunit/test.h> shim first on the
+# include path, and tests/ gives them exec_test.h.
+
+TEST_SRC := $(wildcard tests/*.c) tests/user/runner.c
+TEST_OBJ := $(patsubst %.c,$(O)/%.o,$(TEST_SRC))
+TEST_BIN := $(O)/exec-tests
+CPPFLAGS_TEST = -Itests/user -Itests $(CPPFLAGS_LIB)
+TEST_FILTER ?=
+
+# A static pattern rule, so it wins over the library's $(O)/%.o rule.
+$(TEST_OBJ): $(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_TEST) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(TEST_BIN): $(TEST_OBJ) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) $(LDLIBS_LIB)
+
+test-build: $(TEST_BIN)
+
+test-run: $(TEST_BIN)
+	$(TEST_BIN) $(TEST_FILTER)
+
+-include $(TEST_OBJ:.o=.d)
+
+.PHONY: test-build test-run

@@ -219,6 +219,8 @@ static void tpt_item_does_not_run_on_the_submitting_thread(struct kunit *test)
 					  &fx->outer.work), 0);
 	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->items[0].runs, 1,
 							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->outer.runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, fx->outer.ret, 0);
 	KUNIT_EXPECT_FALSE(test, fx->items[0].on_pool);
 	smfx_finish(fx);

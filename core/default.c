@@ -14,8 +14,9 @@
  *   idx = READ(epoch) & 1                xchg(slot, new)      (full barrier)
  *   atomic_long_inc_return(readers[idx]) epoch++; smp_mb()
  *     (full barrier)                     wait for readers[old idx] == 0
- *   ex = READ(slot); submit
- *   smp_mb__before_atomic(); dec
+ *   ex = acquire(slot); submit
+ *   atomic_long_dec_return()             read_acquire(readers[old idx])
+ *     (full barrier)
  *
  * A submitter whose increment the setter did not see reads the slot after
  * the setter's xchg, so it uses the new executor.
@@ -57,20 +58,23 @@ static struct exec_executor *exec_default_enter(unsigned int *idx)
 
 	*idx = READ_ONCE(exec_default_epoch) & 1;
 	atomic_long_inc_return(&exec_default_readers[*idx]);
-	ex = READ_ONCE(exec_default_slot);
+	/* Acquire: the executor was set up before it was published. */
+	ex = smp_load_acquire(&exec_default_slot);
 	return ex ? ex : exec_system_executor();
 }
 
 static void exec_default_leave(unsigned int idx)
 {
-	/* Orders the submission before the setter can see the count drop. */
-	smp_mb__before_atomic();
-	atomic_long_dec(&exec_default_readers[idx]);
+	/*
+	 * Fully ordered: the submission is complete before the setter can
+	 * see the count drop (pairs with its acquire in the wait loop).
+	 */
+	atomic_long_dec_return(&exec_default_readers[idx]);
 }
 
 struct exec_executor *exec_default_executor(void)
 {
-	struct exec_executor *ex = READ_ONCE(exec_default_slot);
+	struct exec_executor *ex = smp_load_acquire(&exec_default_slot);
 
 	return ex ? ex : exec_system_executor();
 }
@@ -87,10 +91,9 @@ struct exec_executor *exec_set_default_executor(struct exec_executor *ex)
 	idx = exec_default_epoch & 1;
 	WRITE_ONCE(exec_default_epoch, exec_default_epoch + 1);
 	smp_mb();
-	while (atomic_long_read(&exec_default_readers[idx]))
+	/* Pairs with atomic_long_dec_return() in exec_default_leave(). */
+	while (atomic_long_read_acquire(&exec_default_readers[idx]))
 		msleep(1);
-	/* Pairs with smp_mb__before_atomic() in exec_default_leave(). */
-	smp_mb();
 	mutex_unlock(&exec_default_mutex);
 	return old;
 }

@@ -268,7 +268,7 @@ long exec_serial_destroy(struct exec_serial *serial)
 	might_sleep();
 	if (!s)
 		return -EINVAL;
-	if (WARN_ON_ONCE(exec_frame_find(s)))
+	if (exec_frame_find(s))
 		return -EDEADLK;
 
 	spin_lock_irqsave(&s->lock, flags);

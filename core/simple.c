@@ -196,7 +196,7 @@ int exec_thread_per_task_destroy(struct exec_thread_per_task *tpt)
 	might_sleep();
 	if (!tpt)
 		return -EINVAL;
-	if (WARN_ON_ONCE(exec_frame_find(tpt)))
+	if (exec_frame_find(tpt))
 		return -EDEADLK;
 	wait_event(tpt->wq, exec_tpt_idle(tpt));
 	exec_tpt_reap(tpt);

@@ -586,7 +586,7 @@ int exec_thread_pool_destroy(struct exec_thread_pool *pool)
 	might_sleep();
 	if (!pool)
 		return -EINVAL;
-	if (WARN_ON_ONCE(exec_pool_self(pool)))
+	if (exec_pool_self(pool))
 		return -EDEADLK;
 	old = READ_ONCE(pool->state);
 	while (!try_cmpxchg(&pool->state, &old, old | EXEC_POOL_STOP))

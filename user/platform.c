@@ -31,7 +31,28 @@ void exec_user_yield(void)
 }
 
 /**
- * exec_user_lock_init - initialise the mutex behind spinlock_t and mutex
+ * exec_user_spin_wait - the contended half of spin_lock()
+ * @lock: the lock, found held
+ *
+ * Spins on a plain load (no cache-line stealing while the holder works),
+ * and yields the CPU now and then in case the holder was preempted.
+ */
+void exec_user_spin_wait(spinlock_t *lock)
+{
+	unsigned int spins = 0;
+
+	do {
+		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED)) {
+			if (++spins % EXEC_USER_SPIN_YIELD)
+				cpu_relax();
+			else
+				sched_yield();
+		}
+	} while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE));
+}
+
+/**
+ * exec_user_lock_init - initialise the mutex behind struct mutex
  * @m: the mutex
  *
  * The critical sections are short, so an adaptive mutex spins a little

@@ -202,22 +202,49 @@ static inline bool test_bit(long nr, const unsigned long *addr)
 #define in_task()	1
 
 /*
- * spinlock_t: a short critical section.  Userspace threads can be preempted
- * while holding it, so it is an adaptive mutex (spins briefly, then sleeps),
- * never a pure spinlock.
+ * spinlock_t: a short critical section (a few list operations, never a
+ * blocking call).  A test-and-test-and-set lock: cheaper than a mutex when
+ * uncontended and, since the holder may be preempted in userspace, a waiter
+ * that has spun EXEC_USER_SPIN_YIELD times gives its CPU up.
  */
-typedef struct { pthread_mutex_t m; } spinlock_t;
-#define __SPIN_LOCK_UNLOCKED(name)	{ PTHREAD_MUTEX_INITIALIZER }
-void exec_user_lock_init(pthread_mutex_t *m);
-#define spin_lock_init(l)	exec_user_lock_init(&(l)->m)
-#define spin_lock_destroy(l)	pthread_mutex_destroy(&(l)->m)
-#define spin_lock(l)	pthread_mutex_lock(&(l)->m)
-#define spin_unlock(l)	pthread_mutex_unlock(&(l)->m)
-#define spin_trylock(l)	(pthread_mutex_trylock(&(l)->m) == 0)
+typedef struct { int locked; } spinlock_t;
+#define __SPIN_LOCK_UNLOCKED(name)	{ 0 }
+#define EXEC_USER_SPIN_YIELD	128
+
+void exec_user_spin_wait(spinlock_t *lock);
+
+static inline void spin_lock_init(spinlock_t *lock)
+{
+	lock->locked = 0;
+}
+
+static inline void spin_lock_destroy(spinlock_t *lock)
+{
+}
+
+static inline bool spin_trylock(spinlock_t *lock)
+{
+	return !__atomic_load_n(&lock->locked, __ATOMIC_RELAXED) &&
+	       !__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE);
+}
+
+static inline void spin_lock(spinlock_t *lock)
+{
+	if (unlikely(__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE)))
+		exec_user_spin_wait(lock);
+}
+
+static inline void spin_unlock(spinlock_t *lock)
+{
+	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
+}
+
 #define spin_lock_irqsave(l, flags) \
-	do { (flags) = 0; pthread_mutex_lock(&(l)->m); } while (0)
+	do { (flags) = 0; spin_lock(l); } while (0)
 #define spin_unlock_irqrestore(l, flags) \
-	do { (void)(flags); pthread_mutex_unlock(&(l)->m); } while (0)
+	do { (void)(flags); spin_unlock(l); } while (0)
+
+void exec_user_lock_init(pthread_mutex_t *m);
 
 struct mutex { pthread_mutex_t m; };
 #define DEFINE_MUTEX(name)	struct mutex name = { PTHREAD_MUTEX_INITIALIZER }

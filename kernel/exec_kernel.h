@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Kernel-only internals of exec.ko: the platform's set-up and teardown,
+ * called by kernel/module.c.
+ */
+#ifndef EXEC_KERNEL_H
+#define EXEC_KERNEL_H
+
+void exec_platform_init(void);
+void exec_platform_exit(void);
+
+#endif /* EXEC_KERNEL_H */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The kernel platform: the shared core is written against the kernel API, so
+ * here that API is simply the kernel's own.  Beyond it, this header declares
+ * what core/platform.h asks every backend for: worker threads (kthreads), the
+ * per-task pointer of the core's frame stack, the parker, and the number of
+ * online CPUs.  They are implemented in kernel/platform.c.
+ *
+ * user/include/exec_platform.h is the userspace mirror of this header.
+ */
+#ifndef EXEC_KERNEL_PLATFORM_H
+#define EXEC_KERNEL_PLATFORM_H
+
+#include <linux/atomic.h>
+#include <linux/bitops.h>
+#include <linux/bug.h>
+#include <linux/build_bug.h>
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
+#include <linux/lockdep.h>
+#include <linux/minmax.h>
+#include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/swait.h>
+#include <linux/timekeeping.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+/*
+ * The userspace mirror's spinlock_t and mutex are pthread mutexes, which must
+ * be destroyed; the kernel's need nothing.
+ */
+#define spin_lock_destroy(lock)	do { (void)(lock); } while (0)
+
+/**
+ * struct exec_thread - a worker thread of the library: a kthread
+ * @task: the kthread
+ * @fn: what it runs
+ * @arg: @fn's argument
+ * @self: the core's per-thread pointer (exec_thread_self_get()) while the
+ *	thread runs; written and read only by the thread itself
+ * @exited: completed by the thread as its very last act, from kernel text
+ *	(kthread_complete_and_exit()), so that exec_thread_join() can free
+ *	this structure and the module can go away at once
+ */
+struct exec_thread {
+	struct task_struct *task;
+	int (*fn)(void *arg);
+	void *arg;
+	void *self;
+	struct completion exited;
+};
+
+int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),
+		      void *arg, const char *name);
+void exec_thread_join(struct exec_thread *thread);
+
+void *exec_thread_self_get(void);
+void exec_thread_self_set(void *self);
+
+unsigned int exec_online_cpus(void);
+
+/**
+ * struct exec_parker - one thread's sleep/wake point
+ * @permit: 1 when an unpark() has not been consumed yet
+ * @sleeping: 1 while the owner is (about to be) asleep; an unpark() that
+ *	finds 0 does not touch @wait
+ * @wait: where the owner sleeps.  A simple wait queue: its lock is a raw
+ *	spinlock, so unpark() may be called from hard interrupt context, also
+ *	on PREEMPT_RT.
+ *
+ * See core/platform.h for the contract.
+ */
+struct exec_parker {
+	int permit;
+	int sleeping;
+	struct swait_queue_head wait;
+};
+
+int exec_parker_init(struct exec_parker *parker);
+void exec_parker_destroy(struct exec_parker *parker);
+void exec_parker_park(struct exec_parker *parker);
+void exec_parker_unpark(struct exec_parker *parker);
+
+#endif /* EXEC_KERNEL_PLATFORM_H */

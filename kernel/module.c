@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * exec.ko: the shared core (the .c files of core/) and the kernel platform
+ * (kernel/platform.c) as one loadable module.  The public API
+ * (include/exec/) is exported GPL-only by the core; see
+ * Documentation/executors.rst.
+ *
+ * Unloading.  The module can only be removed once no module that uses it is
+ * loaded; those must destroy their executors in their own exit functions
+ * (destroying a thread pool runs what is queued on it, destroying a serial or
+ * loop executor discards it, as in userspace).  What the module owns itself,
+ * the built-in default thread pool, is destroyed here with the same
+ * semantics: whatever is still queued on it runs, then its kthreads are
+ * joined and its memory freed.
+ */
+#include <linux/init.h>
+#include <linux/module.h>
+
+#include "internal.h"
+#include "exec_kernel.h"
+
+static int __init exec_module_init(void)
+{
+	exec_platform_init();
+	return 0;
+}
+
+static void __exit exec_module_exit(void)
+{
+	exec_default_shutdown();
+	exec_platform_exit();
+}
+
+module_init(exec_module_init);
+module_exit(exec_module_exit);
+
+MODULE_DESCRIPTION("Executors: thread pool, serial, loop, inline, thread-per-task");
+MODULE_LICENSE("Dual MIT/GPL");

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The kernel platform: kthreads, the parker, and the core's per-task pointer
+ * (see core/platform.h for the contract and kernel/include/exec_platform.h
+ * for the types).  Everything else the core uses is the kernel's own API.
+ *
+ * The per-task pointer.  The core keeps a LIFO stack of frames per thread of
+ * execution (core/internal.h) and asks for its top on every submission, so
+ * exec_thread_self_get() must be cheap, and it must work for any caller:
+ * the library's own kthreads, any other task (a driver's thread that runs a
+ * loop executor, or runs serial items through the inline executor), and
+ * interrupt context.  A module cannot add a field to task_struct, so:
+ *
+ *  - The library's own kthreads keep it in their struct exec_thread, found
+ *    through kthread_data() once kthread_func() says that current is one of
+ *    ours: two calls into the kernel, no lock, no shared cache line written.
+ *
+ *  - Interrupt context (hardirq, serving softirq, NMI) is not the task it
+ *    interrupted: an interrupt that submits to a thread pool while one of its
+ *    workers runs an item must not be mistaken for that worker.  Each CPU has
+ *    one slot per level.  Frames are pushed and popped within one run of a
+ *    handler, which cannot migrate, and a level does not nest in itself on a
+ *    CPU, so the slot always holds the frames of the handler running at
+ *    that level on that CPU, and NULL between handlers.  (On PREEMPT_RT,
+ *    softirqs run in task context with migration disabled and are
+ *    serialised per CPU by the BH lock, which gives the same guarantees.)
+ *
+ *  - Any other task is looked up in a hash table keyed by its task_struct:
+ *    256 buckets, each a list under a raw spinlock taken with interrupts
+ *    off (usable from any context, also on PREEMPT_RT).  A task has an
+ *    entry only while it has a frame pushed, so most buckets are empty, and
+ *    exec_thread_self_get() reads an empty bucket without its lock: only the
+ *    calling task adds or removes its own entry, so if it has one, it sees
+ *    the bucket non-empty.  The cost for a task outside any executor is one
+ *    hash and one load; inside one, a lock round trip and a short list walk.
+ *    Entries come from a small static pool, then from GFP_ATOMIC memory; if
+ *    both fail the frame is not recorded (warned once), which only makes
+ *    "am I running inside executor X" answer no for that task.
+ */
+#include <linux/hash.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+
+#include "platform.h"
+#include "exec_kernel.h"
+
+/* --- threads ----------------------------------------------------------- */
+
+static int exec_kthread_main(void *arg)
+{
+	struct exec_thread *thread = arg;
+
+	thread->fn(thread->arg);
+	/*
+	 * Completes @exited and exits without returning here: after the
+	 * completion no code of this module runs on this thread, so the
+	 * joiner may free @thread and the module may be unloaded at once.
+	 */
+	kthread_complete_and_exit(&thread->exited, 0);
+}
+
+/**
+ * exec_thread_start - start a worker thread (a kthread)
+ * @thread: the thread; must stay valid until exec_thread_join() returns
+ * @fn: what it runs; its return value is ignored
+ * @arg: @fn's argument
+ * @name: the thread's name (truncated to TASK_COMM_LEN - 1); NULL for "exec"
+ *
+ * The kthread is not bound to a CPU and not freezable.  @fn always runs:
+ * nothing else stops the thread.  Every thread started must be joined with
+ * exec_thread_join().
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -ENOMEM, or -EINTR if the caller was killed while the kthread
+ * was being created.
+ */
+int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),
+		      void *arg, const char *name)
+{
+	struct task_struct *task;
+
+	might_sleep();
+	thread->fn = fn;
+	thread->arg = arg;
+	thread->self = NULL;
+	init_completion(&thread->exited);
+	task = kthread_create(exec_kthread_main, thread, "%s",
+			      name ? name : "exec");
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	thread->task = task;
+	wake_up_process(task);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_thread_start);
+
+/**
+ * exec_thread_join - wait until a thread's function has returned
+ * @thread: a thread started by exec_thread_start()
+ *
+ * When this returns the thread runs nothing but the kernel's own exit path:
+ * @thread may be freed and the module unloaded.  The kthread is reaped by
+ * the kernel.
+ *
+ * Context: Process context; sleeps.  Not from @thread itself.
+ */
+void exec_thread_join(struct exec_thread *thread)
+{
+	might_sleep();
+	if (WARN_ON_ONCE(thread->task == current))
+		return;
+	wait_for_completion(&thread->exited);
+	thread->task = NULL;
+}
+EXPORT_SYMBOL_GPL(exec_thread_join);
+
+/* The calling task's struct exec_thread if it is one of ours, else NULL. */
+static struct exec_thread *exec_current_thread(void)
+{
+	if (!(current->flags & PF_KTHREAD) ||
+	    kthread_func(current) != exec_kthread_main)
+		return NULL;
+	return kthread_data(current);
+}
+
+/**
+ * exec_online_cpus - number of CPUs online now
+ *
+ * Context: Any context.
+ * Return: at least 1.
+ */
+unsigned int exec_online_cpus(void)
+{
+	return max(num_online_cpus(), 1U);
+}
+EXPORT_SYMBOL_GPL(exec_online_cpus);
+
+/* --- the per-task pointer ---------------------------------------------- */
+
+enum {
+	EXEC_CTX_SOFTIRQ,
+	EXEC_CTX_HARDIRQ,
+	EXEC_CTX_NMI,
+	EXEC_NR_CTX,
+};
+
+struct exec_irq_self {
+	void *self[EXEC_NR_CTX];
+};
+
+static DEFINE_PER_CPU(struct exec_irq_self, exec_irq_self);
+
+/* Which interrupt level the caller runs at; only when !in_task(). */
+static unsigned int exec_irq_level(void)
+{
+	if (in_nmi())
+		return EXEC_CTX_NMI;
+	if (in_hardirq())
+		return EXEC_CTX_HARDIRQ;
+	return EXEC_CTX_SOFTIRQ;
+}
+
+#define EXEC_SELF_HASH_BITS	8
+#define EXEC_SELF_PREALLOC	64
+
+/**
+ * struct exec_self_node - the pointer of one task other than our kthreads
+ * @link: B: in its bucket
+ * @task: B: the task; NULL while on the free list
+ * @self: B: its pointer; never NULL while in a bucket
+ */
+struct exec_self_node {
+	struct hlist_node link;
+	struct task_struct *task;
+	void *self;
+};
+
+/* B: guarded by the bucket's lock */
+struct exec_self_bucket {
+	raw_spinlock_t lock;
+	struct hlist_head head;
+};
+
+static struct exec_self_bucket exec_self_table[1U << EXEC_SELF_HASH_BITS];
+
+static struct exec_self_node exec_self_pool[EXEC_SELF_PREALLOC];
+static DEFINE_RAW_SPINLOCK(exec_self_pool_lock);
+static HLIST_HEAD(exec_self_free);
+
+static struct exec_self_bucket *exec_self_bucket(struct task_struct *task)
+{
+	return &exec_self_table[hash_ptr(task, EXEC_SELF_HASH_BITS)];
+}
+
+static bool exec_self_pooled(struct exec_self_node *node)
+{
+	return node >= exec_self_pool &&
+	       node < exec_self_pool + ARRAY_SIZE(exec_self_pool);
+}
+
+static struct exec_self_node *exec_self_node_alloc(void)
+{
+	struct exec_self_node *node = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&exec_self_pool_lock, flags);
+	if (!hlist_empty(&exec_self_free)) {
+		node = hlist_entry(exec_self_free.first, struct exec_self_node,
+				   link);
+		hlist_del(&node->link);
+	}
+	raw_spin_unlock_irqrestore(&exec_self_pool_lock, flags);
+	if (!node)
+		node = kmalloc(sizeof(*node), GFP_ATOMIC | __GFP_NOWARN);
+	return node;
+}
+
+static void exec_self_node_free(struct exec_self_node *node)
+{
+	unsigned long flags;
+
+	if (!exec_self_pooled(node)) {
+		kfree(node);
+		return;
+	}
+	node->task = NULL;
+	raw_spin_lock_irqsave(&exec_self_pool_lock, flags);
+	hlist_add_head(&node->link, &exec_self_free);
+	raw_spin_unlock_irqrestore(&exec_self_pool_lock, flags);
+}
+
+/* Under @b->lock: the calling task's node, or NULL. */
+static struct exec_self_node *exec_self_find(struct exec_self_bucket *b)
+{
+	struct exec_self_node *node;
+
+	lockdep_assert_held(&b->lock);
+	hlist_for_each_entry(node, &b->head, link)
+		if (node->task == current)
+			return node;
+	return NULL;
+}
+
+static void *exec_self_lookup(void)
+{
+	struct exec_self_bucket *b = exec_self_bucket(current);
+	struct exec_self_node *node;
+	unsigned long flags;
+	void *self = NULL;
+
+	/* Only this task adds its node: if it has one, the bucket is busy. */
+	if (hlist_empty(&b->head))
+		return NULL;
+	raw_spin_lock_irqsave(&b->lock, flags);
+	node = exec_self_find(b);
+	if (node)
+		self = node->self;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return self;
+}
+
+static void exec_self_store(void *self)
+{
+	struct exec_self_bucket *b = exec_self_bucket(current);
+	struct exec_self_node *node;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	node = exec_self_find(b);
+	if (node && self) {
+		node->self = self;
+		node = NULL;
+	} else if (node) {
+		hlist_del(&node->link);
+	}
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	if (node) {
+		exec_self_node_free(node);
+		return;
+	}
+	if (!self)
+		return;
+
+	/* A first frame: nobody else adds this task's node meanwhile. */
+	node = exec_self_node_alloc();
+	if (WARN_ON_ONCE(!node))
+		return;
+	node->task = current;
+	node->self = self;
+	raw_spin_lock_irqsave(&b->lock, flags);
+	hlist_add_head(&node->link, &b->head);
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/**
+ * exec_thread_self_get - the core's pointer for the caller
+ *
+ * Interrupt context has pointers of its own, per CPU and level, distinct
+ * from the task it interrupted's.  See the top of this file for the cost.
+ *
+ * Context: Any context.
+ * Return: the pointer last set by exec_thread_self_set() in the same thread
+ * of execution, or NULL.
+ */
+void *exec_thread_self_get(void)
+{
+	struct exec_thread *thread;
+
+	if (!in_task())
+		return this_cpu_read(exec_irq_self.self[exec_irq_level()]);
+	thread = exec_current_thread();
+	if (thread)
+		return thread->self;
+	return exec_self_lookup();
+}
+EXPORT_SYMBOL_GPL(exec_thread_self_get);
+
+/**
+ * exec_thread_self_set - set the core's pointer for the caller
+ * @self: the new value
+ *
+ * Values are set in LIFO order (frames pushed and popped, core/internal.h):
+ * an interrupt handler or a task sets the pointer back to NULL before it
+ * returns or exits.
+ *
+ * Context: Any context; never sleeps.
+ */
+void exec_thread_self_set(void *self)
+{
+	struct exec_thread *thread;
+
+	if (!in_task()) {
+		this_cpu_write(exec_irq_self.self[exec_irq_level()], self);
+		return;
+	}
+	thread = exec_current_thread();
+	if (thread) {
+		thread->self = self;
+		return;
+	}
+	exec_self_store(self);
+}
+EXPORT_SYMBOL_GPL(exec_thread_self_set);
+
+/* --- the parker -------------------------------------------------------- */
+
+/*
+ * The permit protocol is the userspace one (user/parker.c): the owner sets
+ * @sleeping and then tests @permit; unpark() sets @permit and then tests
+ * @sleeping, each with a full barrier between its store and its load
+ * (Dekker), so either the owner sees the permit and does not sleep, or the
+ * waker sees @sleeping and wakes it.  The sleep itself is a simple wait
+ * queue in TASK_IDLE: an idle worker neither adds to the load average nor
+ * trips the hung task detector, however long it sleeps.
+ */
+
+/**
+ * exec_parker_init - initialise a parker
+ * @parker: the parker
+ *
+ * Context: Any context.
+ * Return: 0.
+ */
+int exec_parker_init(struct exec_parker *parker)
+{
+	parker->permit = 0;
+	parker->sleeping = 0;
+	init_swait_queue_head(&parker->wait);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_parker_init);
+
+/**
+ * exec_parker_destroy - release a parker
+ * @parker: the parker; its owner must not be parked in it
+ *
+ * Context: Any context.
+ */
+void exec_parker_destroy(struct exec_parker *parker)
+{
+	WARN_ON_ONCE(READ_ONCE(parker->sleeping));
+}
+EXPORT_SYMBOL_GPL(exec_parker_destroy);
+
+/**
+ * exec_parker_park - sleep until the permit is available, and consume it
+ * @parker: the caller's parker; only its owner parks in it
+ *
+ * Context: Process context; sleeps.
+ */
+void exec_parker_park(struct exec_parker *parker)
+{
+	might_sleep();
+	if (xchg(&parker->permit, 0))
+		return;
+	/* Full barrier: pairs with the xchg() in exec_parker_unpark(). */
+	smp_store_mb(parker->sleeping, 1);
+	swait_event_idle_exclusive(parker->wait, READ_ONCE(parker->permit));
+	WRITE_ONCE(parker->sleeping, 0);
+	xchg(&parker->permit, 0);
+}
+EXPORT_SYMBOL_GPL(exec_parker_park);
+
+/**
+ * exec_parker_unpark - make the permit available and wake the owner
+ * @parker: the parker
+ *
+ * Wakes the owner only if it is (about to be) asleep; otherwise costs one
+ * atomic exchange and one load.
+ *
+ * Context: Any context, hard interrupt context included; never sleeps.
+ */
+void exec_parker_unpark(struct exec_parker *parker)
+{
+	/* Full barrier: pairs with smp_store_mb() in exec_parker_park(). */
+	if (xchg(&parker->permit, 1))
+		return;
+	if (READ_ONCE(parker->sleeping))
+		swake_up_one(&parker->wait);
+}
+EXPORT_SYMBOL_GPL(exec_parker_unpark);
+
+/* --- module life ------------------------------------------------------- */
+
+/**
+ * exec_platform_init - set up the per-task pointer table
+ *
+ * Context: Module init.
+ */
+void exec_platform_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(exec_self_table); i++) {
+		raw_spin_lock_init(&exec_self_table[i].lock);
+		INIT_HLIST_HEAD(&exec_self_table[i].head);
+	}
+	for (i = 0; i < ARRAY_SIZE(exec_self_pool); i++)
+		hlist_add_head(&exec_self_pool[i].link, &exec_self_free);
+}
+
+/**
+ * exec_platform_exit - check that no task is left inside an executor
+ *
+ * Entries still in the table belong to tasks that are inside an executor's
+ * frame while the module goes away, which the module's users must prevent;
+ * they are reported and left alone.
+ *
+ * Context: Module exit.
+ */
+void exec_platform_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(exec_self_table); i++)
+		WARN_ON_ONCE(!hlist_empty(&exec_self_table[i].head));
+}

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The kernel modules; included by the top-level Makefile, whose O and
+# SUBMAKE it uses.
+#
+#   make kernel-modules   exec.ko, exec_example.ko (and exec_test.ko when
+#                         the kernel has KUnit) against KDIR, by default the
+#                         headers of Debian's linux-headers-amd64
+#   make check-kernel     the same against the test kernel built by
+#                         scripts/kernel-build.sh, then the KUnit suites and
+#                         the unload checks in QEMU (scripts/kunit-qemu.sh)
+#
+# A driver author builds the same way by hand, in the source tree:
+#
+#   make -C /lib/modules/$(uname -r)/build M=$PWD
+#
+# Here each kernel gets a copy of the sources under $(O)/kernel/, so the
+# source tree stays clean and the two builds do not overwrite each other's
+# objects.  Any compiler or modpost warning fails the build.
+#
+# Variables: KDIR (kernel build directory), KERNEL_W (Kbuild's W=, default
+# 1), TEST_KDIR (the test kernel's build directory), KUNIT_QEMU_ARGS (extra
+# arguments of scripts/kunit-qemu.sh), STRESS_TASKS (exec_test.ko's
+# stress_tasks, default 200000).
+
+# The build directory of the kernel linux-headers-amd64 points at.
+DEBIAN_KVER := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 \
+	2>/dev/null | sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p')
+KDIR ?= $(if $(DEBIAN_KVER),/lib/modules/$(DEBIAN_KVER)/build,$(firstword \
+	$(wildcard /lib/modules/*/build)))
+KERNEL_W ?= 1
+STRESS_TASKS ?= 200000
+KUNIT_QEMU_ARGS ?=
+
+KERNEL_SRC := Kbuild $(wildcard core/*.c core/*.h include/exec/*.h \
+	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
+	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel/*.c \
+	examples/kernel/*.h examples/kernel/Kbuild)
+KERNEL_OUT = $(abspath $(O))/kernel
+
+# $(call exec_kbuild,kernel build dir,staging dir): copy the sources (with
+# their times, so that only what changed is rebuilt; files deleted from the
+# tree go from the copy too), build, and fail on any warning.
+define exec_kbuild
+	@test -d '$(1)' || { echo "no kernel build directory '$(1)'" >&2; \
+		exit 1; }
+	@mkdir -p '$(2)'
+	@find '$(2)' \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
+	@tar cf - $(KERNEL_SRC) | tar xf - -C '$(2)'
+	@{ $(MAKE) --no-print-directory -C '$(1)' M='$(2)' W=$(KERNEL_W) \
+		modules 2>&1; echo $$? > '$(2)/build.status'; } | \
+		tee '$(2)/build.log'; \
+	status=$$(cat '$(2)/build.status'); \
+	if grep -qiE '(^|[^a-z_])warning' '$(2)/build.log'; then \
+		echo "kernel build: warnings (see $(2)/build.log)" >&2; \
+		exit 1; \
+	fi; exit $$status
+endef
+
+kernel-modules:
+	$(call exec_kbuild,$(KDIR),$(KERNEL_OUT)/$(notdir $(patsubst %/build,%,$(KDIR))))
+
+# --- the test kernel ---------------------------------------------------------
+
+TEST_KDIR ?=
+TEST_KERNEL_OUT = $(KERNEL_OUT)/test
+
+check-kernel:
+	@kdir='$(TEST_KDIR)'; \
+	if [ -z "$$kdir" ]; then \
+		kdir=$$(scripts/kernel-build.sh --print-build-dir) || exit 1; \
+	fi; \
+	$(SUBMAKE) -f $(firstword $(MAKEFILE_LIST)) kernel-test-modules \
+		TEST_KDIR="$$kdir"
+	@$(CHECK_RUN) kernel-kunit '$(CHECK_RESULTS)' -- \
+		scripts/kunit-qemu.sh $(KUNIT_QEMU_ARGS) \
+		$(TEST_KERNEL_OUT)/exec.ko \
+		"$(TEST_KERNEL_OUT)/exec_test.ko stress_tasks=$(STRESS_TASKS)" \
+		$(TEST_KERNEL_OUT)/exec_example.ko
+
+kernel-test-modules:
+	$(call exec_kbuild,$(TEST_KDIR),$(TEST_KERNEL_OUT))
+
+.PHONY: kernel-modules check-kernel kernel-test-modules

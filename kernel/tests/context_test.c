@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Kernel-only KUnit suite: submission from interrupt context.
+ *
+ * The intrusive submission (exec_submit() of an embedded struct exec_work)
+ * must work from hard interrupt context (an hrtimer in HRTIMER_MODE_REL_HARD,
+ * an irq_work with IRQ_WORK_HARD_IRQ) and from softirq context (a
+ * timer_list) without sleeping or allocating; closures with
+ * EXEC_SUBMIT_NOWAIT must work from softirq.  With lockdep and
+ * CONFIG_DEBUG_ATOMIC_SLEEP, a sleeping call or a lock taken with the wrong
+ * interrupt state on these paths is reported by the kernel itself.
+ *
+ * An interrupt is not the task it interrupts: a handler that runs while a
+ * pool worker is in the middle of an item must not be taken for that
+ * worker, and frames an interrupt pushes (a serial executor on the inline
+ * executor runs its items right in the handler) must be its own.
+ */
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/preempt.h>
+#include <linux/timer.h>
+
+#include <kunit/test.h>
+#include <exec/exec.h>
+
+#include "platform.h"
+#include "exec_test.h"
+#include "exec_kunit.h"
+
+#define CTX_ITEMS	128
+/* Between two hrtimer firings; QEMU without KVM is slow. */
+#define CTX_PERIOD_NS	(200 * NSEC_PER_USEC)
+#define CTX_BOUND	4
+
+struct ctx_fx;
+
+struct ctx_item {
+	struct exec_work work;
+	struct ctx_fx *fx;
+	unsigned int seq;
+	atomic_t runs;
+};
+
+struct ctx_fx {
+	struct kunit *test;
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct exec_serial *inline_serial;
+	struct exec_loop *loop;
+	struct exec_test_gate gate;
+	struct exec_test_thread helper;
+
+	/* What the interrupt does on each firing */
+	struct exec_executor *target;
+	bool closures;
+	bool check_order;
+
+	struct hrtimer hrtimer;
+	bool hrtimer_armed;
+	struct timer_list timer;
+	bool timer_armed;
+	struct irq_work irq_work;
+	bool irq_work_used;
+
+	unsigned int fired;		/* interrupt side only */
+	atomic_t done_firing;
+	atomic_t errors;
+	atomic_t wrong_ctx;
+	atomic_t runs;
+	atomic_t closure_runs;
+	atomic_t out_of_order;
+	unsigned int last_seq;		/* serial items only */
+
+	/* irq_work cases */
+	int try_ret[2 * CTX_BOUND];
+	struct task_struct *worker_task;
+	bool worker_in_pool_before;
+	bool worker_in_pool_after;
+	bool irq_hit_worker;
+	bool irq_in_hardirq;
+	bool irq_in_pool;
+	int irq_submit_ret;
+	int irq_inline_ret;
+	bool inline_in_hardirq;
+	bool inline_in_serial;
+	bool irq_in_serial_after;
+	atomic_t irq_done;
+
+	struct ctx_item blocker;
+	struct ctx_item items[CTX_ITEMS];
+};
+
+static void ctx_item_fn(struct exec_work *work)
+{
+	struct ctx_item *it = container_of(work, struct ctx_item, work);
+	struct ctx_fx *fx = it->fx;
+
+	if (fx->check_order) {
+		if (it->seq != fx->last_seq + 1)
+			exec_test_count(&fx->out_of_order);
+		fx->last_seq = it->seq;
+	}
+	exec_test_count(&it->runs);
+	if (exec_test_count(&fx->runs) == CTX_ITEMS && fx->loop)
+		exec_loop_make_loop_exit(fx->loop);
+}
+
+static void ctx_block_fn(struct exec_work *work)
+{
+	struct ctx_item *it = container_of(work, struct ctx_item, work);
+
+	exec_test_gate_pass(&it->fx->gate);
+	exec_test_count(&it->runs);
+}
+
+static void ctx_closure_fn(void *arg)
+{
+	struct ctx_fx *fx = arg;
+
+	exec_test_count(&fx->closure_runs);
+}
+
+/* One firing of the interrupt: submit the next item (and a closure). */
+static void ctx_fire(struct ctx_fx *fx, bool hard)
+{
+	struct ctx_item *it = &fx->items[fx->fired];
+
+	if (hard ? !in_hardirq() : !in_serving_softirq())
+		atomic_inc(&fx->wrong_ctx);
+	it->seq = ++fx->fired;
+	if (exec_submit(fx->target, &it->work))
+		atomic_inc(&fx->errors);
+	if (fx->closures &&
+	    exec_submit_fn_full(exec_thread_pool_executor(fx->pool),
+				ctx_closure_fn, NULL, fx, EXEC_SUBMIT_NOWAIT))
+		atomic_inc(&fx->errors);
+	if (fx->fired == CTX_ITEMS)
+		atomic_set_release(&fx->done_firing, 1);
+}
+
+static enum hrtimer_restart ctx_hrtimer_fn(struct hrtimer *timer)
+{
+	struct ctx_fx *fx = container_of(timer, struct ctx_fx, hrtimer);
+
+	ctx_fire(fx, true);
+	if (fx->fired == CTX_ITEMS)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(CTX_PERIOD_NS));
+	return HRTIMER_RESTART;
+}
+
+static void ctx_timer_fn(struct timer_list *timer)
+{
+	struct ctx_fx *fx = timer_container_of(fx, timer, timer);
+
+	ctx_fire(fx, false);
+	if (fx->fired < CTX_ITEMS)
+		mod_timer(&fx->timer, jiffies + 1);
+}
+
+static int ctx_init(struct kunit *test)
+{
+	struct ctx_fx *fx;
+	unsigned int i;
+
+	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
+	if (!fx)
+		return -ENOMEM;
+	fx->test = test;
+	exec_test_gate_init(&fx->gate);
+	fx->blocker.fx = fx;
+	exec_work_init(&fx->blocker.work, ctx_block_fn);
+	for (i = 0; i < CTX_ITEMS; i++) {
+		fx->items[i].fx = fx;
+		exec_work_init(&fx->items[i].work, ctx_item_fn);
+	}
+	test->priv = fx;
+	return 0;
+}
+
+static void ctx_exit(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+
+	/* Interrupt sources first, so nothing submits during teardown. */
+	if (fx->hrtimer_armed)
+		hrtimer_cancel(&fx->hrtimer);
+	if (fx->timer_armed)
+		timer_shutdown_sync(&fx->timer);
+	if (fx->irq_work_used)
+		irq_work_sync(&fx->irq_work);
+	exec_test_gate_open(&fx->gate);
+	if (fx->loop) {
+		exec_loop_make_loop_exit(fx->loop);
+		if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
+			return;		/* leak rather than free under it */
+		exec_loop_destroy(fx->loop);
+	}
+	if (fx->serial)
+		exec_serial_destroy(fx->serial);
+	if (fx->inline_serial)
+		exec_serial_destroy(fx->inline_serial);
+	if (fx->pool)
+		exec_thread_pool_destroy(fx->pool);
+}
+
+static void ctx_create_pool(struct kunit *test, unsigned int nr,
+			    unsigned long limit)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = nr,
+		.queue_limit = limit,
+		.name = "exec-ctx",
+	};
+	struct ctx_fx *fx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&fx->pool, &attr), 0);
+}
+
+static void ctx_start_hrtimer(struct ctx_fx *fx)
+{
+	exec_kunit_hrtimer_setup(&fx->hrtimer, ctx_hrtimer_fn,
+				 HRTIMER_MODE_REL_HARD);
+	fx->hrtimer_armed = true;
+	hrtimer_start(&fx->hrtimer, ns_to_ktime(CTX_PERIOD_NS),
+		      HRTIMER_MODE_REL_HARD);
+}
+
+static void ctx_start_timer(struct ctx_fx *fx)
+{
+	timer_setup(&fx->timer, ctx_timer_fn, 0);
+	fx->timer_armed = true;
+	mod_timer(&fx->timer, jiffies + 1);
+}
+
+/* Wait for every firing and every item; check what the interrupt saw. */
+static void ctx_check(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+	unsigned int i;
+
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&fx->done_firing, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, CTX_ITEMS,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->wrong_ctx), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->out_of_order), 0);
+	for (i = 0; i < CTX_ITEMS; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[i].runs), 1);
+	if (fx->closures)
+		KUNIT_EXPECT_TRUE(test,
+				  exec_test_wait_atomic_ge(&fx->closure_runs,
+							   CTX_ITEMS,
+							   EXEC_TEST_TIMEOUT_MS));
+}
+
+static void ctx_pool_from_hardirq(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+
+	ctx_create_pool(test, 2, 0);
+	fx->target = exec_thread_pool_executor(fx->pool);
+	ctx_start_hrtimer(fx);
+	ctx_check(test);
+}
+
+static void ctx_serial_from_hardirq(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+
+	ctx_create_pool(test, 2, 0);
+	KUNIT_ASSERT_EQ(test,
+			exec_serial_create(&fx->serial,
+					   exec_thread_pool_executor(fx->pool)),
+			0);
+	fx->target = exec_serial_executor(fx->serial);
+	fx->check_order = true;
+	ctx_start_hrtimer(fx);
+	ctx_check(test);
+}
+
+static int ctx_loop_thread(void *arg)
+{
+	return exec_loop_run(arg);
+}
+
+/* The loop's owner sleeps in its parker; the hard interrupt wakes it. */
+static void ctx_loop_from_hardirq(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&fx->loop), 0);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper,
+						     ctx_loop_thread, fx->loop,
+						     "exec-ctx-loop"), 0);
+	fx->target = exec_loop_executor(fx->loop);
+	fx->check_order = true;
+	ctx_start_hrtimer(fx);
+	ctx_check(test);
+	/* The last item made the loop exit. */
+	KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&fx->helper,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, fx->helper.ret, 0L);
+}
+
+static void ctx_serial_and_closures_from_softirq(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+
+	ctx_create_pool(test, 2, 0);
+	KUNIT_ASSERT_EQ(test,
+			exec_serial_create(&fx->serial,
+					   exec_thread_pool_executor(fx->pool)),
+			0);
+	fx->target = exec_serial_executor(fx->serial);
+	fx->check_order = true;
+	fx->closures = true;
+	ctx_start_timer(fx);
+	ctx_check(test);
+}
+
+static void ctx_try_submit_irq_fn(struct irq_work *work)
+{
+	struct ctx_fx *fx = container_of(work, struct ctx_fx, irq_work);
+	struct exec_executor *ex = exec_thread_pool_executor(fx->pool);
+	unsigned int i;
+
+	if (!in_hardirq())
+		atomic_inc(&fx->wrong_ctx);
+	for (i = 0; i < ARRAY_SIZE(fx->try_ret); i++)
+		fx->try_ret[i] = exec_try_submit(ex, &fx->items[i].work);
+}
+
+/* A full bounded pool says -EAGAIN to a hard interrupt, never waits. */
+static void ctx_bounded_try_submit_from_hardirq(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+	struct exec_executor *ex;
+	unsigned int i;
+
+	ctx_create_pool(test, 1, CTX_BOUND);
+	ex = exec_thread_pool_executor(fx->pool);
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &fx->blocker.work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&fx->gate, 1));
+
+	fx->irq_work = IRQ_WORK_INIT_HARD(ctx_try_submit_irq_fn);
+	fx->irq_work_used = true;
+	irq_work_queue(&fx->irq_work);
+	irq_work_sync(&fx->irq_work);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->wrong_ctx), 0);
+	for (i = 0; i < ARRAY_SIZE(fx->try_ret); i++)
+		KUNIT_EXPECT_EQ_MSG(test, fx->try_ret[i],
+				    i < CTX_BOUND ? 0 : -EAGAIN, "item %u", i);
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, CTX_BOUND,
+							 EXEC_TEST_TIMEOUT_MS));
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), CTX_BOUND);
+}
+
+static void ctx_inline_item_fn(struct exec_work *work)
+{
+	struct ctx_item *it = container_of(work, struct ctx_item, work);
+	struct ctx_fx *fx = it->fx;
+
+	fx->inline_in_hardirq = in_hardirq();
+	fx->inline_in_serial = exec_serial_running_in_this_thread(fx->inline_serial);
+	exec_test_count(&it->runs);
+}
+
+static void ctx_probe_irq_fn(struct irq_work *work)
+{
+	struct ctx_fx *fx = container_of(work, struct ctx_fx, irq_work);
+
+	fx->irq_hit_worker = current == fx->worker_task;
+	fx->irq_in_hardirq = in_hardirq();
+	fx->irq_in_pool = exec_thread_pool_running_in_this_thread(fx->pool);
+	fx->irq_submit_ret = exec_submit(exec_thread_pool_executor(fx->pool),
+					 &fx->items[0].work);
+	fx->irq_inline_ret =
+		exec_submit(exec_serial_executor(fx->inline_serial),
+			    &fx->items[1].work);
+	fx->irq_in_serial_after =
+		exec_serial_running_in_this_thread(fx->inline_serial);
+	atomic_set_release(&fx->irq_done, 1);
+}
+
+/* Runs on a worker: raise a hard interrupt on this CPU and wait for it. */
+static void ctx_probe_item_fn(struct exec_work *work)
+{
+	struct ctx_item *it = container_of(work, struct ctx_item, work);
+	struct ctx_fx *fx = it->fx;
+	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+
+	fx->worker_task = current;
+	fx->worker_in_pool_before =
+		exec_thread_pool_running_in_this_thread(fx->pool);
+	preempt_disable();
+	irq_work_queue(&fx->irq_work);
+	while (!atomic_read_acquire(&fx->irq_done) &&
+	       !exec_test_expired(deadline))
+		cpu_relax();
+	preempt_enable();
+	fx->worker_in_pool_after =
+		exec_thread_pool_running_in_this_thread(fx->pool);
+	exec_test_count(&it->runs);
+}
+
+/*
+ * A hard interrupt that lands on a pool worker in the middle of an item is
+ * not that worker, and what it pushes (a serial executor running inline)
+ * is its own and gone when it returns.
+ */
+static void ctx_irq_is_not_the_interrupted_worker(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+
+	ctx_create_pool(test, 1, 0);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&fx->inline_serial,
+						 exec_inline_executor()), 0);
+	fx->irq_work = IRQ_WORK_INIT_HARD(ctx_probe_irq_fn);
+	fx->irq_work_used = true;
+	exec_work_init(&fx->blocker.work, ctx_probe_item_fn);
+	exec_work_init(&fx->items[1].work, ctx_inline_item_fn);
+
+	KUNIT_ASSERT_EQ(test, exec_submit(exec_thread_pool_executor(fx->pool),
+					  &fx->blocker.work), 0);
+	KUNIT_ASSERT_TRUE(test,
+			  exec_test_wait_atomic_ge(&fx->blocker.runs, 1,
+						   EXEC_TEST_TIMEOUT_MS));
+	irq_work_sync(&fx->irq_work);
+	KUNIT_ASSERT_TRUE(test, atomic_read(&fx->irq_done));
+
+	KUNIT_EXPECT_TRUE(test, fx->worker_in_pool_before);
+	KUNIT_EXPECT_TRUE(test, fx->worker_in_pool_after);
+	KUNIT_EXPECT_TRUE(test, fx->irq_hit_worker);
+	KUNIT_EXPECT_TRUE(test, fx->irq_in_hardirq);
+	KUNIT_EXPECT_FALSE(test, fx->irq_in_pool);
+	KUNIT_EXPECT_EQ(test, fx->irq_submit_ret, 0);
+	KUNIT_EXPECT_EQ(test, fx->irq_inline_ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[1].runs), 1);
+	KUNIT_EXPECT_TRUE(test, fx->inline_in_hardirq);
+	KUNIT_EXPECT_TRUE(test, fx->inline_in_serial);
+	KUNIT_EXPECT_FALSE(test, fx->irq_in_serial_after);
+	KUNIT_EXPECT_TRUE(test,
+			  exec_test_wait_atomic_ge(&fx->items[0].runs, 1,
+						   EXEC_TEST_TIMEOUT_MS));
+}
+
+static struct kunit_case ctx_cases[] = {
+	KUNIT_CASE(ctx_pool_from_hardirq),
+	KUNIT_CASE(ctx_serial_from_hardirq),
+	KUNIT_CASE(ctx_loop_from_hardirq),
+	KUNIT_CASE(ctx_serial_and_closures_from_softirq),
+	KUNIT_CASE(ctx_bounded_try_submit_from_hardirq),
+	KUNIT_CASE(ctx_irq_is_not_the_interrupted_worker),
+	{}
+};
+
+static struct kunit_suite exec_kernel_context_suite = {
+	.name = "exec-kernel-context",
+	.init = ctx_init,
+	.exit = ctx_exit,
+	.test_cases = ctx_cases,
+};
+
+kunit_test_suites(&exec_kernel_context_suite);

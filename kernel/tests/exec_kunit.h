@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Helpers of the kernel-only KUnit suites (kernel/tests/): timer API names
+ * across kernel versions, and counting kthreads by name.
+ */
+#ifndef EXEC_KUNIT_H
+#define EXEC_KUNIT_H
+
+#include <linux/hrtimer.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/version.h>
+
+#include "exec_test.h"
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
+#define timer_shutdown_sync(timer)	del_timer_sync(timer)
+#endif
+#ifndef timer_container_of
+#define timer_container_of(var, timer, field)	from_timer(var, timer, field)
+#endif
+
+static inline void
+exec_kunit_hrtimer_setup(struct hrtimer *timer,
+			 enum hrtimer_restart (*fn)(struct hrtimer *),
+			 enum hrtimer_mode mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(timer, fn, CLOCK_MONOTONIC, mode);
+#else
+	hrtimer_init(timer, CLOCK_MONOTONIC, mode);
+	timer->function = fn;
+#endif
+}
+
+/* Tasks whose name starts with @prefix, exiting ones included. */
+static inline unsigned int exec_kunit_count_tasks(const char *prefix)
+{
+	size_t len = strlen(prefix);
+	struct task_struct *p;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	for_each_process(p)
+		if (!strncmp(p->comm, prefix, len))
+			n++;
+	rcu_read_unlock();
+	return n;
+}
+
+/*
+ * Wait until no task's name starts with @prefix.  A joined kthread runs only
+ * the kernel's exit path, so it is gone soon after; false if it is not
+ * gone within @ms.
+ */
+static inline bool exec_kunit_wait_no_tasks(const char *prefix,
+					    unsigned int ms)
+{
+	u64 deadline = exec_test_deadline(ms);
+
+	while (exec_kunit_count_tasks(prefix)) {
+		if (exec_test_expired(deadline))
+			return false;
+		msleep(5);
+	}
+	return true;
+}
+
+#endif /* EXEC_KUNIT_H */

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * exec_test.ko: the KUnit suites of tests/ (the very files the userspace
+ * runner builds) and the kernel-only suites of kernel/tests/, in one module.
+ * KUnit runs every suite when the module is loaded; select some with
+ * kunit.filter_glob on the kernel command line, as for any KUnit module.
+ *
+ * Parameter: stress_tasks, the number of tasks per stress configuration.
+ * The default is small because the test kernel usually runs under software
+ * emulation; the userspace runner's default is 10000000.
+ */
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "exec_test.h"
+
+static unsigned long stress_tasks = 200000;
+module_param(stress_tasks, ulong, 0444);
+MODULE_PARM_DESC(stress_tasks,
+		 "Tasks per stress configuration (default 200000)");
+
+/**
+ * exec_test_stress_tasks - number of tasks per stress configuration
+ *
+ * Context: Any context.
+ * Return: the stress_tasks module parameter, at least 1.
+ */
+unsigned long exec_test_stress_tasks(void)
+{
+	return max(stress_tasks, 1UL);
+}
+
+MODULE_DESCRIPTION("KUnit tests of exec.ko");
+MODULE_LICENSE("Dual MIT/GPL");

@@ -36,8 +36,10 @@ static struct exec_thread_pool *exec_system_pool;
 
 static struct exec_executor *exec_system_executor(void)
 {
-	struct exec_thread_pool *pool = smp_load_acquire(&exec_system_pool);
+	struct exec_thread_pool *pool;
 
+	/* Pairs with the smp_store_release() below. */
+	pool = smp_load_acquire(&exec_system_pool);
 	if (likely(pool))
 		return exec_thread_pool_executor(pool);
 	mutex_lock(&exec_system_mutex);
@@ -45,7 +47,10 @@ static struct exec_executor *exec_system_executor(void)
 	if (!pool) {
 		struct exec_thread_pool_attr attr = { .name = "exec-system" };
 
-		if (!exec_thread_pool_create(&pool, &attr))
+		if (exec_thread_pool_create(&pool, &attr))
+			pool = NULL;
+		else
+			/* Set up before lockless readers see it. */
 			smp_store_release(&exec_system_pool, pool);
 	}
 	mutex_unlock(&exec_system_mutex);
@@ -74,8 +79,10 @@ static void exec_default_leave(unsigned int idx)
 
 struct exec_executor *exec_default_executor(void)
 {
-	struct exec_executor *ex = smp_load_acquire(&exec_default_slot);
+	struct exec_executor *ex;
 
+	/* Pairs with the xchg() in exec_set_default_executor(). */
+	ex = smp_load_acquire(&exec_default_slot);
 	return ex ? ex : exec_system_executor();
 }
 EXPORT_SYMBOL_GPL(exec_default_executor);
@@ -90,10 +97,11 @@ struct exec_executor *exec_set_default_executor(struct exec_executor *ex)
 	old = xchg(&exec_default_slot, ex);
 	idx = exec_default_epoch & 1;
 	WRITE_ONCE(exec_default_epoch, exec_default_epoch + 1);
+	/* Pairs with atomic_long_inc_return() in exec_default_enter(). */
 	smp_mb();
 	/* Pairs with atomic_long_dec_return() in exec_default_leave(). */
 	while (atomic_long_read_acquire(&exec_default_readers[idx]))
-		msleep(1);
+		usleep_range(100, 1000);
 	mutex_unlock(&exec_default_mutex);
 	return old;
 }

@@ -72,14 +72,17 @@ static inline void exec_mpsc_push(struct exec_mpsc *q, struct exec_work *work)
 static inline struct exec_work *exec_mpsc_pop(struct exec_mpsc *q)
 {
 	struct exec_work *head = q->head;
-	struct exec_work *next = smp_load_acquire(&head->next);
+	struct exec_work *next;
 
+	/* Pairs with smp_store_release() of ->next in exec_mpsc_push(). */
+	next = smp_load_acquire(&head->next);
 	if (head == &q->stub) {
 		if (!next)
 			return READ_ONCE(q->tail) == head ? NULL :
 							    EXEC_MPSC_BUSY;
 		WRITE_ONCE(q->head, next);
 		head = next;
+		/* As above: pairs with the producer's release. */
 		next = smp_load_acquire(&head->next);
 	}
 	if (next) {
@@ -90,6 +93,7 @@ static inline struct exec_work *exec_mpsc_pop(struct exec_mpsc *q)
 		return EXEC_MPSC_BUSY;
 	/* @head is the last item: put the stub behind it to detach it. */
 	exec_mpsc_push(q, &q->stub);
+	/* As above: pairs with the release in our own or a racing push. */
 	next = smp_load_acquire(&head->next);
 	if (next) {
 		WRITE_ONCE(q->head, next);
@@ -126,6 +130,7 @@ static inline struct exec_work *exec_mpsc_pop_wait(struct exec_mpsc *q)
  */
 static inline bool exec_mpsc_maybe_nonempty(struct exec_mpsc *q)
 {
+	/* Pairs with the xchg() of @tail in exec_mpsc_push(). */
 	return smp_load_acquire(&q->tail) != &q->stub ||
 	       READ_ONCE(q->head) != &q->stub;
 }

@@ -326,6 +326,14 @@ static inline void msleep(unsigned int ms)
 		;
 }
 
+static inline void usleep_range(unsigned long min_us, unsigned long max_us)
+{
+	struct timespec ts = { min_us / 1000000, (long)(min_us % 1000000) * 1000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 /* Threads */
 struct exec_thread {
 	pthread_t tid;

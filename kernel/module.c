@@ -5,6 +5,11 @@
  * (include/exec/) is exported GPL-only by the core; see
  * Documentation/executors.rst.
  *
+ * Loading.  The built-in default thread pool is started here rather than on
+ * first use, as in userspace: starting it sleeps (it creates kthreads), and
+ * exec_default_submit() of an intrusive item must not sleep, since a driver
+ * may call it from an interrupt handler.
+ *
  * Unloading.  The module can only be removed once no module that uses it is
  * loaded; those must destroy their executors in their own exit functions
  * (destroying a thread pool runs what is queued on it, destroying a serial or
@@ -22,6 +27,10 @@
 static int __init exec_module_init(void)
 {
 	exec_platform_init();
+	if (!exec_default_executor()) {
+		exec_platform_exit();
+		return -ENOMEM;
+	}
 	return 0;
 }
 

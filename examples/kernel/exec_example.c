@@ -42,17 +42,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
-#include <linux/version.h>
 
 #include <exec/exec.h>
-
-/* Older and newer names of the timer API. */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
-#define timer_shutdown_sync(timer)	del_timer_sync(timer)
-#endif
-#ifndef timer_container_of
-#define timer_container_of(var, timer, field)	from_timer(var, timer, field)
-#endif
 
 #define EXAMPLE_NR_EVENTS	64
 
@@ -154,7 +145,7 @@ static void example_stats_fn(struct exec_work *work)
 /* Softirq context: record, defer, re-arm.  Never sleeps. */
 static void example_timer_fn(struct timer_list *t)
 {
-	struct example_dev *dev = timer_container_of(dev, t, timer);
+	struct example_dev *dev = container_of(t, struct example_dev, timer);
 	struct example_event *ev;
 	unsigned int i;
 	int ret;

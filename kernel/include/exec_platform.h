@@ -40,7 +40,7 @@
  * The userspace mirror's spinlock_t and mutex are pthread mutexes, which must
  * be destroyed; the kernel's need nothing.
  */
-#define spin_lock_destroy(lock)	do { (void)(lock); } while (0)
+#define spin_lock_destroy(lock)	((void)(lock))
 
 /**
  * struct exec_thread - a worker thread of the library: a kthread

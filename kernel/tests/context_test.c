@@ -151,7 +151,7 @@ static enum hrtimer_restart ctx_hrtimer_fn(struct hrtimer *timer)
 
 static void ctx_timer_fn(struct timer_list *timer)
 {
-	struct ctx_fx *fx = timer_container_of(fx, timer, timer);
+	struct ctx_fx *fx = container_of(timer, struct ctx_fx, timer);
 
 	ctx_fire(fx, false);
 	if (fx->fired < CTX_ITEMS)

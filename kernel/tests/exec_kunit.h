@@ -11,23 +11,16 @@
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/timer.h>
-#include <linux/version.h>
 
 #include "exec_test.h"
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0)
-#define timer_shutdown_sync(timer)	del_timer_sync(timer)
-#endif
-#ifndef timer_container_of
-#define timer_container_of(var, timer, field)	from_timer(var, timer, field)
-#endif
-
+/* EXEC_HAVE_HRTIMER_SETUP: set by Kbuild when the kernel has it (6.13). */
 static inline void
 exec_kunit_hrtimer_setup(struct hrtimer *timer,
 			 enum hrtimer_restart (*fn)(struct hrtimer *),
 			 enum hrtimer_mode mode)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#ifdef EXEC_HAVE_HRTIMER_SETUP
 	hrtimer_setup(timer, fn, CLOCK_MONOTONIC, mode);
 #else
 	hrtimer_init(timer, CLOCK_MONOTONIC, mode);
@@ -63,7 +56,7 @@ static inline bool exec_kunit_wait_no_tasks(const char *prefix,
 	while (exec_kunit_count_tasks(prefix)) {
 		if (exec_test_expired(deadline))
 			return false;
-		msleep(5);
+		usleep_range(5000, 10000);
 	}
 	return true;
 }

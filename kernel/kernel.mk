@@ -70,10 +70,9 @@ check-kernel:
 	if [ -z "$$kdir" ]; then \
 		kdir=$$(scripts/kernel-build.sh --print-build-dir) || exit 1; \
 	fi; \
-	$(SUBMAKE) -f $(firstword $(MAKEFILE_LIST)) kernel-test-modules \
-		TEST_KDIR="$$kdir"
-	@$(CHECK_RUN) kernel-kunit '$(CHECK_RESULTS)' -- \
-		scripts/kunit-qemu.sh $(KUNIT_QEMU_ARGS) \
+	$(SUBMAKE) kernel-test-modules TEST_KDIR="$$kdir" && \
+	$(CHECK_RUN) kernel-kunit '$(CHECK_RESULTS)' -- \
+		scripts/kunit-qemu.sh --kernel "$$kdir" $(KUNIT_QEMU_ARGS) \
 		$(TEST_KERNEL_OUT)/exec.ko \
 		"$(TEST_KERNEL_OUT)/exec_test.ko stress_tasks=$(STRESS_TASKS)" \
 		$(TEST_KERNEL_OUT)/exec_example.ko

@@ -269,11 +269,13 @@ static void exec_self_store(void *self)
 	raw_spin_lock_irqsave(&b->lock, flags);
 	node = exec_self_find(b);
 	if (node && self) {
+		/* Another frame pushed or popped: update in place. */
 		node->self = self;
-		node = NULL;
-	} else if (node) {
-		hlist_del(&node->link);
+		raw_spin_unlock_irqrestore(&b->lock, flags);
+		return;
 	}
+	if (node)			/* the last frame popped */
+		hlist_del(&node->link);
 	raw_spin_unlock_irqrestore(&b->lock, flags);
 	if (node) {
 		exec_self_node_free(node);

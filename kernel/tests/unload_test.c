@@ -12,9 +12,11 @@
  * would run freed text).  Leftover memory is kmemleak's to find, when the
  * test kernel has it.
  *
- * The unload of exec.ko itself, with its built-in pool holding work, is
- * exercised by the runner (kernel/tests/unload.sh): a KUnit module cannot
- * unload the module it depends on.
+ * The unloads themselves are exercised by scripts/kunit-qemu.sh, which
+ * removes the modules in reverse order after the suites ran: exec_example.ko
+ * with its timer still deferring work, exec_test.ko, then exec.ko with its
+ * built-in pool; it fails on any warning, KASAN report or module left
+ * loaded.  (A KUnit module cannot unload the module it depends on.)
  */
 #include <kunit/test.h>
 #include <exec/exec.h>

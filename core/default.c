@@ -134,7 +134,9 @@ int exec_default_submit_fn(exec_fn fn, void *arg)
 EXPORT_SYMBOL_GPL(exec_default_submit_fn);
 
 /**
- * exec_default_shutdown - stop the built-in pool (kernel module exit)
+ * exec_default_shutdown - stop the built-in pool, free library-lifetime memory
+ *
+ * For the kernel module's exit.
  *
  * Context: Process context; no submission may run concurrently.
  */
@@ -145,4 +147,5 @@ void exec_default_shutdown(void)
 	WRITE_ONCE(exec_default_slot, NULL);
 	if (pool)
 		exec_thread_pool_destroy(pool);
+	exec_static_closures_release();
 }

@@ -143,23 +143,41 @@ int exec_executor_init(struct exec_executor *ex,
 }
 EXPORT_SYMBOL_GPL(exec_executor_init);
 
-void exec_executor_fini(struct exec_executor *ex)
+static void exec_closure_cache_release(struct exec_closure_cache *cache)
 {
-	struct exec_closure_cache *cache;
 	struct exec_closure_chunk *chunk;
 
-	if (!ex || !ex->closures)
-		return;
-	cache = ex->closures;
 	while ((chunk = cache->chunks)) {
 		cache->chunks = chunk->next;
 		kfree(chunk);
 	}
-	spin_lock_destroy(&cache->lock);
-	kfree(cache);
+	cache->free = NULL;
+	cache->returned = NULL;
+}
+
+void exec_executor_fini(struct exec_executor *ex)
+{
+	if (!ex || !ex->closures)
+		return;
+	exec_closure_cache_release(ex->closures);
+	spin_lock_destroy(&ex->closures->lock);
+	kfree(ex->closures);
 	ex->closures = NULL;
 }
 EXPORT_SYMBOL_GPL(exec_executor_fini);
+
+/**
+ * exec_static_closures_release - free the library-lifetime closure cache
+ *
+ * For the kernel module's exit: the inline executor's closures have all run
+ * (they run before submission returns), so their memory can go.
+ *
+ * Context: Process context; no submission may run concurrently.
+ */
+void exec_static_closures_release(void)
+{
+	exec_closure_cache_release(&exec_static_closures);
+}
 
 /**
  * exec_work_discard - hand an item that will not run back to its owner
@@ -213,6 +231,7 @@ int exec_submit_fn_full(struct exec_executor *ex, exec_fn fn, exec_fn discard,
 	struct exec_closure *c;
 	int ret;
 
+	might_sleep_if(!(flags & EXEC_SUBMIT_NOWAIT));
 	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
 		return -EINVAL;
 	c = exec_closure_alloc(ex->closures, flags & EXEC_SUBMIT_NOWAIT ?

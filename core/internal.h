@@ -186,6 +186,7 @@ void exec_work_discard(struct exec_work *work);
 
 /* Closure cache of the executors that live as long as the library. */
 extern struct exec_closure_cache exec_static_closures;
+void exec_static_closures_release(void);
 
 /* Default executor teardown, for the kernel module's exit. */
 void exec_default_shutdown(void);

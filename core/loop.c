@@ -108,8 +108,11 @@ int exec_loop_run(struct exec_loop *loop)
 	if (ret)
 		return ret;
 	while (!exec_loop_exiting(loop)) {
-		if (exec_loop_run_one(loop))
+		if (exec_loop_run_one(loop)) {
+			if (need_resched())
+				cond_resched();
 			continue;
+		}
 		WRITE_ONCE(loop->sleeping, 1);
 		/* Pairs with the xchg() in the submitter's push. */
 		smp_mb();

@@ -36,7 +36,8 @@
  * @nr_queued: A: items pushed on @queue and not yet taken by their owner
  * @runner: submitted to @underlying; holds a reference while pending
  * @refs: A: references (handle + scheduled runner)
- * @lock: guards @dying and @consumers
+ * @lock: guards @dying and @consumers; raw, as a serial executor over the
+ *	inline executor consumes in its submitter's (maybe hardirq) context
  * @dying: L: exec_serial_destroy() has begun; written under @lock, read
  *	locklessly as a hint by submitters and running batches
  * @consumers: L: runs of @runner (or its discard) inside their consuming
@@ -50,7 +51,7 @@ struct exec_serial {
 	atomic_long_t nr_queued ____cacheline_aligned;
 	struct exec_work runner;
 	atomic_t refs;
-	spinlock_t lock;
+	raw_spinlock_t lock;
 	bool dying;
 	unsigned int consumers;
 	wait_queue_head_t idle_wq;
@@ -68,7 +69,7 @@ static void exec_serial_put(struct exec_serial *s)
 	if (!atomic_dec_and_test(&s->refs))
 		return;
 	exec_executor_fini(&s->ex);
-	spin_lock_destroy(&s->lock);
+	raw_spin_lock_destroy(&s->lock);
 	kfree(s);
 }
 
@@ -123,13 +124,13 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 	long avail, done = 0;
 	bool wake;
 
-	spin_lock_irqsave(&s->lock, flags);
+	raw_spin_lock_irqsave(&s->lock, flags);
 	if (s->dying) {
-		spin_unlock_irqrestore(&s->lock, flags);
+		raw_spin_unlock_irqrestore(&s->lock, flags);
 		goto out_put;
 	}
 	s->consumers++;
-	spin_unlock_irqrestore(&s->lock, flags);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
 
 	avail = atomic_long_read(&s->nr_queued);
 	if (run) {
@@ -154,9 +155,9 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 		exec_serial_drop(s, avail, NULL);
 	}
 
-	spin_lock_irqsave(&s->lock, flags);
+	raw_spin_lock_irqsave(&s->lock, flags);
 	wake = !--s->consumers && s->dying;
-	spin_unlock_irqrestore(&s->lock, flags);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
 	if (wake)
 		wake_up_all(&s->idle_wq);
 out_put:
@@ -205,9 +206,9 @@ static bool exec_serial_quiet(struct exec_serial *s)
 	unsigned long flags;
 	bool quiet;
 
-	spin_lock_irqsave(&s->lock, flags);
+	raw_spin_lock_irqsave(&s->lock, flags);
 	quiet = !s->consumers;
-	spin_unlock_irqrestore(&s->lock, flags);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
 	return quiet;
 }
 
@@ -233,7 +234,7 @@ int exec_serial_create(struct exec_serial **serialp,
 	exec_work_init_discard(&s->runner, exec_serial_runner_fn,
 			       exec_serial_runner_discarded);
 	atomic_set(&s->refs, 1);
-	spin_lock_init(&s->lock);
+	raw_spin_lock_init(&s->lock);
 	init_waitqueue_head(&s->idle_wq);
 	*serialp = s;
 	return 0;
@@ -271,9 +272,9 @@ long exec_serial_destroy(struct exec_serial *serial)
 	if (exec_frame_find(s))
 		return -EDEADLK;
 
-	spin_lock_irqsave(&s->lock, flags);
+	raw_spin_lock_irqsave(&s->lock, flags);
 	WRITE_ONCE(s->dying, true);
-	spin_unlock_irqrestore(&s->lock, flags);
+	raw_spin_unlock_irqrestore(&s->lock, flags);
 	wait_event(s->idle_wq, exec_serial_quiet(s));
 
 	/*

@@ -84,11 +84,13 @@ struct exec_pool_worker {
  * @ex: the abstract executor
  * @queue: shared queue of items
  * @nr_submitted: A: items pushed on @queue, ever (for pending counts)
+ * @nr_submitting: A: submissions from outside the pool's workers in
+ *	progress; destroy waits for them, and workers do not exit under them
  * @consume_lock: serialises pops from @queue
  * @nr_started: L(consume_lock): items popped from @queue, ever
  * @nr_spinning: A: workers spinning for work
  * @nr_idle: A: workers on the idle list
- * @idle_lock: guards the idle list
+ * @idle_lock: guards the idle list; raw, as hardirq submitters take it
  * @idle_list: L(idle_lock): parked (or about to park) workers
  * @state: A: EXEC_POOL_STOP, EXEC_POOL_SHUTDOWN
  * @queue_limit: most items waiting at once; 0 for no bound; set at creation
@@ -101,13 +103,14 @@ struct exec_thread_pool {
 	struct exec_executor ex;
 	struct exec_mpsc queue;
 	atomic_long_t nr_submitted;
+	atomic_t nr_submitting;
 
 	spinlock_t consume_lock ____cacheline_aligned;
 	unsigned long nr_started;
 
 	atomic_t nr_spinning ____cacheline_aligned;
 	atomic_t nr_idle;
-	spinlock_t idle_lock;
+	raw_spinlock_t idle_lock;
 	struct exec_pool_worker *idle_list;
 
 	unsigned long state ____cacheline_aligned;
@@ -139,14 +142,14 @@ static void exec_pool_wake_one(struct exec_thread_pool *pool)
 	struct exec_pool_worker *w;
 	unsigned long flags;
 
-	spin_lock_irqsave(&pool->idle_lock, flags);
+	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	w = pool->idle_list;
 	if (w) {
 		pool->idle_list = w->idle_next;
 		w->idle = false;
 		atomic_dec(&pool->nr_idle);
 	}
-	spin_unlock_irqrestore(&pool->idle_lock, flags);
+	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 	if (w)
 		exec_parker_unpark(&w->parker);
 }
@@ -172,6 +175,7 @@ static void exec_pool_kick(struct exec_thread_pool *pool)
 static int exec_pool_reserve(struct exec_thread_pool *pool, unsigned int flags,
 			     bool from_worker)
 {
+	might_sleep_if(!(flags & EXEC_SUBMIT_NOWAIT) && !from_worker);
 	for (;;) {
 		if (atomic_long_inc_return(&pool->nr_bounded) <=
 		    (long)pool->queue_limit)
@@ -183,7 +187,6 @@ static int exec_pool_reserve(struct exec_thread_pool *pool, unsigned int flags,
 		 */
 		if ((flags & EXEC_SUBMIT_NOWAIT) || from_worker)
 			return -EAGAIN;
-		might_sleep();
 		wait_event(pool->room_wq,
 			   atomic_long_read(&pool->nr_bounded) <
 				   (long)pool->queue_limit ||
@@ -197,28 +200,18 @@ static void exec_pool_unreserve(struct exec_thread_pool *pool)
 {
 	if (!pool->queue_limit)
 		return;
+	/* Fully ordered, then wq_has_sleeper(): pairs with wait_event(). */
 	atomic_long_dec_return(&pool->nr_bounded);
-	wake_up_all(&pool->room_wq);
+	if (wq_has_sleeper(&pool->room_wq))
+		wake_up_all(&pool->room_wq);
 }
 
-static int exec_pool_submit(struct exec_executor *ex, struct exec_work *work,
-			    unsigned int flags)
+static int exec_pool_push(struct exec_thread_pool *pool,
+			  struct exec_pool_worker *self, struct exec_work *work,
+			  unsigned int flags)
 {
-	struct exec_thread_pool *pool = exec_to_pool(ex);
-	struct exec_frame *top = exec_thread_self_get();
-	struct exec_pool_worker *self = NULL;
-	unsigned long state = READ_ONCE(pool->state);
 	int ret;
 
-	if (top && top->owner == pool)
-		self = container_of(top, struct exec_pool_worker, frame);
-	else if (top && state)
-		self = exec_pool_self(pool);
-	if (unlikely(state)) {
-		/* A stopping pool still takes work from its own items. */
-		if ((state & EXEC_POOL_SHUTDOWN) || !self)
-			return -ESHUTDOWN;
-	}
 	if (pool->queue_limit) {
 		ret = exec_pool_reserve(pool, flags, self);
 		if (ret)
@@ -233,6 +226,40 @@ static int exec_pool_submit(struct exec_executor *ex, struct exec_work *work,
 	}
 	exec_pool_kick(pool);
 	return 0;
+}
+
+static int exec_pool_submit(struct exec_executor *ex, struct exec_work *work,
+			    unsigned int flags)
+{
+	struct exec_thread_pool *pool = exec_to_pool(ex);
+	struct exec_frame *top = exec_thread_self_get();
+	struct exec_pool_worker *self;
+	int ret;
+
+	if (top && top->owner == pool)
+		self = container_of(top, struct exec_pool_worker, frame);
+	else
+		self = top ? exec_pool_self(pool) : NULL;
+	if (self) {
+		/* A stopping pool still takes work from its own items. */
+		if (unlikely(READ_ONCE(pool->state) & EXEC_POOL_SHUTDOWN))
+			return -ESHUTDOWN;
+		return exec_pool_push(pool, self, work, flags);
+	}
+
+	/*
+	 * Full barrier, then the state: pairs with destroy's state change
+	 * before it waits for @nr_submitting, so either this submission sees
+	 * the pool stopping, or destroy waits for it to finish.
+	 */
+	atomic_inc_return(&pool->nr_submitting);
+	if (unlikely(READ_ONCE(pool->state)))
+		ret = -ESHUTDOWN;
+	else
+		ret = exec_pool_push(pool, NULL, work, flags);
+	/* Release: the push is visible before the count drops. */
+	atomic_dec_return(&pool->nr_submitting);
+	return ret;
 }
 
 static unsigned long exec_pool_pending(struct exec_executor *ex)
@@ -336,7 +363,7 @@ static void exec_pool_unidle(struct exec_pool_worker *w)
 	struct exec_pool_worker **link;
 	unsigned long flags;
 
-	spin_lock_irqsave(&pool->idle_lock, flags);
+	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	if (w->idle) {
 		for (link = &pool->idle_list; *link; link = &(*link)->idle_next) {
 			if (*link == w) {
@@ -347,7 +374,7 @@ static void exec_pool_unidle(struct exec_pool_worker *w)
 		w->idle = false;
 		atomic_dec(&pool->nr_idle);
 	}
-	spin_unlock_irqrestore(&pool->idle_lock, flags);
+	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 }
 
 /*
@@ -378,13 +405,13 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	if (work || i <= EXEC_POOL_SPIN)
 		return work;
 
-	spin_lock_irqsave(&pool->idle_lock, flags);
+	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	w->idle = true;
 	w->idle_next = pool->idle_list;
 	pool->idle_list = w;
 	/* Full barrier: pairs with the submitter's publishing xchg(). */
 	atomic_inc_return(&pool->nr_idle);
-	spin_unlock_irqrestore(&pool->idle_lock, flags);
+	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 
 	if (!exec_pool_has_work(pool) && !exec_pool_stopping(pool)) {
 		work = exec_pool_steal(w, true);
@@ -396,8 +423,12 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 
 last_look:
 	work = exec_pool_steal(w, true);
-	if (!work && !exec_pool_has_work(pool))
+	/* Acquire: pairs with the release in exec_pool_submit(). */
+	if (!work && !atomic_read_acquire(&pool->nr_submitting) &&
+	    !exec_pool_has_work(pool))
 		*exit = true;
+	else if (!work)
+		cpu_relax();
 	return work;
 }
 
@@ -418,6 +449,8 @@ static int exec_pool_worker_fn(void *arg)
 		if (pool->queue_limit)
 			exec_pool_unreserve(pool);
 		exec_work_run(work);
+		if (need_resched())
+			cond_resched();
 	}
 	exec_frame_pop(&w->frame);
 	return 0;
@@ -431,7 +464,7 @@ static void exec_pool_free(struct exec_thread_pool *pool)
 		exec_parker_destroy(&pool->workers[i].parker);
 	exec_executor_fini(&pool->ex);
 	spin_lock_destroy(&pool->consume_lock);
-	spin_lock_destroy(&pool->idle_lock);
+	raw_spin_lock_destroy(&pool->idle_lock);
 	kfree(pool->workers);
 	kfree(pool);
 }
@@ -479,7 +512,7 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 		goto err_free_workers;
 	exec_mpsc_init(&pool->queue);
 	spin_lock_init(&pool->consume_lock);
-	spin_lock_init(&pool->idle_lock);
+	raw_spin_lock_init(&pool->idle_lock);
 	init_waitqueue_head(&pool->room_wq);
 	pool->queue_limit = attr->queue_limit;
 	pool->nr_threads = nr;
@@ -509,7 +542,7 @@ err_destroy_parkers:
 		exec_parker_destroy(&pool->workers[parked].parker);
 	exec_executor_fini(&pool->ex);
 	spin_lock_destroy(&pool->consume_lock);
-	spin_lock_destroy(&pool->idle_lock);
+	raw_spin_lock_destroy(&pool->idle_lock);
 err_free_workers:
 	kfree(pool->workers);
 err_free_pool:
@@ -595,6 +628,9 @@ int exec_thread_pool_destroy(struct exec_thread_pool *pool)
 	exec_pool_wake_all(pool);
 	for (i = 0; i < pool->nr_threads; i++)
 		exec_thread_join(&pool->workers[i].thread);
+	/* Submitters that raced with the stop are gone before the memory. */
+	while (atomic_read_acquire(&pool->nr_submitting))
+		cpu_relax();
 	exec_pool_free(pool);
 	return 0;
 }

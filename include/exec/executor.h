@@ -193,7 +193,13 @@ struct exec_executor *exec_set_default_executor(struct exec_executor *ex);
  * exec_default_submit - submit an item to the default executor
  * @work: the item
  *
- * Context: as exec_submit() on the default executor.
+ * The built-in pool starts on first use: in the kernel the module starts it
+ * when it loads, so an intrusive item may be submitted from any context; in
+ * userspace the first use (of this or any default-executor function) must
+ * come from a thread that may block.
+ *
+ * Context: as exec_submit() on the default executor, once the built-in pool
+ * has started.
  * Return: as exec_submit(); -ENOMEM if the built-in pool cannot start.
  */
 int exec_default_submit(struct exec_work *work);

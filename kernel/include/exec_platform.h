@@ -37,10 +37,11 @@
 #include <linux/wait.h>
 
 /*
- * The userspace mirror's spinlock_t and mutex are pthread mutexes, which must
- * be destroyed; the kernel's need nothing.
+ * The userspace mirror has a destroy step for its locks (its struct mutex is
+ * a pthread mutex); the kernel's locks need nothing.
  */
 #define spin_lock_destroy(lock)	((void)(lock))
+#define raw_spin_lock_destroy(lock)	((void)(lock))
 
 /**
  * struct exec_thread - a worker thread of the library: a kthread

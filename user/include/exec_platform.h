@@ -68,6 +68,7 @@ typedef int64_t s64;
 })
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)
 #define might_sleep()	do { } while (0)
+#define might_sleep_if(cond)	do { (void)(cond); } while (0)
 #define lockdep_assert_held(l)	do { (void)(l); } while (0)
 
 /* Once-only accesses and barriers */
@@ -104,8 +105,13 @@ static inline void cpu_relax(void)
 }
 
 void exec_user_yield(void);
-/* Userspace threads can be preempted anywhere: long waits give the CPU up. */
+/*
+ * Userspace threads can be preempted anywhere: long waits give the CPU up.
+ * Nothing asks a userspace thread to reschedule at a safe point, so loops
+ * that do so in the kernel (need_resched()) never do here.
+ */
 #define cond_resched()	exec_user_yield()
+#define need_resched()	false
 
 /* atomic_t and atomic_long_t */
 typedef struct { int counter; } atomic_t;
@@ -244,6 +250,13 @@ static inline void spin_unlock(spinlock_t *lock)
 #define spin_unlock_irqrestore(l, flags) \
 	do { (void)(flags); spin_unlock(l); } while (0)
 
+/* The kernel's raw_spinlock_t (never sleeps, even on PREEMPT_RT) is the same. */
+typedef spinlock_t raw_spinlock_t;
+#define raw_spin_lock_init(l)	spin_lock_init(l)
+#define raw_spin_lock_destroy(l)	spin_lock_destroy(l)
+#define raw_spin_lock_irqsave(l, flags)	spin_lock_irqsave(l, flags)
+#define raw_spin_unlock_irqrestore(l, flags)	spin_unlock_irqrestore(l, flags)
+
 void exec_user_lock_init(pthread_mutex_t *m);
 
 struct mutex { pthread_mutex_t m; };
@@ -286,6 +299,12 @@ static inline void wake_up_all(wait_queue_head_t *wq)
 }
 
 #define wake_up(wq)	wake_up_all(wq)
+
+/* Full barrier, then whether anyone waits (the kernel's contract). */
+static inline bool wq_has_sleeper(wait_queue_head_t *wq)
+{
+	return __atomic_load_n(&wq->waiters, __ATOMIC_SEQ_CST) != 0;
+}
 
 #define wait_event(wq, cond) do {					\
 	for (;;) {							\

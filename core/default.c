@@ -12,7 +12,7 @@
  *
  *   submitter                            setter
  *   idx = READ(epoch) & 1                xchg(slot, new)      (full barrier)
- *   atomic_long_inc_return(readers[idx]) epoch++; smp_mb()
+ *   atomic_long_inc_return(readers[idx]) smp_store_mb(epoch, epoch + 1)
  *     (full barrier)                     wait for readers[old idx] == 0
  *   ex = acquire(slot); submit
  *   atomic_long_dec_return()             read_acquire(readers[old idx])
@@ -96,9 +96,8 @@ struct exec_executor *exec_set_default_executor(struct exec_executor *ex)
 	mutex_lock(&exec_default_mutex);
 	old = xchg(&exec_default_slot, ex);
 	idx = exec_default_epoch & 1;
-	WRITE_ONCE(exec_default_epoch, exec_default_epoch + 1);
-	/* Pairs with atomic_long_inc_return() in exec_default_enter(). */
-	smp_mb();
+	/* Full barrier: pairs with atomic_long_inc_return() in enter. */
+	smp_store_mb(exec_default_epoch, exec_default_epoch + 1);
 	/* Pairs with atomic_long_dec_return() in exec_default_leave(). */
 	while (atomic_long_read_acquire(&exec_default_readers[idx]))
 		usleep_range(100, 1000);

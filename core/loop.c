@@ -12,7 +12,7 @@
  * handshake with submitters:
  *
  *   submitter                           exec_loop_run()
- *   push item (xchg: full barrier)      WRITE sleeping = 1; smp_mb()
+ *   push item (xchg: full barrier)      smp_store_mb(sleeping, 1)
  *   if READ(sleeping): unpark           if queue empty and no exit: park
  */
 #include "internal.h"
@@ -113,9 +113,8 @@ int exec_loop_run(struct exec_loop *loop)
 				cond_resched();
 			continue;
 		}
-		WRITE_ONCE(loop->sleeping, 1);
-		/* Pairs with the xchg() in the submitter's push. */
-		smp_mb();
+		/* Full barrier: pairs with the xchg() in the submitter's push. */
+		smp_store_mb(loop->sleeping, 1);
 		if (!exec_mpsc_maybe_nonempty(&loop->queue) &&
 		    !exec_loop_exiting(loop))
 			exec_parker_park(&loop->parker);

@@ -727,6 +727,140 @@ out:
 	fx_finish(fx);
 }
 
+/*
+ * Outside threads keep submitting while destroy runs.  A gate item keeps
+ * destroy from returning until every producer has stopped (a handle must not
+ * be used after destroy returns), so the producers' submissions race with
+ * the start of destroy only.  Each one either was accepted and has run
+ * exactly once when destroy returns, or failed with -ESHUTDOWN and never
+ * runs; a producer stops at its first -ESHUTDOWN.
+ */
+#define RACE_PRODUCERS	2
+#define RACE_ITEMS	50000
+
+struct race_item {
+	struct exec_work work;
+	atomic_t runs;
+	int result;	/* 1: not submitted, 0: accepted, <0: error */
+};
+
+struct race_fx {
+	struct exec_executor *ex;
+	struct race_item *items[RACE_PRODUCERS];
+	atomic_t go;
+	atomic_t progress;
+	struct exec_test_gate gate;
+	struct exec_work gate_work;
+	struct exec_thread_pool *pool;
+};
+
+static struct race_fx *race_fx_of_gate;
+
+static void race_gate_func(struct exec_work *work)
+{
+	exec_test_gate_pass(&race_fx_of_gate->gate);
+}
+
+static void race_item_func(struct exec_work *work)
+{
+	exec_test_count(&container_of(work, struct race_item, work)->runs);
+}
+
+static int race_produce(void *arg)
+{
+	struct race_item *items = arg;
+	struct race_fx *fx = race_fx_of_gate;
+	unsigned int i;
+
+	while (!atomic_read_acquire(&fx->go))
+		cpu_relax();
+	for (i = 0; i < RACE_ITEMS; i++) {
+		items[i].result = exec_submit(fx->ex, &items[i].work);
+		atomic_inc(&fx->progress);
+		if (items[i].result)
+			break;
+	}
+	return 0;
+}
+
+static int race_destroy(void *arg)
+{
+	struct race_fx *fx = arg;
+
+	atomic_set_release(&fx->go, 1);
+	/* Destroy under the producers, a fifth of the way through. */
+	while (atomic_read(&fx->progress) < RACE_ITEMS / 5)
+		cpu_relax();
+	return exec_thread_pool_destroy(fx->pool);
+}
+
+static void pool_destroy_racing_outside_submitters_loses_nothing(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
+	struct exec_test_thread producers[RACE_PRODUCERS], destroyer;
+	unsigned int i, j, accepted = 0, refused = 0, wrong = 0;
+	struct race_fx *fx = kzalloc(sizeof(*fx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	race_fx_of_gate = fx;
+	exec_test_gate_init(&fx->gate);
+	exec_work_init(&fx->gate_work, race_gate_func);
+	for (i = 0; i < RACE_PRODUCERS; i++) {
+		fx->items[i] = kcalloc(RACE_ITEMS, sizeof(struct race_item),
+				       GFP_KERNEL);
+		if (!fx->items[i]) {
+			KUNIT_FAIL(test, "out of memory");
+			goto out_free;
+		}
+		for (j = 0; j < RACE_ITEMS; j++) {
+			exec_work_init(&fx->items[i][j].work, race_item_func);
+			fx->items[i][j].result = 1;
+		}
+	}
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&fx->pool, &attr), 0);
+	fx->ex = exec_thread_pool_executor(fx->pool);
+	KUNIT_ASSERT_EQ(test, exec_submit(fx->ex, &fx->gate_work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&fx->gate, 1));
+
+	for (i = 0; i < RACE_PRODUCERS; i++)
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&producers[i],
+				race_produce, fx->items[i], "exec-test-race"), 0);
+	/* The destroyer lets the producers go, then destroys under them. */
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&destroyer, race_destroy,
+						     fx, "exec-test-dtor"),
+			0);
+	for (i = 0; i < RACE_PRODUCERS; i++)
+		KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&producers[i],
+						EXEC_TEST_TIMEOUT_MS));
+	exec_test_gate_open(&fx->gate);
+	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&destroyer,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, destroyer.ret, 0L);
+
+	for (i = 0; i < RACE_PRODUCERS; i++) {
+		for (j = 0; j < RACE_ITEMS; j++) {
+			struct race_item *it = &fx->items[i][j];
+			int runs = atomic_read(&it->runs);
+
+			if (it->result == 0) {
+				accepted++;
+				wrong += runs != 1;
+			} else if (it->result == -ESHUTDOWN) {
+				refused++;
+				wrong += runs != 0 || exec_work_pending(&it->work);
+			} else {
+				wrong += it->result != 1 || runs != 0;
+			}
+		}
+	}
+	kunit_info(test, "%u accepted and run, %u refused", accepted, refused);
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+out_free:
+	for (i = 0; i < RACE_PRODUCERS; i++)
+		kfree(fx->items[i]);
+	kfree(fx);
+}
+
 static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_runs_every_submitted_item),
 	KUNIT_CASE(pool_size_defaults_to_online_cpus),
@@ -734,6 +868,7 @@ static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_destroy_waits_for_queued_work),
 	KUNIT_CASE(pool_destroy_runs_work_submitted_by_running_work),
 	KUNIT_CASE(pool_destroy_rejects_outside_submissions_eshutdown),
+	KUNIT_CASE(pool_destroy_racing_outside_submitters_loses_nothing),
 	KUNIT_CASE(pool_destroy_from_own_worker_edeadlk),
 	KUNIT_CASE(pool_try_submit_eagain_when_queue_full),
 	KUNIT_CASE(pool_submit_waits_for_room_when_queue_full),

@@ -79,6 +79,11 @@ typedef int64_t s64;
 #define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
+/*
+ * A store and a full barrier, as one sequentially consistent exchange (which
+ * ThreadSanitizer understands, where it ignores fences).
+ */
+#define smp_store_mb(x, v)	((void)__atomic_exchange_n(&(x), (v), __ATOMIC_SEQ_CST))
 #define smp_mb__before_atomic()	smp_mb()
 #define smp_mb__after_atomic()	smp_mb()
 

@@ -1,0 +1,291 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Runs the KUnit suites of kernel modules on the debug test kernel of
+# scripts/kernel-build.sh, in QEMU, and judges the run from the console log.
+#
+# Usage: kunit-qemu.sh [OPTION]... MODULE.ko["  PARAM=VALUE..."]...
+#
+# Each MODULE argument is a path to a .ko, optionally followed, in the same
+# argument, by its module parameters: "build/kernel/test/exec_test.ko
+# stress_tasks=1000".  The modules are loaded in the order given (KUnit runs
+# a module's suites while it loads) and then unloaded in reverse order.
+#
+# Options:
+#   --kernel DIR      kernel build directory (default: what
+#                     scripts/kernel-build.sh prints, building it if needed)
+#   --timeout SEC     QEMU's time limit (default $EXEC_KUNIT_TIMEOUT or 600)
+#   --no-unload       leave the modules loaded (skips the unload check)
+#   --hold MS         keep the modules loaded MS milliseconds before
+#                     unloading them (default 0), so that work a module
+#                     starts at load is in flight at unload
+#   --append ARGS     more kernel command line, e.g. "kunit.filter_glob=..."
+#   --allow REGEX     a log line matching REGEX (grep -E) is expected: it
+#                     and the rest of its report, up to "---[ end trace",
+#                     do not fail the run (for a test that provokes a WARN)
+#   --accel A         QEMU accelerator: tcg (default, or $EXEC_KUNIT_ACCEL)
+#                     or kvm
+#   --smp N           CPUs (default 2)
+#   --memory SIZE     guest memory (default 1G)
+#   --quiet           do not copy the console to stdout while it runs
+#
+# Environment:
+#   EXEC_KUNIT_LOG    the console log (default build/kunit/console.log at the
+#                     top of the tree); results.ktap and the initramfs go to
+#                     the same directory
+#   EXEC_KUNIT_TIMEOUT  default of --timeout
+#   EXEC_KUNIT_ACCEL    default of --accel
+#   EXEC_KERNEL_CACHE   passed on to kernel-build.sh
+#
+# Fails (exit 1) when a KUnit case or suite reports "not ok", when no KUnit
+# suite ran, when a module failed to load or unload or was left loaded, when
+# the log has a kernel warning, BUG, Oops, lockdep, KASAN, UBSAN, ODEBUG or
+# kmemleak report or a stack trace, or when QEMU timed out or init did not
+# get to its final marker.  The last line printed is "N passed, N failed"
+# (", N skipped" added when some were), counting KUnit cases.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(dirname "$here")
+
+kdir=
+timeout_s=${EXEC_KUNIT_TIMEOUT:-600}
+unload=1
+hold_ms=0
+append=
+allow=
+smp=2
+# Software emulation by default: where /dev/kvm exists on these machines it
+# is nested KVM, on which QEMU aborts at boot ("failed to set MSR 0x10a")
+# or hangs, while TCG boots in seconds.
+accel=${EXEC_KUNIT_ACCEL:-tcg}
+memory=1G
+quiet=0
+log=${EXEC_KUNIT_LOG:-$top/build/kunit/console.log}
+mods=()
+
+usage()
+{
+	sed -n '3,/^$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	exit "$1"
+}
+
+die()
+{
+	echo "kunit-qemu: error: $*" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kdir=${2:?}; shift ;;
+	--timeout) timeout_s=${2:?}; shift ;;
+	--no-unload) unload=0 ;;
+	--hold) hold_ms=${2:?}; shift ;;
+	--append) append=${2?}; shift ;;
+	--allow) allow=${2:?}; shift ;;
+	--accel) accel=${2:?}; shift ;;
+	--smp) smp=${2:?}; shift ;;
+	--memory) memory=${2:?}; shift ;;
+	--quiet) quiet=1 ;;
+	-h | --help) usage 0 ;;
+	--) shift; mods+=("$@"); break ;;
+	-*) echo "kunit-qemu: unknown option '$1'" >&2; usage 2 ;;
+	*) mods+=("$1") ;;
+	esac
+	shift
+done
+[ ${#mods[@]} -gt 0 ] || { echo "kunit-qemu: no module given" >&2; usage 2; }
+[[ $timeout_s =~ ^[0-9]+$ ]] || die "--timeout wants seconds, not '$timeout_s'"
+[[ $hold_ms =~ ^[0-9]+$ ]] || die "--hold wants milliseconds, not '$hold_ms'"
+
+if [ -z "$kdir" ]; then
+	kdir=$("$here/kernel-build.sh" --print-build-dir) ||
+		die "no test kernel (scripts/kernel-build.sh failed)"
+fi
+bzimage=$kdir/arch/x86/boot/bzImage
+[ -f "$bzimage" ] || die "no kernel image $bzimage"
+command -v qemu-system-x86_64 > /dev/null ||
+	die "qemu-system-x86_64 missing (scripts/kernel-build.sh installs it)"
+
+outdir=$(dirname "$log")
+mkdir -p "$outdir"
+outdir=$(cd "$outdir" && pwd)
+log=$outdir/$(basename "$log")
+ktap=$outdir/results.ktap
+initramfs=$outdir/initramfs
+cpio_file=$outdir/initramfs.cpio
+
+# --- the initramfs: /init and /modules/ -------------------------------------
+
+rm -rf "$initramfs"
+mkdir -p "$initramfs/modules" "$initramfs/dev" "$initramfs/proc" \
+	"$initramfs/sys"
+# Static and stripped: the initramfs holds no libc, and a smaller archive
+# unpacks faster under emulation.
+gcc -static -Os -s -Wall -Wextra -Werror -o "$initramfs/init" \
+	"$top/tests/kernel/init.c"
+
+: > "$initramfs/modules/order"
+names=()
+for arg in "${mods[@]}"; do
+	path=${arg%% *}
+	params=
+	[ "$path" = "$arg" ] || params=${arg#* }
+	[ -f "$path" ] || die "no module file '$path'"
+	name=$(basename "$path")
+	[[ $name == *.ko ]] || die "'$path' is not a .ko file"
+	[ ! -e "$initramfs/modules/$name" ] || die "module $name given twice"
+	cp "$path" "$initramfs/modules/$name"
+	echo "$name $params" >> "$initramfs/modules/order"
+	names+=("$name")
+done
+
+# Uncompressed, so that the kernel needs no decompressor for it; owned by
+# root, as the files of a real initramfs are.
+(cd "$initramfs" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0) > "$cpio_file"
+
+# --- QEMU -------------------------------------------------------------------
+
+# "max": the richest CPU model TCG emulates, or the host CPU under KVM.
+# One CPU per socket: the kernel has no ACPI and finds the CPUs in
+# SeaBIOS's MP table, which lists only the first CPU of each socket.
+cmdline="console=ttyS0 panic=-1 kasan.fault=report rdinit=/init"
+# Unknown "name=value" parameters reach init as its environment.
+cmdline+=" EXEC_UNLOAD=$unload EXEC_HOLD_MS=$hold_ms"
+[ -z "$append" ] || cmdline+=" $append"
+
+echo "kunit-qemu: booting $bzimage ($accel, $smp CPUs, $memory) with ${names[*]}"
+echo "kunit-qemu: console log: $log"
+start=$(date +%s)
+set +e
+# -no-reboot: init's final restart, and the restart after a panic
+# (panic=-1), end QEMU instead of booting again.  The serial console goes
+# to stdout; \r is dropped so that the log greps as plain lines.
+timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+	-accel "$accel" -cpu max -m "$memory" \
+	-smp "$smp,sockets=$smp,cores=1,threads=1" \
+	-display none -vga none -monitor none -nic none \
+	-serial stdio -no-reboot \
+	-kernel "$bzimage" -initrd "$cpio_file" -append "$cmdline" \
+	< /dev/null 2>&1 | tr -d '\r' |
+	if [ "$quiet" = 1 ]; then cat > "$log"; else tee "$log"; fi
+qemu_status=${PIPESTATUS[0]}
+set -e
+elapsed=$(($(date +%s) - start))
+
+# --- judging the log --------------------------------------------------------
+
+problems=()
+problem()
+{
+	problems+=("$*")
+}
+
+# What init was doing when the run ended: on a timeout, the culprit.
+last_step=$(grep -E '^exec-init: ' "$log" | tail -n 1 || true)
+case $qemu_status in
+0) ;;
+124 | 137) problem "QEMU timed out after $timeout_s s; init's last step: ${last_step:-none}" ;;
+*) problem "QEMU exited with status $qemu_status" ;;
+esac
+
+# The log without printk's "[    1.234567] " time stamps: KUnit's nesting
+# is in the indentation that follows them.
+plain=$outdir/console.plain
+sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$log" > "$plain"
+
+# KTAP: version lines, plans, results and diagnostics, at any nesting.
+ktap_re='^( {4})*(KTAP version [0-9]+|1\.\.[0-9]+|(not )?ok [0-9]+ |# )'
+grep -E "$ktap_re" "$plain" > "$ktap" || true
+
+# Cases are the results one level in (four spaces); parameters of a
+# parameterised case, two levels in, are summed up in their case's line.
+# A suite that fails with no failed case (its init failed, say) counts as
+# one failure.
+read -r suites passed failed skipped < <(awk '
+	/^    # Subtest: / { suite_case_fail = 0 }
+	/^    (not )?ok [0-9]+ / {
+		if ($1 == "not") { failed++; suite_case_fail++ }
+		else if ($0 ~ / # SKIP/) skipped++
+		else passed++
+	}
+	/^(not )?ok [0-9]+ / {
+		suites++
+		if ($1 == "not" && !suite_case_fail)
+			failed++
+		suite_case_fail = 0
+	}
+	END { print suites + 0, passed + 0, failed + 0, skipped + 0 }
+' "$plain")
+
+[ "$suites" -gt 0 ] || problem "no KUnit suite ran"
+[ "$failed" -eq 0 ] || problem "$failed KUnit case(s) failed"
+rm -f "$outdir/not-ok.txt"
+if grep -qE '^(    )*not ok [0-9]+ ' "$plain"; then
+	grep -E '^(    )*not ok [0-9]+ ' "$plain" | sed 's/^/    /' |
+		head -n 20 > "$outdir/not-ok.txt"
+fi
+
+# init's own markers (tests/kernel/init.c).
+for name in "${names[@]}"; do
+	grep -qxF "exec-init: loaded $name" "$plain" ||
+		problem "module $name did not load"
+done
+while IFS= read -r line; do
+	problem "${line#exec-init: }"
+done < <(grep -E '^exec-init: (failed|left behind|reboot failed|cannot)' \
+	"$plain" || true)
+grep -qE '^exec-init: done: ' "$plain" ||
+	problem "init did not finish (no 'exec-init: done' marker)"
+
+# Kernel reports.  KTAP lines and the echo of the command line are skipped:
+# a case's name or message, or an --append, may legitimately contain "BUG"
+# or "KASAN".  A line matching --allow starts an
+# expected report, whose lines (the Call Trace among them) are ignored up
+# to its "---[ end trace" line.
+bad_re='WARNING:|BUG:|BUG at|kernel BUG|Oops|general protection fault'
+bad_re+='|Call Trace|Kernel panic|possible recursive locking'
+bad_re+='|inconsistent lock state|circular locking|DEBUG_LOCKS_WARN_ON'
+bad_re+='|KASAN|UBSAN|ODEBUG|kmemleak|unreferenced object'
+bad_re+='|list_(add|del) corruption|blocked for more than|rcu: INFO:'
+bad_re+='|detected stalls|Attempted to kill init|segfault at'
+reports=$outdir/reports.txt
+awk -v bad="$bad_re" -v allow="$allow" -v ktap="$ktap_re" '
+	$0 ~ ktap { next }
+	/^(Kernel c|C)ommand line: / { next }
+	allow != "" && $0 ~ allow { expected = 1; next }
+	expected && /---\[ end trace/ { expected = 0; next }
+	expected { next }
+	$0 ~ bad { print }
+' "$plain" > "$reports"
+if [ -s "$reports" ]; then
+	problem "the kernel log has $(wc -l < "$reports") report line(s), first: $(head -n 1 "$reports")"
+fi
+
+# --- summary ----------------------------------------------------------------
+
+echo
+echo "kunit-qemu: $suites suite(s), QEMU ran ${elapsed}s ($accel); log $log, KTAP $ktap"
+if [ -s "$outdir/not-ok.txt" ]; then
+	echo "kunit-qemu: results not ok:"
+	cat "$outdir/not-ok.txt"
+fi
+if [ -s "$reports" ]; then
+	echo "kunit-qemu: kernel reports (all in $reports):"
+	head -n 20 "$reports" | sed 's/^/    /'
+fi
+status=0
+if [ ${#problems[@]} -gt 0 ]; then
+	status=1
+	echo "kunit-qemu: FAILED:"
+	printf '    %s\n' "${problems[@]}"
+else
+	echo "kunit-qemu: OK"
+fi
+summary="$passed passed, $failed failed"
+[ "$skipped" -eq 0 ] || summary+=", $skipped skipped"
+echo "$summary"
+exit $status

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * /init of the initramfs that scripts/kunit-qemu.sh boots the test kernel
+ * with.  Built static (gcc -static -Os), so the initramfs needs no libc, no
+ * shell and no busybox.
+ *
+ * It loads the modules named in /modules/order, one per line, in that
+ * order:
+ *
+ *	exec.ko
+ *	exec_test.ko stress_tasks=1000
+ *
+ * (a file under /modules/, then the module parameters, if any).  KUnit runs
+ * the suites of a module while the module loads, so when finit_module()
+ * returns, the module's results are in the kernel log.  Then, if
+ * EXEC_UNLOAD=1 is in the environment (the kernel passes unknown
+ * "name=value" command line parameters to init as environment), it unloads
+ * them in reverse order and checks that none is left in /proc/modules;
+ * EXEC_HOLD_MS (default 0) is how long they stay loaded first, so that a
+ * module that starts work at load has some in flight at unload.
+ * Finally it waits EXEC_SETTLE_MS milliseconds (default 1000) for late
+ * reports (a kthread left running in freed module text faults only when it
+ * next runs) and restarts the machine, which QEMU's -no-reboot turns into
+ * QEMU's exit.
+ *
+ * Every step prints one line starting "exec-init: " to the console; the
+ * script reads them:
+ *
+ *	exec-init: loaded X / exec-init: failed X: errno N (text)
+ *	exec-init: unloaded X / exec-init: failed to unload X: errno N (text)
+ *	exec-init: left behind X
+ *	exec-init: done: N loaded, N unloaded, N failed
+ *
+ * The last one is printed on every path that gets that far; its absence
+ * means init itself died or hung.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MODULES_DIR	"/modules"
+#define ORDER_FILE	MODULES_DIR "/order"
+#define MAX_MODULES	64
+#define MAX_LINE	4096
+
+/* How long an unload may wait for the module's references to drop. */
+#define UNLOAD_TRIES	50
+#define UNLOAD_WAIT_MS	100
+
+struct module_entry {
+	char file[256];		/* under MODULES_DIR */
+	char name[256];		/* the name the kernel knows it by */
+	char params[MAX_LINE];
+	int loaded;
+};
+
+static struct module_entry modules[MAX_MODULES];
+static int nr_modules;
+
+static void say(const char *fmt, ...)
+{
+	char buf[MAX_LINE + 512];
+	va_list ap;
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "exec-init: ");
+	va_start(ap, fmt);
+	len += vsnprintf(buf + len, sizeof(buf) - len, fmt, ap);
+	va_end(ap);
+	if (len > (int)sizeof(buf) - 2)
+		len = sizeof(buf) - 2;
+	buf[len++] = '\n';
+	/*
+	 * One write() per line: the console may also be printing kernel
+	 * messages from other CPUs, and a line written in pieces could be
+	 * split by them, which would hide it from the log check.
+	 */
+	if (write(STDOUT_FILENO, buf, len) < 0)
+		return;	/* nowhere else to report to */
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * The kernel opens /dev/console for init from the built-in initramfs; if that
+ * failed (no such node), fds 0-2 are closed and every marker would be lost.
+ * devtmpfs, mounted by then, has the node.
+ */
+static void setup_console(void)
+{
+	int fd;
+
+	if (fcntl(STDOUT_FILENO, F_GETFD) != -1)
+		return;
+	fd = open("/dev/console", O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		return;
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+}
+
+static void mount_one(const char *src, const char *dir, const char *type)
+{
+	mkdir(dir, 0755);
+	/* EBUSY: already mounted (devtmpfs may be, with DEVTMPFS_MOUNT). */
+	if (mount(src, dir, type, 0, NULL) && errno != EBUSY)
+		say("cannot mount %s on %s: errno %d (%s)", type, dir, errno,
+		    strerror(errno));
+}
+
+/* "exec-foo.ko" is known to the kernel as "exec_foo", as modprobe does. */
+static void module_name(const char *file, char *name, size_t size)
+{
+	const char *base = strrchr(file, '/');
+	size_t i, len;
+
+	base = base ? base + 1 : file;
+	len = strlen(base);
+	if (len > 3 && !strcmp(base + len - 3, ".ko"))
+		len -= 3;
+	if (len >= size)
+		len = size - 1;
+	for (i = 0; i < len; i++)
+		name[i] = base[i] == '-' ? '_' : base[i];
+	name[len] = '\0';
+}
+
+static int read_order(void)
+{
+	char line[MAX_LINE];
+	FILE *f;
+
+	f = fopen(ORDER_FILE, "r");
+	if (!f) {
+		say("failed %s: errno %d (%s)", ORDER_FILE, errno,
+		    strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct module_entry *m;
+		char *p = line, *file, *params;
+
+		line[strcspn(line, "\n")] = '\0';
+		p += strspn(p, " \t");
+		if (!*p || *p == '#')
+			continue;
+		if (nr_modules == MAX_MODULES) {
+			say("failed %s: more than %d modules", ORDER_FILE,
+			    MAX_MODULES);
+			fclose(f);
+			return -1;
+		}
+		file = p;
+		p += strcspn(p, " \t");
+		params = p;
+		if (*p) {
+			*p = '\0';
+			params = p + 1 + strspn(p + 1, " \t");
+		}
+		m = &modules[nr_modules++];
+		snprintf(m->file, sizeof(m->file), "%s", file);
+		snprintf(m->params, sizeof(m->params), "%s", params);
+		module_name(file, m->name, sizeof(m->name));
+	}
+	fclose(f);
+	return 0;
+}
+
+static int load(struct module_entry *m)
+{
+	char path[512];
+	int fd, err;
+
+	snprintf(path, sizeof(path), MODULES_DIR "/%s", m->file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		say("failed %s: errno %d (%s)", m->file, err, strerror(err));
+		return -1;
+	}
+	say("loading %s%s%s", m->file, *m->params ? " " : "", m->params);
+	/* The module's KUnit suites run inside this call. */
+	if (syscall(SYS_finit_module, fd, m->params, 0)) {
+		err = errno;
+		close(fd);
+		say("failed %s: errno %d (%s)", m->file, err, strerror(err));
+		return -1;
+	}
+	close(fd);
+	m->loaded = 1;
+	say("loaded %s", m->file);
+	return 0;
+}
+
+static int unload(struct module_entry *m)
+{
+	int tries, err = 0;
+
+	/*
+	 * O_NONBLOCK fails at once while the module is still referenced
+	 * rather than waiting forever; a reference that a correct module
+	 * drops soon after its last user went away gets a few retries.
+	 */
+	for (tries = 0; tries < UNLOAD_TRIES; tries++) {
+		if (!syscall(SYS_delete_module, m->name, O_NONBLOCK)) {
+			say("unloaded %s", m->name);
+			m->loaded = 0;
+			return 0;
+		}
+		err = errno;
+		if (err != EAGAIN && err != EBUSY)
+			break;
+		sleep_ms(UNLOAD_WAIT_MS);
+	}
+	say("failed to unload %s: errno %d (%s)", m->name, err,
+	    strerror(err));
+	return -1;
+}
+
+/* Return how many of our modules /proc/modules still lists. */
+static int check_left_behind(void)
+{
+	char line[512], name[256];
+	int i, left = 0;
+	FILE *f;
+
+	f = fopen("/proc/modules", "r");
+	if (!f) {
+		say("failed /proc/modules: errno %d (%s)", errno,
+		    strerror(errno));
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s", name) != 1)
+			continue;
+		for (i = 0; i < nr_modules; i++) {
+			if (!strcmp(name, modules[i].name)) {
+				say("left behind %s", name);
+				left++;
+			}
+		}
+	}
+	fclose(f);
+	return left;
+}
+
+static unsigned int env_uint(const char *name, unsigned int def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (unsigned int)strtoul(v, NULL, 10) : def;
+}
+
+int main(void)
+{
+	int i, loaded = 0, unloaded = 0, failed = 0;
+	int do_unload = env_uint("EXEC_UNLOAD", 0) != 0;
+	unsigned int settle_ms = env_uint("EXEC_SETTLE_MS", 1000);
+	unsigned int hold_ms = env_uint("EXEC_HOLD_MS", 0);
+
+	mount_one("devtmpfs", "/dev", "devtmpfs");
+	setup_console();
+	mount_one("proc", "/proc", "proc");
+	mount_one("sysfs", "/sys", "sysfs");
+	say("start (unload %s)", do_unload ? "on" : "off");
+
+	if (read_order() || nr_modules == 0) {
+		if (nr_modules == 0)
+			say("failed %s: no modules listed", ORDER_FILE);
+		failed++;
+	}
+
+	/*
+	 * Stop at the first failure: the modules after it usually depend on
+	 * it, and their errors would only bury the first one.
+	 */
+	for (i = 0; i < nr_modules && !failed; i++) {
+		if (load(&modules[i]))
+			failed++;
+		else
+			loaded++;
+	}
+
+	if (hold_ms && loaded) {
+		say("holding the modules for %u ms", hold_ms);
+		sleep_ms(hold_ms);
+	}
+
+	if (do_unload) {
+		for (i = nr_modules - 1; i >= 0; i--) {
+			if (!modules[i].loaded)
+				continue;
+			if (unload(&modules[i]))
+				failed++;
+			else
+				unloaded++;
+		}
+		failed += check_left_behind();
+	}
+
+	sleep_ms(settle_ms);
+	say("done: %d loaded, %d unloaded, %d failed", loaded, unloaded,
+	    failed);
+	sync();
+	/*
+	 * A restart rather than RB_POWER_OFF: the tiny kernel has no ACPI, so
+	 * a power-off request would only halt the CPUs and QEMU would run on
+	 * until its timeout.  QEMU's -no-reboot makes the restart its exit.
+	 */
+	reboot(RB_AUTOBOOT);
+	say("reboot failed: errno %d (%s)", errno, strerror(errno));
+	for (;;)
+		pause();
+}

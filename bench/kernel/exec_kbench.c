@@ -1,0 +1,1079 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * exec_kbench: the kernel side of exec-bench (docs: BENCHMARKS.md, "Kernel
+ * side").
+ *
+ * At load time the module runs each workload once for libexec's kernel
+ * executors (impl "libexec") and once for each of the kernel's own
+ * facilities doing the same job (impl "workqueue"), in the same boot, and
+ * prints one JSON line per run:
+ *
+ *   exec-bench: {"bench":"post_throughput","impl":"libexec",...}
+ *
+ * The workloads keep the definitions of the userspace exec-bench (bench/):
+ *
+ *   post_throughput    @producers kthreads together submit @tasks items to
+ *                      one executor; each item adds 1 to a counter of the
+ *                      CPU it runs on; from the first submission until
+ *                      the executor is destroyed (which returns once every
+ *                      item has run); the counters must sum to @tasks
+ *   chain_latency      one item in flight: each run of it submits it again,
+ *                      @hops runs in all
+ *   wakeup_latency     the executor is idle; a kthread submits an item
+ *                      every 200 us, sleeping in between (usleep_range());
+ *                      each item records its start time less the time
+ *                      taken just before its submission; @samples items
+ *   serial_throughput  @strands serial executors over one pool; the calling
+ *                      thread submits @serial_tasks items round robin; each
+ *                      item checks that it is the next of its strand
+ *
+ * The executors compared:
+ *
+ *   libexec             a thread pool of @threads workers
+ *                       (exec_thread_pool_create()); for serial_throughput,
+ *                       @strands serial executors over such a pool
+ *   workqueue:unbound   alloc_workqueue(WQ_UNBOUND, max_active = @threads)
+ *   workqueue:percpu    alloc_workqueue(0, max_active = @threads)
+ *   workqueue:ordered   for serial_throughput: one alloc_ordered_workqueue()
+ *                       per strand (they share the kernel's unbound pool)
+ *
+ * Every run first warms its executor (4 items per thread, one per strand),
+ * then verifies its result as the userspace runs do: every item ran exactly
+ * once, strands kept their order.  A run that does not verify prints
+ *
+ *   exec-bench: FAIL <bench> <impl>: <why>
+ *
+ * and its JSON line is left out (serial_throughput still prints its line,
+ * which reports the order violations).  Last comes
+ *
+ *   exec-bench: done: <runs> runs, <failed> failed
+ *
+ * The default sizes are scaled down from the userspace ones (2,000,000 tasks,
+ * 1,000,000 hops, 20,000 samples) for a guest under QEMU's software
+ * emulation; each line says the size it ran with ("tasks", "samples").
+ * @runs repeats the whole set, the impls interleaved, so that drift of the
+ * (shared, emulated) machine hits them alike.
+ *
+ * Loading returns 0 once everything has run, whether or not every run
+ * verified (the log says), so the module stays loaded, holding nothing, until
+ * it is removed; the harness (scripts/kernel-bench.sh) removes it.  Loading
+ * fails only for invalid parameters or when nothing could be set up.
+ */
+#define pr_fmt(fmt) "exec-bench: " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+#include <exec/executor.h>
+#include <exec/serial.h>
+#include <exec/thread_pool.h>
+
+static unsigned int threads;
+module_param(threads, uint, 0444);
+MODULE_PARM_DESC(threads, "workers of the pool, max_active of the workqueues (0: one per online CPU)");
+
+static unsigned int producers = 1;
+module_param(producers, uint, 0444);
+MODULE_PARM_DESC(producers, "post_throughput: producer kthreads (default 1)");
+
+static unsigned long tasks = 200000;
+module_param(tasks, ulong, 0444);
+MODULE_PARM_DESC(tasks, "post_throughput: tasks (default 200000)");
+
+static unsigned long hops = 100000;
+module_param(hops, ulong, 0444);
+MODULE_PARM_DESC(hops, "chain_latency: hops (default 100000)");
+
+static unsigned int samples = 2000;
+module_param(samples, uint, 0444);
+MODULE_PARM_DESC(samples, "wakeup_latency: samples (default 2000)");
+
+static unsigned int strands = 64;
+module_param(strands, uint, 0444);
+MODULE_PARM_DESC(strands, "serial_throughput: serial executors (default 64)");
+
+static unsigned long serial_tasks = 200000;
+module_param(serial_tasks, ulong, 0444);
+MODULE_PARM_DESC(serial_tasks, "serial_throughput: tasks (default 200000)");
+
+static unsigned int runs = 3;
+module_param(runs, uint, 0444);
+MODULE_PARM_DESC(runs, "times the whole set runs (default 3)");
+
+static char *only;
+module_param(only, charp, 0444);
+MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
+
+/* Period of wakeup_latency's submissions. */
+#define KB_WAKE_PERIOD_NS	(200 * NSEC_PER_USEC)
+/* Time for the workers to go idle before wakeup_latency's first sample. */
+#define KB_WAKE_SETTLE_NS	(10 * NSEC_PER_MSEC)
+/* Longest a run may take before it is declared hung. */
+#define KB_TIMEOUT		(120 * HZ)
+
+/* Whether this kernel's debugging options make its figures meaningless. */
+#define KB_DEBUG_KERNEL	(IS_ENABLED(CONFIG_KASAN) ||			\
+			 IS_ENABLED(CONFIG_PROVE_LOCKING) ||		\
+			 IS_ENABLED(CONFIG_DEBUG_OBJECTS_WORK))
+
+/**
+ * enum kb_impl - the executor a run measures
+ * @KB_LIBEXEC: libexec's thread pool (and serial executors over it)
+ * @KB_WQ_UNBOUND: an unbound workqueue
+ * @KB_WQ_PERCPU: a per-CPU workqueue
+ * @KB_WQ_ORDERED: ordered workqueues (serial_throughput only)
+ */
+enum kb_impl {
+	KB_LIBEXEC,
+	KB_WQ_UNBOUND,
+	KB_WQ_PERCPU,
+	KB_WQ_ORDERED,
+};
+
+static const char * const kb_impl_names[] = {
+	[KB_LIBEXEC] = "\"impl\":\"libexec\"",
+	[KB_WQ_UNBOUND] = "\"impl\":\"workqueue\",\"wq\":\"unbound\"",
+	[KB_WQ_PERCPU] = "\"impl\":\"workqueue\",\"wq\":\"percpu\"",
+	[KB_WQ_ORDERED] = "\"impl\":\"workqueue\",\"wq\":\"ordered\"",
+};
+
+/**
+ * struct kb_item - a task of either kind
+ * @ew: the libexec work item
+ * @ww: the workqueue work item
+ *
+ * Both are 32 bytes on a kernel without work debugging, so the two impls
+ * touch the same memory per task.
+ */
+struct kb_item {
+	union {
+		struct exec_work ew;
+		struct work_struct ww;
+	};
+};
+
+/**
+ * struct kb_queue - where a run submits
+ * @ex: a libexec executor, or NULL
+ * @wq: a workqueue, used when @ex is NULL
+ */
+struct kb_queue {
+	struct exec_executor *ex;
+	struct workqueue_struct *wq;
+};
+
+/**
+ * kb_submit - submit an item to a queue
+ * @q: the queue
+ * @it: the item, initialised by kb_item_init() for @q's kind
+ *
+ * Context: Any context.
+ * Return: 0, or a negative errno (-EALREADY for a pending workqueue item).
+ */
+static inline int kb_submit(const struct kb_queue *q, struct kb_item *it)
+{
+	if (q->ex)
+		return exec_submit(q->ex, &it->ew);
+	return queue_work(q->wq, &it->ww) ? 0 : -EALREADY;
+}
+
+/**
+ * kb_item_init - initialise an item for a queue's kind
+ * @q: the queue it will be submitted to
+ * @it: the item
+ * @efn: its function as a libexec item
+ * @wfn: its function as a workqueue item
+ */
+static void kb_item_init(const struct kb_queue *q, struct kb_item *it,
+			 exec_work_fn efn, work_func_t wfn)
+{
+	if (q->ex)
+		exec_work_init(&it->ew, efn);
+	else
+		INIT_WORK(&it->ww, wfn);
+}
+
+/*
+ * KB_ITEM_FNS(body) defines body_efn() and body_wfn(), the libexec and the
+ * workqueue functions of an item whose work is body(struct kb_item *).
+ */
+#define KB_ITEM_FNS(body)						\
+static void body##_efn(struct exec_work *w)				\
+{									\
+	body(container_of(w, struct kb_item, ew));			\
+}									\
+static void body##_wfn(struct work_struct *w)				\
+{									\
+	body(container_of(w, struct kb_item, ww));			\
+}
+
+/**
+ * struct kb_exec - the executor of one run
+ * @impl: its kind
+ * @pool: the libexec pool (KB_LIBEXEC)
+ * @q: where to submit
+ * @threads: the pool's workers or the workqueue's max_active
+ */
+struct kb_exec {
+	enum kb_impl impl;
+	struct exec_thread_pool *pool;
+	struct kb_queue q;
+	unsigned int threads;
+};
+
+static unsigned int kb_failed;
+
+static void kb_fail(const char *bench, enum kb_impl impl, const char *fmt,
+		    ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("FAIL %s {%s}: %pV\n", bench, kb_impl_names[impl], &vaf);
+	va_end(args);
+	kb_failed++;
+}
+
+/* --- warming up ------------------------------------------------------------ */
+
+static struct {
+	atomic_t left;
+	struct completion done;
+} kb_warm_state;
+
+static void kb_warm_body(struct kb_item *it)
+{
+	if (atomic_dec_and_test(&kb_warm_state.left))
+		complete(&kb_warm_state.done);
+}
+
+KB_ITEM_FNS(kb_warm_body)
+
+/**
+ * kb_warm - run @nr items on @q and wait for them
+ * @q: the queue
+ * @nr: how many
+ *
+ * Starts the workers (libexec) or worker pool (workqueue) before the
+ * measured region, as the userspace runs do.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, or a negative errno.
+ */
+static int kb_warm(const struct kb_queue *q, unsigned int nr)
+{
+	struct kb_item *items;
+	unsigned int i;
+	int err = 0;
+
+	items = kcalloc(nr, sizeof(*items), GFP_KERNEL);
+	if (!items)
+		return -ENOMEM;
+	atomic_set(&kb_warm_state.left, nr);
+	init_completion(&kb_warm_state.done);
+	for (i = 0; i < nr; i++) {
+		kb_item_init(q, &items[i], kb_warm_body_efn, kb_warm_body_wfn);
+		err = kb_submit(q, &items[i]);
+		if (err)
+			break;
+	}
+	if (err) {
+		/* The ones submitted may still run: wait for them. */
+		if (atomic_sub_and_test(nr - i, &kb_warm_state.left))
+			complete(&kb_warm_state.done);
+	}
+	wait_for_completion(&kb_warm_state.done);
+	if (!q->ex)
+		flush_workqueue(q->wq);
+	kfree(items);
+	return err;
+}
+
+/* --- creating and destroying the executors ---------------------------------- */
+
+/**
+ * kb_exec_create - create the executor of a run
+ * @e: filled in
+ * @impl: KB_LIBEXEC, KB_WQ_UNBOUND or KB_WQ_PERCPU
+ * @nr: workers, or max_active
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, or a negative errno.
+ */
+static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
+			  unsigned int nr)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = nr,
+		.name = "exec-kbench",
+	};
+	int err;
+
+	memset(e, 0, sizeof(*e));
+	e->impl = impl;
+	e->threads = nr;
+	switch (impl) {
+	case KB_LIBEXEC:
+		err = exec_thread_pool_create(&e->pool, &attr);
+		if (err)
+			return err;
+		e->q.ex = exec_thread_pool_executor(e->pool);
+		break;
+	case KB_WQ_UNBOUND:
+		e->q.wq = alloc_workqueue("exec-kbench", WQ_UNBOUND, nr);
+		break;
+	default:
+		e->q.wq = alloc_workqueue("exec-kbench", 0, nr);
+		break;
+	}
+	if (!e->q.ex && !e->q.wq)
+		return -ENOMEM;
+	err = kb_warm(&e->q, 4 * nr);
+	if (err) {
+		if (e->pool)
+			exec_thread_pool_destroy(e->pool);
+		else
+			destroy_workqueue(e->q.wq);
+	}
+	return err;
+}
+
+/**
+ * kb_exec_destroy - destroy the executor of a run
+ * @e: the executor
+ *
+ * Returns once every item submitted to it has run (for libexec also once its
+ * workers are stopped and joined).
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, or the error of exec_thread_pool_destroy().
+ */
+static int kb_exec_destroy(struct kb_exec *e)
+{
+	if (e->pool)
+		return exec_thread_pool_destroy(e->pool);
+	destroy_workqueue(e->q.wq);
+	return 0;
+}
+
+/* --- output --------------------------------------------------------------------- */
+
+/**
+ * struct kb_line - one JSON output line being built
+ * @buf: the text so far
+ * @len: its length
+ */
+struct kb_line {
+	char buf[384];
+	int len;
+};
+
+static void __printf(2, 3) kb_line_add(struct kb_line *l, const char *fmt,
+				       ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	l->len += vscnprintf(l->buf + l->len, sizeof(l->buf) - l->len, fmt,
+			     args);
+	va_end(args);
+}
+
+/* Starts a line with the keys every line has. */
+static void kb_line_begin(struct kb_line *l, const char *bench,
+			  const struct kb_exec *e, unsigned int run)
+{
+	l->len = 0;
+	kb_line_add(l, "{\"bench\":\"%s\",%s,\"kernel_debug\":%s,\"run\":%u,\"threads\":%u",
+		    bench, kb_impl_names[e->impl],
+		    KB_DEBUG_KERNEL ? "true" : "false", run, e->threads);
+}
+
+static void kb_line_uint(struct kb_line *l, const char *key, u64 val)
+{
+	kb_line_add(l, ",\"%s\":%llu", key, val);
+}
+
+/* "seconds" of @ns nanoseconds, to the microsecond. */
+static void kb_line_seconds(struct kb_line *l, u64 ns)
+{
+	u32 rem;
+	u64 secs = div_u64_rem(ns, NSEC_PER_SEC, &rem);
+
+	kb_line_add(l, ",\"seconds\":%llu.%06u", secs,
+		    (u32)(rem / NSEC_PER_USEC));
+}
+
+static void kb_line_end(struct kb_line *l)
+{
+	pr_info("%s}\n", l->buf);
+}
+
+/* Operations per second of @n operations in @ns nanoseconds. */
+static u64 kb_rate(u64 n, u64 ns)
+{
+	return ns ? div64_u64(n * NSEC_PER_SEC, ns) : 0;
+}
+
+/* --- post_throughput -------------------------------------------------------- */
+
+static DEFINE_PER_CPU_ALIGNED(unsigned long, kb_post_count);
+
+/**
+ * struct kb_producer - one producer kthread of post_throughput
+ * @q: where it submits
+ * @items: all items
+ * @first: its first item
+ * @end: one past its last item
+ * @go: completed when all producers may start
+ * @done: completed when it has submitted its share
+ * @start_ns: time of its first submission
+ * @err: the error that stopped it, or 0
+ */
+struct kb_producer {
+	const struct kb_queue *q;
+	struct kb_item *items;
+	unsigned long first;
+	unsigned long end;
+	struct completion *go;
+	struct completion done;
+	u64 start_ns;
+	int err;
+} ____cacheline_aligned_in_smp;
+
+static void kb_post_body(struct kb_item *it)
+{
+	this_cpu_inc(kb_post_count);
+}
+
+KB_ITEM_FNS(kb_post_body)
+
+static int kb_producer_main(void *arg)
+{
+	struct kb_producer *p = arg;
+	unsigned long i;
+	int err = 0;
+
+	wait_for_completion(p->go);
+	p->start_ns = ktime_get_ns();
+	for (i = p->first; i < p->end && !err; i++)
+		err = kb_submit(p->q, &p->items[i]);
+	p->err = err;
+	kthread_complete_and_exit(&p->done, 0);
+}
+
+static void kb_post_throughput(enum kb_impl impl, unsigned int run)
+{
+	static const char bench[] = "post_throughput";
+	unsigned long n = tasks, sum = 0, i;
+	unsigned int nr = producers, t;
+	struct kb_producer *prod;
+	struct completion go;
+	struct task_struct *task;
+	struct kb_item *items;
+	u64 t0 = U64_MAX, t1;
+	struct kb_line line;
+	struct kb_exec e;
+	int cpu, err;
+
+	items = kvcalloc(n, sizeof(*items), GFP_KERNEL);
+	prod = kcalloc(nr, sizeof(*prod), GFP_KERNEL);
+	if (!items || !prod) {
+		kb_fail(bench, impl, "out of memory");
+		goto out_free;
+	}
+	err = kb_exec_create(&e, impl, threads);
+	if (err) {
+		kb_fail(bench, impl, "creating the executor: %d", err);
+		goto out_free;
+	}
+	for (i = 0; i < n; i++)
+		kb_item_init(&e.q, &items[i], kb_post_body_efn,
+			     kb_post_body_wfn);
+	for_each_possible_cpu(cpu)
+		per_cpu(kb_post_count, cpu) = 0;
+
+	init_completion(&go);
+	for (t = 0; t < nr; t++) {
+		struct kb_producer *p = &prod[t];
+
+		p->q = &e.q;
+		p->items = items;
+		p->first = n / nr * t + min_t(unsigned long, t, n % nr);
+		p->end = p->first + n / nr + (t < n % nr ? 1 : 0);
+		p->go = &go;
+		init_completion(&p->done);
+		task = kthread_run(kb_producer_main, p, "exec-kb-prod/%u", t);
+		if (IS_ERR(task)) {
+			/* Those started submit nothing: an empty share. */
+			for (; t < nr; t++) {
+				prod[t].err = PTR_ERR(task);
+				complete(&prod[t].done);
+			}
+			for (t = 0; t < nr; t++)
+				prod[t].end = prod[t].first;
+			break;
+		}
+	}
+	complete_all(&go);
+	err = 0;
+	for (t = 0; t < nr; t++) {
+		wait_for_completion(&prod[t].done);
+		t0 = min(t0, prod[t].start_ns);
+		if (prod[t].err && !err)
+			err = prod[t].err;
+	}
+	if (kb_exec_destroy(&e) && !err)
+		err = -EDEADLK;
+	t1 = ktime_get_ns();
+	if (err) {
+		kb_fail(bench, impl, "submission failed: %d", err);
+		goto out_free;
+	}
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(kb_post_count, cpu);
+	if (sum != n) {
+		kb_fail(bench, impl, "%lu tasks ran, %lu submitted", sum, n);
+		goto out_free;
+	}
+	kb_line_begin(&line, bench, &e, run);
+	kb_line_uint(&line, "producers", nr);
+	kb_line_uint(&line, "tasks", n);
+	kb_line_seconds(&line, t1 - t0);
+	kb_line_uint(&line, "ops_per_s", kb_rate(n, t1 - t0));
+	kb_line_end(&line);
+out_free:
+	kfree(prod);
+	kvfree(items);
+}
+
+/* --- chain_latency ---------------------------------------------------------- */
+
+static struct {
+	const struct kb_queue *q;
+	struct kb_item item;
+	unsigned long hops;
+	unsigned long total;
+	int err;
+	u64 t1;
+	struct completion done;
+} kb_chain;
+
+static void kb_chain_body(struct kb_item *it)
+{
+	unsigned long n = kb_chain.hops + 1;
+	int err;
+
+	/*
+	 * @hops is plain: each hop's update happens before it submits the
+	 * next hop, which the executor orders before that hop starts.
+	 */
+	kb_chain.hops = n;
+	if (n == kb_chain.total) {
+		kb_chain.t1 = ktime_get_ns();
+		complete(&kb_chain.done);
+		return;
+	}
+	err = kb_submit(kb_chain.q, it);
+	if (err) {
+		kb_chain.err = err;
+		complete(&kb_chain.done);
+	}
+}
+
+KB_ITEM_FNS(kb_chain_body)
+
+static void kb_chain_latency(enum kb_impl impl, unsigned int run)
+{
+	static const char bench[] = "chain_latency";
+	struct kb_line line;
+	struct kb_exec e;
+	u64 t0, ns;
+	int err;
+
+	err = kb_exec_create(&e, impl, threads);
+	if (err) {
+		kb_fail(bench, impl, "creating the executor: %d", err);
+		return;
+	}
+	kb_chain.q = &e.q;
+	kb_chain.hops = 0;
+	kb_chain.total = hops;
+	kb_chain.err = 0;
+	init_completion(&kb_chain.done);
+	kb_item_init(&e.q, &kb_chain.item, kb_chain_body_efn,
+		     kb_chain_body_wfn);
+
+	t0 = ktime_get_ns();
+	err = kb_submit(&e.q, &kb_chain.item);
+	if (!err && !wait_for_completion_timeout(&kb_chain.done, KB_TIMEOUT))
+		err = -ETIMEDOUT;
+	if (!err)
+		err = kb_chain.err;
+	/* Destroying waits for any hop that should not exist: count after. */
+	if (kb_exec_destroy(&e) && !err)
+		err = -EDEADLK;
+	if (err) {
+		kb_fail(bench, impl, "hop %lu: %d", kb_chain.hops + 1, err);
+		return;
+	}
+	if (kb_chain.hops != kb_chain.total) {
+		kb_fail(bench, impl, "%lu hops ran, %lu expected",
+			kb_chain.hops, kb_chain.total);
+		return;
+	}
+	ns = kb_chain.t1 - t0;
+	kb_line_begin(&line, bench, &e, run);
+	kb_line_uint(&line, "tasks", kb_chain.total);
+	kb_line_seconds(&line, ns);
+	kb_line_uint(&line, "ns_per_hop",
+		     div64_u64(ns + kb_chain.total / 2, kb_chain.total));
+	kb_line_end(&line);
+}
+
+/* --- wakeup_latency ---------------------------------------------------------- */
+
+/**
+ * struct kb_wake_item - one sample
+ * @item: the task
+ * @submit_ns: time just before submission
+ * @start_ns: time the task started
+ *
+ * Cache-line aligned, so that writing the next sample's @submit_ns does not
+ * pull in the line a worker has just written.
+ */
+struct kb_wake_item {
+	struct kb_item item;
+	u64 submit_ns;
+	u64 start_ns;
+} ____cacheline_aligned_in_smp;
+
+static struct {
+	const struct kb_queue *q;
+	struct kb_wake_item *items;
+	unsigned int total;
+	atomic_t ran;
+	int err;
+	struct completion submitted;
+	struct completion done;
+} kb_wake;
+
+static void kb_wake_body(struct kb_item *it)
+{
+	struct kb_wake_item *w = container_of(it, struct kb_wake_item, item);
+
+	w->start_ns = ktime_get_ns();
+	if (atomic_inc_return(&kb_wake.ran) == kb_wake.total)
+		complete(&kb_wake.done);
+}
+
+KB_ITEM_FNS(kb_wake_body)
+
+/* Sleeps until @deadline (ktime_get_ns() time). */
+static void kb_sleep_until(u64 deadline)
+{
+	u64 now = ktime_get_ns();
+	unsigned long us;
+
+	if (deadline <= now)
+		return;
+	us = div_u64(deadline - now, NSEC_PER_USEC);
+	if (us)
+		usleep_range(us, us);
+}
+
+static int kb_wake_submitter(void *arg)
+{
+	struct kb_wake_item *w;
+	unsigned int k;
+	u64 deadline;
+	int err = 0;
+
+	deadline = ktime_get_ns() + KB_WAKE_SETTLE_NS;
+	for (k = 0; k < kb_wake.total; k++) {
+		kb_sleep_until(deadline);
+		w = &kb_wake.items[k];
+		w->submit_ns = ktime_get_ns();
+		err = kb_submit(kb_wake.q, &w->item);
+		if (err)
+			break;
+		deadline += KB_WAKE_PERIOD_NS;
+		/*
+		 * A submitter more than a period behind starts a new
+		 * schedule instead of submitting a burst to a busy executor.
+		 */
+		if (w->submit_ns > deadline)
+			deadline = w->submit_ns + KB_WAKE_PERIOD_NS;
+	}
+	kb_wake.err = err;
+	if (err && atomic_add_return(kb_wake.total - k, &kb_wake.ran) ==
+		   kb_wake.total)
+		complete(&kb_wake.done);
+	kthread_complete_and_exit(&kb_wake.submitted, 0);
+}
+
+static int kb_u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of @n sorted values; @q is in units of 0.001%. */
+static u64 kb_percentile(const u64 *v, unsigned int n, unsigned int q)
+{
+	u64 rank = div_u64((u64)n * q + 99999, 100000);
+
+	rank = clamp_t(u64, rank, 1, n);
+	return v[rank - 1];
+}
+
+static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
+{
+	static const char bench[] = "wakeup_latency";
+	unsigned int n = samples, k;
+	struct task_struct *task;
+	struct kb_wake_item *w;
+	struct kb_line line;
+	struct kb_exec e;
+	u64 *lat, ns;
+	int err;
+
+	kb_wake.items = kvcalloc(n, sizeof(*kb_wake.items), GFP_KERNEL);
+	lat = kvcalloc(n, sizeof(*lat), GFP_KERNEL);
+	if (!kb_wake.items || !lat) {
+		kb_fail(bench, impl, "out of memory");
+		goto out_free;
+	}
+	err = kb_exec_create(&e, impl, threads);
+	if (err) {
+		kb_fail(bench, impl, "creating the executor: %d", err);
+		goto out_free;
+	}
+	for (k = 0; k < n; k++)
+		kb_item_init(&e.q, &kb_wake.items[k].item, kb_wake_body_efn,
+			     kb_wake_body_wfn);
+	kb_wake.q = &e.q;
+	kb_wake.total = n;
+	kb_wake.err = 0;
+	atomic_set(&kb_wake.ran, 0);
+	init_completion(&kb_wake.submitted);
+	init_completion(&kb_wake.done);
+
+	task = kthread_run(kb_wake_submitter, NULL, "exec-kb-wake");
+	if (IS_ERR(task)) {
+		err = PTR_ERR(task);
+	} else {
+		wait_for_completion(&kb_wake.submitted);
+		if (!wait_for_completion_timeout(&kb_wake.done, KB_TIMEOUT))
+			err = -ETIMEDOUT;
+		else
+			err = kb_wake.err;
+	}
+	if (kb_exec_destroy(&e) && !err)
+		err = -EDEADLK;
+	if (err) {
+		kb_fail(bench, impl, "submission failed: %d", err);
+		goto out_free;
+	}
+	if (atomic_read(&kb_wake.ran) != n) {
+		kb_fail(bench, impl, "%d samples ran, %u submitted",
+			atomic_read(&kb_wake.ran), n);
+		goto out_free;
+	}
+	for (k = 0; k < n; k++) {
+		w = &kb_wake.items[k];
+		if (!w->start_ns) {
+			kb_fail(bench, impl, "sample %u never ran", k);
+			goto out_free;
+		}
+		lat[k] = w->start_ns > w->submit_ns ?
+			 w->start_ns - w->submit_ns : 0;
+	}
+	ns = kb_wake.items[n - 1].start_ns - kb_wake.items[0].submit_ns;
+	sort(lat, n, sizeof(*lat), kb_u64_cmp, NULL);
+	kb_line_begin(&line, bench, &e, run);
+	kb_line_uint(&line, "samples", n);
+	kb_line_seconds(&line, ns);
+	kb_line_uint(&line, "p50_ns", kb_percentile(lat, n, 50000));
+	kb_line_uint(&line, "p99_ns", kb_percentile(lat, n, 99000));
+	kb_line_uint(&line, "p999_ns", kb_percentile(lat, n, 99900));
+	kb_line_uint(&line, "max_ns", lat[n - 1]);
+	kb_line_end(&line);
+out_free:
+	kvfree(lat);
+	kvfree(kb_wake.items);
+	kb_wake.items = NULL;
+}
+
+/* --- serial_throughput -------------------------------------------------------- */
+
+/**
+ * struct kb_strand - one serial executor and its order check
+ * @serial: the libexec serial executor, or NULL
+ * @q: where its items go: @serial, or an ordered workqueue
+ * @next: the number of the task that must run next
+ * @ran: tasks run
+ * @total: tasks submitted to it
+ * @violations: tasks that ran out of order
+ *
+ * @next, @ran and @violations are plain: the strand orders each task's
+ * completion before the next one's start, which is what is tested.
+ */
+struct kb_strand {
+	struct exec_serial *serial;
+	struct kb_queue q;
+	unsigned long next;
+	unsigned long ran;
+	unsigned long total;
+	unsigned long violations;
+} ____cacheline_aligned_in_smp;
+
+static struct {
+	struct kb_strand *strands;
+	unsigned int nr;
+	struct kb_item *items;
+	atomic_t left;
+	u64 t1;
+	struct completion done;
+} kb_ser;
+
+static void kb_serial_body(struct kb_item *it)
+{
+	unsigned long i = it - kb_ser.items;
+	struct kb_strand *s = &kb_ser.strands[i % kb_ser.nr];
+	unsigned long seq = i / kb_ser.nr;
+
+	if (seq != s->next)
+		s->violations++;
+	s->next = seq + 1;
+	if (++s->ran != s->total)
+		return;
+	/* This strand is done; the last strand to finish ends the clock. */
+	if (atomic_dec_and_test(&kb_ser.left)) {
+		kb_ser.t1 = ktime_get_ns();
+		complete(&kb_ser.done);
+	}
+}
+
+KB_ITEM_FNS(kb_serial_body)
+
+static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
+{
+	static const char bench[] = "serial_throughput";
+	unsigned long n = serial_tasks, violations = 0, i;
+	unsigned int nr = strands, created = 0, s;
+	struct kb_exec e = { .impl = impl, .threads = threads };
+	struct kb_line line;
+	struct kb_strand *st;
+	bool ok = true;
+	long left;
+	u64 t0;
+	int err;
+
+	kb_ser.nr = nr;
+	kb_ser.strands = kcalloc(nr, sizeof(*kb_ser.strands), GFP_KERNEL);
+	kb_ser.items = kvcalloc(n, sizeof(*kb_ser.items), GFP_KERNEL);
+	if (!kb_ser.strands || !kb_ser.items) {
+		kb_fail(bench, impl, "out of memory");
+		goto out_free;
+	}
+	if (impl == KB_LIBEXEC) {
+		err = kb_exec_create(&e, impl, threads);
+		if (err) {
+			kb_fail(bench, impl, "creating the pool: %d", err);
+			goto out_free;
+		}
+	}
+	atomic_set(&kb_ser.left, 0);
+	init_completion(&kb_ser.done);
+	for (s = 0; s < nr; s++) {
+		st = &kb_ser.strands[s];
+		if (impl == KB_LIBEXEC) {
+			err = exec_serial_create(&st->serial, e.q.ex);
+			if (!err)
+				st->q.ex = exec_serial_executor(st->serial);
+		} else {
+			st->q.wq = alloc_ordered_workqueue("exec-kb-ord%u", 0,
+							   s);
+			err = st->q.wq ? 0 : -ENOMEM;
+		}
+		if (err) {
+			kb_fail(bench, impl, "creating strand %u: %d", s, err);
+			goto out_destroy;
+		}
+		created++;
+		st->total = n / nr + (s < n % nr ? 1 : 0);
+		if (st->total)
+			atomic_inc(&kb_ser.left);
+		err = kb_warm(&st->q, 1);
+		if (err) {
+			kb_fail(bench, impl, "warming strand %u: %d", s, err);
+			goto out_destroy;
+		}
+	}
+	for (i = 0; i < n; i++)
+		kb_item_init(&kb_ser.strands[i % nr].q, &kb_ser.items[i],
+			     kb_serial_body_efn, kb_serial_body_wfn);
+
+	t0 = ktime_get_ns();
+	for (i = 0, s = 0; i < n; i++) {
+		err = kb_submit(&kb_ser.strands[s].q, &kb_ser.items[i]);
+		if (err) {
+			/* The strands are destroyed (drained) below. */
+			kb_fail(bench, impl, "task %lu: %d", i, err);
+			goto out_destroy;
+		}
+		if (++s == nr)
+			s = 0;
+	}
+	if (!wait_for_completion_timeout(&kb_ser.done, KB_TIMEOUT)) {
+		kb_fail(bench, impl, "timed out");
+		goto out_destroy;
+	}
+
+	for (s = 0; s < nr; s++) {
+		st = &kb_ser.strands[s];
+		violations += st->violations;
+		if (st->ran != st->total || st->next != st->total) {
+			kb_fail(bench, impl, "strand %u ran %lu of %lu tasks, last number %lu",
+				s, st->ran, st->total, st->next);
+			ok = false;
+		}
+	}
+	/* The line reports the violations, so it is printed with them. */
+	kb_line_begin(&line, bench, &e, run);
+	if (impl != KB_LIBEXEC)
+		kb_line_uint(&line, "max_active", 1);
+	kb_line_uint(&line, "strands", nr);
+	kb_line_uint(&line, "tasks", n);
+	kb_line_seconds(&line, kb_ser.t1 - t0);
+	kb_line_uint(&line, "ops_per_s", kb_rate(n, kb_ser.t1 - t0));
+	kb_line_uint(&line, "order_violations", violations);
+	kb_line_end(&line);
+	if (violations && ok)
+		kb_fail(bench, impl, "%lu tasks ran out of order", violations);
+
+out_destroy:
+	for (s = 0; s < created; s++) {
+		st = &kb_ser.strands[s];
+		if (st->serial) {
+			left = exec_serial_destroy(st->serial);
+			if (left)
+				kb_fail(bench, impl, "exec_serial_destroy: %ld",
+					left);
+		} else {
+			destroy_workqueue(st->q.wq);
+		}
+	}
+	if (e.pool && exec_thread_pool_destroy(e.pool))
+		kb_fail(bench, impl, "exec_thread_pool_destroy failed");
+out_free:
+	kvfree(kb_ser.items);
+	kfree(kb_ser.strands);
+	kb_ser.items = NULL;
+	kb_ser.strands = NULL;
+}
+
+/* --- the module ------------------------------------------------------------------ */
+
+/**
+ * struct kb_workload - one workload and the impls it runs on
+ * @name: its name in the output
+ * @run: runs it once for one impl
+ * @impls: the impls, libexec first
+ * @nr_impls: how many
+ */
+struct kb_workload {
+	const char *name;
+	void (*run)(enum kb_impl impl, unsigned int run);
+	enum kb_impl impls[3];
+	unsigned int nr_impls;
+};
+
+static const struct kb_workload kb_workloads[] = {
+	{ "post_throughput", kb_post_throughput,
+	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 3 },
+	{ "chain_latency", kb_chain_latency,
+	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 3 },
+	{ "wakeup_latency", kb_wakeup_latency,
+	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 3 },
+	{ "serial_throughput", kb_serial_throughput,
+	  { KB_LIBEXEC, KB_WQ_ORDERED }, 2 },
+};
+
+/* Whether @name is in the comma-separated list @only (NULL or "": all). */
+static bool kb_selected(const char *name)
+{
+	const char *p = only;
+	size_t len = strlen(name);
+
+	if (!p || !*p)
+		return true;
+	while (p) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static int __init exec_kbench_init(void)
+{
+	unsigned int r, w, i, total = 0;
+
+	if (!threads)
+		threads = num_online_cpus();
+	if (!producers || !tasks || !hops || !samples || !strands ||
+	    !serial_tasks || threads > EXEC_THREAD_POOL_MAX_THREADS ||
+	    threads > WQ_MAX_ACTIVE) {
+		pr_err("invalid parameters\n");
+		return -EINVAL;
+	}
+	pr_info("start: online_cpus=%u threads=%u producers=%u tasks=%lu hops=%lu samples=%u strands=%u serial_tasks=%lu runs=%u%s\n",
+		num_online_cpus(), threads, producers, tasks, hops, samples,
+		strands, serial_tasks, runs,
+		KB_DEBUG_KERNEL ? " (debug kernel: timings distorted)" : "");
+
+	for (r = 0; r < runs; r++) {
+		for (w = 0; w < ARRAY_SIZE(kb_workloads); w++) {
+			const struct kb_workload *wl = &kb_workloads[w];
+
+			if (!kb_selected(wl->name))
+				continue;
+			for (i = 0; i < wl->nr_impls; i++) {
+				wl->run(wl->impls[i], r);
+				total++;
+				cond_resched();
+			}
+		}
+	}
+	pr_info("done: %u runs, %u failed\n", total, kb_failed);
+	return 0;
+}
+module_init(exec_kbench_init);
+
+static void __exit exec_kbench_exit(void)
+{
+}
+module_exit(exec_kbench_exit);
+
+MODULE_DESCRIPTION("libexec kernel benchmark: executors against workqueues");
+MODULE_LICENSE("Dual MIT/GPL");

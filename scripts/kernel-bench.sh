@@ -1,0 +1,411 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The kernel benchmark: builds exec.ko and bench/kernel/exec_kbench.ko
+# against a kernel built for benchmarking, boots that kernel in QEMU with
+# both modules loaded (exec_kbench.ko runs every workload at load time, for
+# libexec and for the kernel's workqueues, in the same boot) and prints a
+# side-by-side table from the JSON lines of the kernel log.
+#
+# Usage: kernel-bench.sh [OPTION]... [PARAM=VALUE]...
+#
+# PARAM=VALUE pairs are exec_kbench.ko's module parameters (tasks=, hops=,
+# samples=, strands=, serial_tasks=, threads=, producers=, runs=, only=);
+# see bench/kernel/exec_kbench.c.
+#
+# Options:
+#   --debug           use the debug test kernel of scripts/kernel-build.sh
+#                     (KASAN, lockdep) instead of the benchmark kernel; the
+#                     table says so in its header
+#   --kernel DIR      use this kernel build directory
+#   --build-kernel    only build (or find) the benchmark kernel, print its
+#                     directory and exit
+#   --no-build        fail instead of building the benchmark kernel
+#   --smp N           guest CPUs (default 2)
+#   --memory SIZE     guest memory (default 1G)
+#   --accel A         tcg (default, or $EXEC_KUNIT_ACCEL) or kvm
+#   --timeout SEC     QEMU's time limit (default 900)
+#   --log FILE        the console log (default build/kernel-bench/console.log)
+#   --table-only FILE print the table of an existing console log and exit
+#
+# Environment:
+#   EXEC_KERNEL_CACHE   cache directory, shared with kernel-build.sh
+#                       (default /var/cache/exec-kernel)
+#   EXEC_KERNEL_JOBS    parallel make jobs (default: number of CPUs + 1)
+#
+# The benchmark kernel is Debian's linux-source-6.1, `make tinyconfig` plus
+# scripts/kernel-config-bench (no KASAN, lockdep or other debugging), built
+# the way kernel-build.sh builds the debug one.  kernel-build.sh takes no
+# other fragment and removes every other linux-6.1-* directory of the cache,
+# so this script builds its own into bench-linux-6.1-KEY of the same cache,
+# under its own lock; the key hashes this script's version, the fragment,
+# the source package version and the compiler.
+#
+# Exit status: 0 when every run verified (every task ran once, order held)
+# and the log holds a result for every run; 1 otherwise; 2 on a usage or
+# setup error.
+
+set -euo pipefail
+
+# Bump when a change to this script changes the kernel it builds.
+SCRIPT_VERSION=1
+
+SRC_PKG=linux-source-6.1
+SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
+SRC_TOPDIR=linux-source-6.1
+STAMP=.exec-kernel-complete
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(dirname "$here")
+fragment=$here/kernel-config-bench
+cache=${EXEC_KERNEL_CACHE:-/var/cache/exec-kernel}
+jobs=${EXEC_KERNEL_JOBS:-$(($(nproc) + 1))}
+
+kdir=
+debug=0
+build_only=0
+build=1
+smp=2
+memory=1G
+accel=${EXEC_KUNIT_ACCEL:-tcg}
+timeout_s=900
+log=$top/build/kernel-bench/console.log
+table_only=
+params=()
+
+log()
+{
+	echo "kernel-bench: $*" >&2
+}
+
+die()
+{
+	echo "kernel-bench: error: $*" >&2
+	exit 2
+}
+
+usage()
+{
+	sed -n '3,/^$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	exit "$1"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--debug) debug=1 ;;
+	--kernel) kdir=${2:?}; shift ;;
+	--build-kernel) build_only=1 ;;
+	--no-build) build=0 ;;
+	--smp) smp=${2:?}; shift ;;
+	--memory) memory=${2:?}; shift ;;
+	--accel) accel=${2:?}; shift ;;
+	--timeout) timeout_s=${2:?}; shift ;;
+	--log) log=${2:?}; shift ;;
+	--table-only) table_only=${2:?}; shift ;;
+	-h | --help) usage 0 ;;
+	*=*) params+=("$1") ;;
+	*) echo "kernel-bench: unknown argument '$1'" >&2; usage 2 ;;
+	esac
+	shift
+done
+
+# --- the benchmark kernel ------------------------------------------------------
+
+cache_key()
+{
+	{
+		echo "bench script $SCRIPT_VERSION"
+		echo "source $(dpkg-query -W -f='${Version}' "$SRC_PKG")"
+		echo "cc $(gcc --version | head -n 1)"
+		cat "$fragment"
+	} | sha256sum | cut -c 1-16
+}
+
+# Every line of the fragment must hold in the final .config: olddefconfig
+# drops an option whose dependencies are not met without saying so.
+verify_config()
+{
+	local config=$1 line opt bad=0
+
+	while IFS= read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+			if ! grep -qxF "$line" "$config"; then
+				log "${BASH_REMATCH[1]}: wanted ${BASH_REMATCH[2]}"
+				bad=1
+			fi
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+			opt=${BASH_REMATCH[1]}
+			if grep -qE "^$opt=[ym]$" "$config"; then
+				log "$opt: wanted unset"
+				bad=1
+			fi
+		fi
+	done < "$fragment"
+	[ "$bad" = 0 ] || die "the final .config lacks options of $fragment"
+}
+
+build_kernel()
+{
+	local dir=$1 start
+
+	start=$(date +%s)
+	rm -rf "$dir.tmp" "$dir"
+	mkdir -p "$dir.tmp"
+	log "unpacking $SRC_TARBALL"
+	tar -xJf "$SRC_TARBALL" -C "$dir.tmp"
+	mv "$dir.tmp/$SRC_TOPDIR" "$dir"
+	rmdir "$dir.tmp"
+
+	log "configuring: tinyconfig + $(basename "$fragment")"
+	cp "$fragment" "$dir/kernel/configs/exec-bench.config"
+	make -C "$dir" -s tinyconfig >&2
+	make -C "$dir" -s exec-bench.config >&2
+	verify_config "$dir/.config"
+
+	log "building with -j$jobs (log: $dir/build.log)"
+	if ! make -C "$dir" -j"$jobs" all modules_prepare \
+		> "$dir/build.log" 2>&1; then
+		tail -n 40 "$dir/build.log" >&2
+		die "kernel build failed (log: $dir/build.log)"
+	fi
+	[ -f "$dir/arch/x86/boot/bzImage" ] || die "no bzImage after build"
+	[ -f "$dir/Module.symvers" ] || die "no Module.symvers after build"
+	echo "$(($(date +%s) - start))" > "$dir/build-seconds"
+	touch "$dir/$STAMP"
+	log "built in $(cat "$dir/build-seconds") s"
+}
+
+# Prints the benchmark kernel's build directory, building it if needed.
+bench_kernel()
+{
+	local dir name
+
+	[ -f "$fragment" ] || die "no config fragment $fragment"
+	[ -f "$SRC_TARBALL" ] ||
+		die "no $SRC_TARBALL (scripts/kernel-build.sh installs $SRC_PKG)"
+	dir=$cache/bench-linux-6.1-$(cache_key)
+	if [ ! -f "$dir/$STAMP" ]; then
+		[ "$build" = 1 ] || die "no complete build in $dir"
+		mkdir -p "$cache"
+		exec 9> "$cache/.bench-lock"
+		flock 9
+		if [ ! -f "$dir/$STAMP" ]; then
+			log "no benchmark kernel for this key; building into $dir"
+			build_kernel "$dir"
+		fi
+		# Builds for other keys (about 1 GB each) go once unused for
+		# a day, as kernel-build.sh does with its own.
+		touch "$dir/$STAMP"
+		for name in "$cache"/bench-linux-6.1-*; do
+			[ "$name" != "$dir" ] || continue
+			[ -n "$(find "$name/$STAMP" -mmin -1440 2>/dev/null)" ] ||
+				rm -rf "$name"
+		done
+		flock -u 9
+	fi
+	echo "$dir"
+}
+
+# --- the table -------------------------------------------------------------------
+
+# Reads the console log; prints the table and exits 0 if every run verified
+# and each (workload, impl) pair has a result, 1 otherwise.
+print_table()
+{
+	python3 - "$1" "$2" << 'EOF'
+import json, re, statistics, sys
+
+path, label = sys.argv[1], sys.argv[2]
+prefix = re.compile(r'exec-bench: (\{.*\})\s*$')
+runs, fails, done, start = [], [], None, None
+for line in open(path, errors='replace'):
+    line = re.sub(r'^\[ *[0-9]+\.[0-9]+\] ', '', line.rstrip('\n'))
+    m = prefix.search(line)
+    if m:
+        runs.append(json.loads(m.group(1)))
+    elif 'exec-bench: FAIL' in line:
+        fails.append(line)
+    elif 'exec-bench: done' in line:
+        done = line
+    elif 'exec-bench: start: ' in line:
+        start = line.split('exec-bench: start: ', 1)[1]
+
+def col(r):
+    return r['impl'] + ('' if r['impl'] == 'libexec' else ':' + r['wq'])
+
+# (figure key, unit, higher is better, scale)
+figures = {
+    'post_throughput': [('ops_per_s', 'M/s', True, 1e-6)],
+    'serial_throughput': [('ops_per_s', 'M/s', True, 1e-6)],
+    'chain_latency': [('ns_per_hop', 'ns/hop', False, 1)],
+    'wakeup_latency': [('p50_ns', 'us p50', False, 1e-3),
+                       ('p99_ns', 'us p99', False, 1e-3)],
+}
+groups = {}
+for r in runs:
+    groups.setdefault((r['bench'], col(r)), []).append(r)
+cols = sorted({c for _, c in groups}, key=lambda c: (c != 'libexec', c))
+sizes = {}
+for r in runs:
+    if r['impl'] == 'libexec':
+        size = {k: r[k] for k in ('threads', 'producers', 'tasks', 'samples',
+                                  'strands') if k in r}
+        sizes[r['bench']] = ' '.join('%s=%s' % kv for kv in size.items())
+
+print()
+print('Kernel benchmark, %s' % label)
+if start:
+    print('module parameters: %s' % start)
+print('median of %d run(s) per cell; ratio = libexec / best workqueue, '
+      '>= 1.00 means libexec is at least as good' %
+      max((len(v) for v in groups.values()), default=0))
+head = ['workload', 'unit'] + cols + ['ratio', 'size']
+rows = []
+ok = True
+for bench, keys in figures.items():
+    for key, unit, higher, scale in keys:
+        cells, vals = [], {}
+        for c in cols:
+            g = groups.get((bench, c))
+            if not g:
+                cells.append('-')
+                continue
+            v = statistics.median(r[key] for r in g)
+            vals[c] = v
+            cells.append('%.3g' % (v * scale))
+        if not vals:
+            continue
+        wq = [v for c, v in vals.items() if c != 'libexec']
+        ratio = '-'
+        if 'libexec' in vals and wq:
+            lib = vals['libexec']
+            best = max(wq) if higher else min(wq)
+            if higher:
+                ratio = '%.2f' % (lib / best if best else 0)
+            else:
+                ratio = '%.2f' % (best / lib if lib else 0)
+        else:
+            ok = False
+        rows.append([bench, unit] + cells + [ratio, sizes.get(bench, '')])
+widths = [max(len(str(x)) for x in column) for column in zip(head, *rows)]
+for row in [head, ['-' * w for w in widths]] + rows:
+    print('  '.join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
+viol = sum(r.get('order_violations', 0) for r in runs)
+print('order violations: %d; failed runs: %d' % (viol, len(fails)))
+for f in fails:
+    print('  ' + f)
+if done:
+    print(done.split('exec-bench: ', 1)[1])
+else:
+    print('no "exec-bench: done" line: the module did not finish')
+    ok = False
+sys.exit(0 if ok and not fails and not viol else 1)
+EOF
+}
+
+if [ -n "$table_only" ]; then
+	print_table "$table_only" "log $table_only"
+	exit
+fi
+
+if [ "$build_only" = 1 ]; then
+	bench_kernel
+	exit 0
+fi
+
+if [ -z "$kdir" ]; then
+	if [ "$debug" = 1 ]; then
+		kdir=$("$here/kernel-build.sh" --print-build-dir) ||
+			die "no debug kernel (scripts/kernel-build.sh failed)"
+	else
+		kdir=$(bench_kernel)
+	fi
+fi
+[ -f "$kdir/.config" ] || die "no kernel build directory '$kdir'"
+if grep -q '^CONFIG_KASAN=y' "$kdir/.config" ||
+	grep -q '^CONFIG_PROVE_LOCKING=y' "$kdir/.config"; then
+	label="DEBUG kernel (KASAN/lockdep: timings distorted) $kdir"
+else
+	label="benchmark kernel (no KASAN/lockdep) $kdir"
+fi
+label+=", QEMU $accel, $smp vCPUs"
+
+# --- the modules -----------------------------------------------------------------
+
+# Each kernel gets its own copy of the sources, so the source tree stays
+# clean and builds for different kernels do not share objects.
+out=$top/build/kernel-bench/$(basename "$kdir")
+mkdir -p "$out/exec" "$out/kbench"
+find "$out" \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
+# The same files as kernel/kernel.mk copies: Kbuild also builds the KUnit
+# suites when the kernel has KUnit (the debug kernel).
+(cd "$top" && tar cf - Kbuild core/*.c core/*.h include/exec/*.h \
+	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
+	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel) |
+	tar xf - -C "$out/exec"
+cp "$top"/bench/kernel/Kbuild "$top"/bench/kernel/*.c "$out/kbench/"
+
+kbuild()
+{
+	local dir=$1
+	shift
+	if ! make -C "$kdir" M="$dir" W=1 "$@" modules > "$dir/build.log" 2>&1; then
+		cat "$dir/build.log" >&2
+		die "module build failed in $dir"
+	fi
+	if grep -qiE '(^|[^a-z_])warning' "$dir/build.log"; then
+		cat "$dir/build.log" >&2
+		die "module build warnings in $dir"
+	fi
+}
+
+log "building exec.ko and exec_kbench.ko against $kdir"
+kbuild "$out/exec"
+kbuild "$out/kbench" KBUILD_EXTRA_SYMBOLS="$out/exec/Module.symvers" \
+	EXEC_INCLUDE="$top/include"
+
+# --- QEMU ------------------------------------------------------------------------
+
+command -v qemu-system-x86_64 > /dev/null || die "qemu-system-x86_64 missing"
+mkdir -p "$(dirname "$log")"
+initramfs=$(dirname "$log")/initramfs
+cpio_file=$(dirname "$log")/initramfs.cpio
+rm -rf "$initramfs"
+mkdir -p "$initramfs/modules" "$initramfs/dev" "$initramfs/proc" \
+	"$initramfs/sys"
+gcc -static -Os -s -Wall -Wextra -Werror -o "$initramfs/init" \
+	"$top/tests/kernel/init.c"
+cp "$out/exec/exec.ko" "$out/kbench/exec_kbench.ko" "$initramfs/modules/"
+{
+	echo "exec.ko "
+	echo "exec_kbench.ko ${params[*]}"
+} > "$initramfs/modules/order"
+(cd "$initramfs" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0) > "$cpio_file"
+
+log "booting $kdir ($accel, $smp CPUs, $memory); console log $log"
+start=$(date +%s)
+set +e
+timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+	-accel "$accel" -cpu max -smp "$smp" -m "$memory" \
+	-display none -vga none -monitor none -nic none \
+	-serial stdio -no-reboot \
+	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$cpio_file" \
+	-append "console=ttyS0 panic=-1 rdinit=/init EXEC_UNLOAD=1" \
+	< /dev/null 2>&1 | tr -d '\r' > "$log"
+qemu_status=${PIPESTATUS[0]}
+set -e
+log "QEMU ran $(($(date +%s) - start)) s, status $qemu_status"
+
+status=0
+print_table "$log" "$label" || status=1
+[ "$qemu_status" = 0 ] || { log "QEMU failed or timed out"; status=1; }
+for name in exec.ko exec_kbench.ko; do
+	grep -q "exec-init: loaded $name" "$log" ||
+		{ log "$name did not load"; status=1; }
+done
+if grep -qE 'exec-init: (failed|left behind)|BUG:|WARNING:|Oops' "$log"; then
+	grep -E 'exec-init: (failed|left behind)|BUG:|WARNING:|Oops' "$log" >&2
+	status=1
+fi
+exit $status

@@ -27,6 +27,9 @@
  *   read nr_spinning, nr_idle          look at queue and slots
  *
  * so either the submitter sees the idle worker, or the worker sees the item.
+ * A submitter that finds a worker spinning relies on it: a spinning worker
+ * that takes an item from the shared queue and sees more behind it wakes
+ * the next sleeper itself, so wake-ups are passed on, never absorbed.
  *
  * Stopping.  destroy sets EXEC_POOL_STOP and wakes everyone; workers exit
  * once they find no work.  Items keep running until the queue is empty, and a
@@ -61,6 +64,7 @@ struct exec_thread_pool;
  * @steal_victim: O: next worker whose slot this one looks at while spinning
  * @steal_seen: O: item seen in that slot at the previous look
  * @next_streak: O: items in a row taken from @next
+ * @was_spinning: O: stopped spinning because the shared queue had work
  * @parker: where the worker sleeps
  * @thread: the thread
  *
@@ -75,6 +79,7 @@ struct exec_pool_worker {
 	unsigned int steal_victim;
 	struct exec_work *steal_seen;
 	unsigned int next_streak;
+	bool was_spinning;
 	struct exec_parker parker;
 	struct exec_thread thread;
 } ____cacheline_aligned;
@@ -102,7 +107,8 @@ struct exec_pool_worker {
 struct exec_thread_pool {
 	struct exec_executor ex;
 	struct exec_mpsc queue;
-	atomic_long_t nr_submitted;
+	/* Written by submitters: away from the consumers' head line. */
+	atomic_long_t nr_submitted ____cacheline_aligned;
 	atomic_t nr_submitting;
 
 	spinlock_t consume_lock ____cacheline_aligned;
@@ -311,7 +317,19 @@ static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
 	}
 	w->next_streak = 0;
 	work = exec_pool_pop_shared(pool);
-	return work ? work : exec_pool_take_next(w);
+	if (!work)
+		return exec_pool_take_next(w);
+	/*
+	 * Submitters that saw this worker spinning woke nobody, trusting it
+	 * to take their items; it takes one, so if more are left it passes
+	 * the wake-up on, or a burst would wait behind this one item.
+	 */
+	if (w->was_spinning) {
+		w->was_spinning = false;
+		if (exec_mpsc_maybe_nonempty(&pool->queue))
+			exec_pool_kick(pool);
+	}
+	return work;
 }
 
 /*
@@ -401,9 +419,12 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 			work = exec_pool_steal(w, false);
 		cpu_relax();
 	}
+	/* Full barrier, before the look at the queue in exec_pool_take(). */
 	atomic_dec_return(&pool->nr_spinning);
-	if (work || i <= EXEC_POOL_SPIN)
+	if (work || i <= EXEC_POOL_SPIN) {
+		w->was_spinning = !work;
 		return work;
+	}
 
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	w->idle = true;

@@ -728,6 +728,64 @@ out:
 }
 
 /*
+ * Bursts of items that each block until all of them have started: a pool
+ * of BURST_THREADS workers must wake one worker per item even when the
+ * burst arrives while a worker is spinning for work (it takes one item and
+ * must pass the other wake-ups on).
+ */
+#define BURST_THREADS	3
+#define BURST_ROUNDS	1000
+
+struct burst_fx {
+	struct exec_test_gate gate;
+	atomic_t done;
+	struct exec_work items[BURST_THREADS];
+};
+
+static struct burst_fx *burst_fx;
+
+static void burst_func(struct exec_work *work)
+{
+	exec_test_gate_pass(&burst_fx->gate);
+	exec_test_count(&burst_fx->done);
+}
+
+static void pool_burst_wakes_a_worker_per_blocking_item(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = BURST_THREADS };
+	struct exec_thread_pool *pool;
+	struct exec_executor *ex;
+	unsigned int round, i, stuck = 0;
+
+	burst_fx = kzalloc(sizeof(*burst_fx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, burst_fx);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	ex = exec_thread_pool_executor(pool);
+	for (i = 0; i < BURST_THREADS; i++)
+		exec_work_init(&burst_fx->items[i], burst_func);
+
+	for (round = 0; round < BURST_ROUNDS && !stuck; round++) {
+		exec_test_gate_init(&burst_fx->gate);
+		for (i = 0; i < BURST_THREADS; i++)
+			KUNIT_EXPECT_EQ(test, exec_submit(ex, &burst_fx->items[i]),
+					0);
+		if (!exec_test_gate_wait_for(&burst_fx->gate, BURST_THREADS))
+			stuck = round + 1;
+		exec_test_gate_open(&burst_fx->gate);
+		/* All of them have left the gate before it is reset. */
+		if (!exec_test_wait_atomic_ge(&burst_fx->done,
+					      (round + 1) * BURST_THREADS,
+					      EXEC_TEST_TIMEOUT_MS))
+			stuck = round + 1;
+		msleep(round % 3);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, stuck, 0U, "round %u left an item waiting",
+			    stuck);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+	kfree(burst_fx);
+}
+
+/*
  * Outside threads keep submitting while destroy runs.  A gate item keeps
  * destroy from returning until every producer has stopped (a handle must not
  * be used after destroy returns), so the producers' submissions race with
@@ -869,6 +927,7 @@ static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_destroy_runs_work_submitted_by_running_work),
 	KUNIT_CASE(pool_destroy_rejects_outside_submissions_eshutdown),
 	KUNIT_CASE(pool_destroy_racing_outside_submitters_loses_nothing),
+	KUNIT_CASE(pool_burst_wakes_a_worker_per_blocking_item),
 	KUNIT_CASE(pool_destroy_from_own_worker_edeadlk),
 	KUNIT_CASE(pool_try_submit_eagain_when_queue_full),
 	KUNIT_CASE(pool_submit_waits_for_room_when_queue_full),

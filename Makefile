@@ -140,7 +140,7 @@ $(O)/parker-test: $(PARKER_SRC)
 
 CHECK_TARGETS := check-build check-abi check-user check-fallback \
 	check-parker check-demo check-tsan check-asan check-install \
-	check-headers
+	check-headers check-kernel-debian check-kernel
 KEEP_GOING ?=
 
 CHECK_DIR = $(abspath $(O))/check
@@ -242,6 +242,13 @@ check-headers:
 
 -include tests/user/tests.mk
 -include bench/bench.mk
+include kernel/kernel.mk
+
+# The modules build without a warning against Debian's own kernel headers,
+# as a distribution user builds them.
+check-kernel-debian:
+	@$(CHECK_RUN) kernel-debian '$(CHECK_RESULTS)' -- \
+		$(SUBMAKE) kernel-modules
 
 clean:
 	rm -rf $(O) build-*

@@ -30,7 +30,7 @@ KDIR ?= $(if $(DEBIAN_KVER),/lib/modules/$(DEBIAN_KVER)/build,$(firstword \
 	$(wildcard /lib/modules/*/build)))
 KERNEL_W ?= 1
 STRESS_TASKS ?= 200000
-KUNIT_QEMU_ARGS ?=
+KUNIT_QEMU_ARGS ?= --hold 500
 
 KERNEL_SRC := Kbuild $(wildcard core/*.c core/*.h include/exec/*.h \
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \

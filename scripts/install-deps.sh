@@ -17,6 +17,7 @@ packages=(
 	libtsan2	# gcc's ThreadSanitizer runtime
 	clang		# TSAN_CC=clang if gcc's TSan does not fit
 	libclang-rt-14-dev	# clang's sanitizer runtimes
+	linux-headers-amd64	# the modules' build against Debian's kernel
 )
 
 installed()

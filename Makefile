@@ -157,7 +157,7 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 SAN_CFLAGS ?= -O1 -g
 SAN_STRESS_TASKS ?= 500000
-TSAN_ENV := TSAN_OPTIONS='halt_on_error=1 second_deadlock_stack=1 history_size=4'
+TSAN_ENV := TSAN_OPTIONS='halt_on_error=1 second_deadlock_stack=1 history_size=4 suppressions=$(abspath tests/user/tsan.supp)'
 ASAN_ENV := ASAN_OPTIONS='halt_on_error=1 detect_leaks=1 strict_string_checks=1' \
 	UBSAN_OPTIONS='halt_on_error=1 print_stacktrace=1'
 

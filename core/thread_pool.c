@@ -64,7 +64,8 @@ struct exec_thread_pool;
  * @steal_victim: O: next worker whose slot this one looks at while spinning
  * @steal_seen: O: item seen in that slot at the previous look
  * @next_streak: O: items in a row taken from @next
- * @was_spinning: O: stopped spinning because the shared queue had work
+ * @was_spinning: O: has just stopped waiting (spinning or parked) for work;
+ *	the first item it takes from the shared queue passes wake-ups on
  * @parker: where the worker sleeps
  * @thread: the thread
  *
@@ -322,7 +323,9 @@ static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
 	/*
 	 * Submitters that saw this worker spinning woke nobody, trusting it
 	 * to take their items; it takes one, so if more are left it passes
-	 * the wake-up on, or a burst would wait behind this one item.
+	 * the wake-up on, or a burst would wait behind this one item.  A
+	 * worker woken that way does the same, so the chain goes on while
+	 * items are left.
 	 */
 	if (w->was_spinning) {
 		w->was_spinning = false;
@@ -440,6 +443,8 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 			exec_parker_park(&w->parker);
 	}
 	exec_pool_unidle(w);
+	/* Woken (maybe by a passed-on wake-up): pass it on in turn. */
+	w->was_spinning = !work;
 	return work;
 
 last_look:

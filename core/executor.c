@@ -197,6 +197,37 @@ void exec_work_discard(struct exec_work *work)
 		discard(work);
 }
 
+/* Starts left before an injected failure; negative: no injection. */
+static atomic_t exec_fault_thread_starts = ATOMIC_INIT(-1);
+
+/**
+ * exec_fault_inject_thread_start - make a coming thread start fail
+ * @after: thread starts that still succeed before the one that fails;
+ *	negative turns injection off
+ *
+ * For the tests of the error paths that a failed thread start takes.
+ *
+ * Context: Any context.
+ */
+void exec_fault_inject_thread_start(int after)
+{
+	atomic_set(&exec_fault_thread_starts, after);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_fault_inject_thread_start);
+
+/**
+ * exec_fault_thread_start - whether this thread start is to fail
+ *
+ * Context: Any context.
+ * Return: true for the start chosen by exec_fault_inject_thread_start().
+ */
+bool exec_fault_thread_start(void)
+{
+	if (likely(atomic_read(&exec_fault_thread_starts) < 0))
+		return false;
+	return atomic_dec_return(&exec_fault_thread_starts) == -1;
+}
+
 int exec_submit_flags(struct exec_executor *ex, struct exec_work *work,
 		      unsigned int flags)
 {

@@ -188,6 +188,13 @@ void exec_work_discard(struct exec_work *work);
 extern struct exec_closure_cache exec_static_closures;
 void exec_static_closures_release(void);
 
+/*
+ * Fault injection for the tests: after @after more thread starts succeed,
+ * the next one fails with -EAGAIN (once); a negative @after turns it off.
+ */
+void exec_fault_inject_thread_start(int after);
+bool exec_fault_thread_start(void);
+
 /* Default executor teardown, for the kernel module's exit. */
 void exec_default_shutdown(void);
 

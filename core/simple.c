@@ -129,7 +129,8 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 	spin_lock_irqsave(&tpt->lock, irqflags);
 	tpt->nr_live++;
 	spin_unlock_irqrestore(&tpt->lock, irqflags);
-	ret = exec_thread_start(&t->thread, exec_tpt_thread_fn, t, "exec-task");
+	ret = exec_fault_thread_start() ? -EAGAIN :
+	      exec_thread_start(&t->thread, exec_tpt_thread_fn, t, "exec-task");
 	if (ret) {
 		spin_lock_irqsave(&tpt->lock, irqflags);
 		tpt->nr_live--;

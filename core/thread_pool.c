@@ -552,7 +552,8 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	for (started = 0; started < nr; started++) {
 		snprintf(name, sizeof(name), "%s/%u",
 			 attr->name ? attr->name : "exec-pool", started);
-		ret = exec_thread_start(&pool->workers[started].thread,
+		ret = exec_fault_thread_start() ? -EAGAIN :
+		      exec_thread_start(&pool->workers[started].thread,
 					exec_pool_worker_fn,
 					&pool->workers[started], name);
 		if (ret)

@@ -35,11 +35,8 @@
 #
 # The benchmark kernel is Debian's linux-source-6.1, `make tinyconfig` plus
 # scripts/kernel-config-bench (no KASAN, lockdep or other debugging), built
-# the way kernel-build.sh builds the debug one.  kernel-build.sh takes no
-# other fragment and removes every other linux-6.1-* directory of the cache,
-# so this script builds its own into bench-linux-6.1-KEY of the same cache,
-# under its own lock; the key hashes this script's version, the fragment,
-# the source package version and the compiler.
+# and cached by scripts/kernel-build.sh under the name "bench"
+# (bench-linux-6.1-KEY in the same cache as the debug kernel).
 #
 # Exit status: 0 when every run verified (every task ran once, order held)
 # and the log holds a result for every run; 1 otherwise; 2 on a usage or
@@ -47,19 +44,9 @@
 
 set -euo pipefail
 
-# Bump when a change to this script changes the kernel it builds.
-SCRIPT_VERSION=1
-
-SRC_PKG=linux-source-6.1
-SRC_TARBALL=/usr/src/linux-source-6.1.tar.xz
-SRC_TOPDIR=linux-source-6.1
-STAMP=.exec-kernel-complete
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 fragment=$here/kernel-config-bench
-cache=${EXEC_KERNEL_CACHE:-/var/cache/exec-kernel}
-jobs=${EXEC_KERNEL_JOBS:-$(($(nproc) + 1))}
 
 kdir=
 debug=0
@@ -111,99 +98,15 @@ done
 
 # --- the benchmark kernel ------------------------------------------------------
 
-cache_key()
-{
-	{
-		echo "bench script $SCRIPT_VERSION"
-		echo "source $(dpkg-query -W -f='${Version}' "$SRC_PKG")"
-		echo "cc $(gcc --version | head -n 1)"
-		cat "$fragment"
-	} | sha256sum | cut -c 1-16
-}
-
-# Every line of the fragment must hold in the final .config: olddefconfig
-# drops an option whose dependencies are not met without saying so.
-verify_config()
-{
-	local config=$1 line opt bad=0
-
-	while IFS= read -r line; do
-		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
-			if ! grep -qxF "$line" "$config"; then
-				log "${BASH_REMATCH[1]}: wanted ${BASH_REMATCH[2]}"
-				bad=1
-			fi
-		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
-			opt=${BASH_REMATCH[1]}
-			if grep -qE "^$opt=[ym]$" "$config"; then
-				log "$opt: wanted unset"
-				bad=1
-			fi
-		fi
-	done < "$fragment"
-	[ "$bad" = 0 ] || die "the final .config lacks options of $fragment"
-}
-
-build_kernel()
-{
-	local dir=$1 start
-
-	start=$(date +%s)
-	rm -rf "$dir.tmp" "$dir"
-	mkdir -p "$dir.tmp"
-	log "unpacking $SRC_TARBALL"
-	tar -xJf "$SRC_TARBALL" -C "$dir.tmp"
-	mv "$dir.tmp/$SRC_TOPDIR" "$dir"
-	rmdir "$dir.tmp"
-
-	log "configuring: tinyconfig + $(basename "$fragment")"
-	cp "$fragment" "$dir/kernel/configs/exec-bench.config"
-	make -C "$dir" -s tinyconfig >&2
-	make -C "$dir" -s exec-bench.config >&2
-	verify_config "$dir/.config"
-
-	log "building with -j$jobs (log: $dir/build.log)"
-	if ! make -C "$dir" -j"$jobs" all modules_prepare \
-		> "$dir/build.log" 2>&1; then
-		tail -n 40 "$dir/build.log" >&2
-		die "kernel build failed (log: $dir/build.log)"
-	fi
-	[ -f "$dir/arch/x86/boot/bzImage" ] || die "no bzImage after build"
-	[ -f "$dir/Module.symvers" ] || die "no Module.symvers after build"
-	echo "$(($(date +%s) - start))" > "$dir/build-seconds"
-	touch "$dir/$STAMP"
-	log "built in $(cat "$dir/build-seconds") s"
-}
-
-# Prints the benchmark kernel's build directory, building it if needed.
+# Prints the benchmark kernel's build directory: scripts/kernel-build.sh
+# with the benchmark fragment, cached under its own name.
 bench_kernel()
 {
-	local dir name
+	local args=(--config "$fragment" --name bench)
 
-	[ -f "$fragment" ] || die "no config fragment $fragment"
-	[ -f "$SRC_TARBALL" ] ||
-		die "no $SRC_TARBALL (scripts/kernel-build.sh installs $SRC_PKG)"
-	dir=$cache/bench-linux-6.1-$(cache_key)
-	if [ ! -f "$dir/$STAMP" ]; then
-		[ "$build" = 1 ] || die "no complete build in $dir"
-		mkdir -p "$cache"
-		exec 9> "$cache/.bench-lock"
-		flock 9
-		if [ ! -f "$dir/$STAMP" ]; then
-			log "no benchmark kernel for this key; building into $dir"
-			build_kernel "$dir"
-		fi
-		# Builds for other keys (about 1 GB each) go once unused for
-		# a day, as kernel-build.sh does with its own.
-		touch "$dir/$STAMP"
-		for name in "$cache"/bench-linux-6.1-*; do
-			[ "$name" != "$dir" ] || continue
-			[ -n "$(find "$name/$STAMP" -mmin -1440 2>/dev/null)" ] ||
-				rm -rf "$name"
-		done
-		flock -u 9
-	fi
-	echo "$dir"
+	[ "$build" = 1 ] || args+=(--no-build)
+	"$here/kernel-build.sh" "${args[@]}" ||
+		die "no benchmark kernel (scripts/kernel-build.sh failed)"
 }
 
 # --- the table -------------------------------------------------------------------

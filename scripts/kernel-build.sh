@@ -8,6 +8,7 @@
 #   make -C "$(scripts/kernel-build.sh)" M=/path/to/module/tree
 #
 # Usage: kernel-build.sh [--print-build-dir] [--no-build] [--no-install]
+#                        [--config FRAGMENT --name NAME]
 #
 #   (default)           build the kernel if the cache has no complete build
 #                       for the current key, then print the build directory
@@ -17,6 +18,10 @@
 #   --no-build          print the directory only if it is already built;
 #                       exit 1 otherwise
 #   --no-install        never run apt-get; fail if a package is missing
+#   --config FRAGMENT   another config fragment on top of tinyconfig (the
+#                       benchmark kernel's is scripts/kernel-config-bench)
+#   --name NAME         its builds' name in the cache (NAME-linux-6.1-<key>;
+#                       default "test"; only "test" updates the "linux" link)
 #
 # Environment:
 #   EXEC_KERNEL_CACHE   cache directory (default /var/cache/exec-kernel);
@@ -45,7 +50,7 @@ SRC_TOPDIR=linux-source-6.1
 STAMP=.exec-kernel-complete
 # Build directories are $cache/$PREFIX<key>; other scripts may share the
 # cache with their own prefixes, which the clean-up here leaves alone.
-PREFIX=test-linux-6.1-
+name=test
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 fragment=$here/kernel-config
@@ -54,11 +59,14 @@ jobs=${EXEC_KERNEL_JOBS:-$(($(nproc) + 1))}
 
 build=1
 install=1
-for arg in "$@"; do
+while [ $# -gt 0 ]; do
+	arg=$1
 	case $arg in
 	--print-build-dir) ;;
 	--no-build) build=0 ;;
 	--no-install) install=0 ;;
+	--config) fragment=$(realpath "${2:?--config needs a file}"); shift ;;
+	--name) name=${2:?--name needs a name}; shift ;;
 	-h | --help)
 		sed -n '3,/^$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 		exit 0
@@ -68,7 +76,9 @@ for arg in "$@"; do
 		exit 2
 		;;
 	esac
+	shift
 done
+PREFIX=$name-linux-6.1-
 
 # Everything but the final path goes to stderr, so that callers can use
 # $(kernel-build.sh) as the directory.
@@ -226,7 +236,7 @@ build_kernel()
 
 main()
 {
-	local key dir name
+	local key dir old
 
 	[ -f "$fragment" ] || die "no config fragment $fragment"
 	install_packages
@@ -255,15 +265,15 @@ main()
 	# (about 2 GB each) go once unused for a day: not at once, since
 	# another checkout may still be testing against one.
 	touch "$dir/$STAMP"
-	for name in "$cache/$PREFIX"*; do
-		[ "$name" != "$dir" ] || continue
-		if [ -z "$(find "$name/$STAMP" -mmin -1440 2>/dev/null)" ]; then
-			log "removing the stale build $name"
-			rm -rf "$name"
+	for old in "$cache/$PREFIX"*; do
+		[ "$old" != "$dir" ] || continue
+		if [ -z "$(find "$old/$STAMP" -mmin -1440 2>/dev/null)" ]; then
+			log "removing the stale build $old"
+			rm -rf "$old"
 		fi
 	done
 	flock -u 9
-	ln -sfn "$(basename "$dir")" "$cache/linux"
+	[ "$name" != test ] || ln -sfn "$(basename "$dir")" "$cache/linux"
 
 	echo "$dir" >&3
 }

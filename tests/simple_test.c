@@ -8,7 +8,7 @@
 #include <kunit/test.h>
 #include <exec/exec.h>
 
-#include "platform.h"
+#include "internal.h"
 #include "exec_test.h"
 
 #define TPT_CONCURRENT	4
@@ -276,6 +276,41 @@ static void tpt_destroy_from_own_item_edeadlk(struct kunit *test)
 	smfx_finish(fx);
 }
 
+static atomic_t tpt_fault_runs;
+
+static void tpt_fault_func(struct exec_work *work)
+{
+	exec_test_count(&tpt_fault_runs);
+}
+
+/*
+ * A submission whose thread cannot start fails with the thread creation's
+ * error, leaves the item idle and never runs it; the executor goes on
+ * working and its destroy still joins everything.
+ */
+static void tpt_thread_start_failure_fails_submission_cleanly(struct kunit *test)
+{
+	struct exec_thread_per_task *tpt;
+	struct exec_executor *ex;
+	struct exec_work items[2];
+
+	atomic_set(&tpt_fault_runs, 0);
+	exec_work_init(&items[0], tpt_fault_func);
+	exec_work_init(&items[1], tpt_fault_func);
+	KUNIT_ASSERT_EQ(test, exec_thread_per_task_create(&tpt), 0);
+	ex = exec_thread_per_task_executor(tpt);
+
+	exec_fault_inject_thread_start(0);
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &items[0]), -EAGAIN);
+	exec_fault_inject_thread_start(-1);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&items[0]));
+
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &items[1]), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(tpt), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpt_fault_runs), 1);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&items[0]));
+}
+
 static void tpt_null_arguments_einval(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, exec_thread_per_task_create(NULL), -EINVAL);
@@ -314,6 +349,7 @@ static struct kunit_case exec_simple_cases[] = {
 	KUNIT_CASE(tpt_destroy_waits_for_all_work),
 	KUNIT_CASE(tpt_destroy_from_own_item_edeadlk),
 	KUNIT_CASE(tpt_null_arguments_einval),
+	KUNIT_CASE(tpt_thread_start_failure_fails_submission_cleanly),
 	KUNIT_CASE(tpt_closures_run_and_destroy_waits),
 	{}
 };

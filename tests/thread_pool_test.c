@@ -12,7 +12,7 @@
 #include <kunit/test.h>
 #include <exec/exec.h>
 
-#include "platform.h"
+#include "internal.h"
 #include "exec_test.h"
 
 #define FX_ITEMS	256
@@ -232,6 +232,30 @@ static void pool_create_rejects_too_many_threads_and_null_poolp(struct kunit *te
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_create(NULL, &attr), -EINVAL);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_shutdown_hard(NULL), -EINVAL);
+}
+
+/*
+ * A worker that cannot start makes creation fail with the thread creation's
+ * error: the workers already started are stopped and joined, the output
+ * pointer is left alone, and nothing leaks (the sanitizer runs check memory
+ * and threads).  Creation works again once threads start.
+ */
+static void pool_create_fails_cleanly_when_a_thread_cannot_start(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 4 };
+	struct exec_thread_pool *pool = NULL;
+	unsigned int after;
+
+	for (after = 0; after < attr.nr_threads; after++) {
+		exec_fault_inject_thread_start(after);
+		KUNIT_EXPECT_EQ_MSG(test, exec_thread_pool_create(&pool, &attr),
+				    -EAGAIN, "failing start %u", after);
+		KUNIT_EXPECT_NULL(test, pool);
+	}
+	exec_fault_inject_thread_start(-1);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_size(pool), attr.nr_threads);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
 }
 
 static void pool_destroy_waits_for_queued_work(struct kunit *test)
@@ -923,6 +947,7 @@ static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_runs_every_submitted_item),
 	KUNIT_CASE(pool_size_defaults_to_online_cpus),
 	KUNIT_CASE(pool_create_rejects_too_many_threads_and_null_poolp),
+	KUNIT_CASE(pool_create_fails_cleanly_when_a_thread_cannot_start),
 	KUNIT_CASE(pool_destroy_waits_for_queued_work),
 	KUNIT_CASE(pool_destroy_runs_work_submitted_by_running_work),
 	KUNIT_CASE(pool_destroy_rejects_outside_submissions_eshutdown),

@@ -43,6 +43,9 @@
 #define spin_lock_destroy(lock)	((void)(lock))
 #define raw_spin_lock_destroy(lock)	((void)(lock))
 
+/* Core internals the test module (exec_test.ko) needs: not public API. */
+#define EXPORT_SYMBOL_FOR_TESTS(sym)	EXPORT_SYMBOL_GPL(sym)
+
 /**
  * struct exec_thread - a worker thread of the library: a kthread
  * @task: the kthread

@@ -44,6 +44,8 @@ typedef int64_t s64;
 #define ____cacheline_aligned	__attribute__((__aligned__(64)))
 #define EXPORT_SYMBOL_GPL(sym)	extern __typeof__(sym) sym
 #define EXPORT_SYMBOL(sym)	extern __typeof__(sym) sym
+/* Internals for the tests: they link the static library, where all is seen. */
+#define EXPORT_SYMBOL_FOR_TESTS(sym)	extern __typeof__(sym) sym
 
 #ifndef container_of
 #define container_of(ptr, type, member) \

@@ -122,7 +122,7 @@ $(O)/demo: examples/demo.c $(LIB_A) $(PUBLIC_HDR)
 demo: $(O)/demo
 	$(O)/demo
 
-# --- the parker test (backend engineer's test, built here) -----------------
+# --- the parker test (tests/user/parker_test.c, built here) ---------------
 
 PARKER_SRC := tests/user/parker_test.c user/platform.c user/parker.c
 

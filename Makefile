@@ -124,7 +124,7 @@ demo: $(O)/demo
 
 # --- the parker test (tests/user/parker_test.c, built here) ---------------
 
-PARKER_SRC := tests/user/parker_test.c user/platform.c user/parker.c
+PARKER_SRC := tests/user/parker_test.c core/parker.c user/platform.c user/parker.c
 
 $(O)/parker-test: $(PARKER_SRC)
 	@mkdir -p $(dir $@)

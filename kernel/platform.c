@@ -348,11 +348,8 @@ EXPORT_SYMBOL_GPL(exec_thread_self_set);
 /* --- the parker -------------------------------------------------------- */
 
 /*
- * The permit protocol is the userspace one (user/parker.c): the owner sets
- * @sleeping and then tests @permit; unpark() sets @permit and then tests
- * @sleeping, each with a full barrier between its store and its load
- * (Dekker), so either the owner sees the permit and does not sleep, or the
- * waker sees @sleeping and wakes it.  The sleep itself is a simple wait
+ * The permit protocol is in core/parker.c; here are only the sleep and the
+ * wake-up it asks for.  The sleep is a simple wait
  * queue in TASK_IDLE: an idle worker neither adds to the load average nor
  * trips the hung task detector, however long it sleeps.
  */
@@ -386,42 +383,26 @@ void exec_parker_destroy(struct exec_parker *parker)
 EXPORT_SYMBOL_GPL(exec_parker_destroy);
 
 /**
- * exec_parker_park - sleep until the permit is available, and consume it
- * @parker: the caller's parker; only its owner parks in it
+ * exec_parker_sleep - the owner's sleep (see core/parker.c)
+ * @parker: the caller's parker
  *
  * Context: Process context; sleeps.
  */
-void exec_parker_park(struct exec_parker *parker)
+void exec_parker_sleep(struct exec_parker *parker)
 {
-	might_sleep();
-	if (xchg(&parker->permit, 0))
-		return;
-	/* Full barrier: pairs with the xchg() in exec_parker_unpark(). */
-	smp_store_mb(parker->sleeping, 1);
 	swait_event_idle_exclusive(parker->wait, READ_ONCE(parker->permit));
-	WRITE_ONCE(parker->sleeping, 0);
-	xchg(&parker->permit, 0);
 }
-EXPORT_SYMBOL_GPL(exec_parker_park);
 
 /**
- * exec_parker_unpark - make the permit available and wake the owner
+ * exec_parker_wake - wake the owner (see core/parker.c)
  * @parker: the parker
- *
- * Wakes the owner only if it is (about to be) asleep; otherwise costs one
- * atomic exchange and one load.
  *
  * Context: Any context, hard interrupt context included; never sleeps.
  */
-void exec_parker_unpark(struct exec_parker *parker)
+void exec_parker_wake(struct exec_parker *parker)
 {
-	/* Full barrier: pairs with smp_store_mb() in exec_parker_park(). */
-	if (xchg(&parker->permit, 1))
-		return;
-	if (READ_ONCE(parker->sleeping))
-		swake_up_one(&parker->wait);
+	swake_up_one(&parker->wait);
 }
-EXPORT_SYMBOL_GPL(exec_parker_unpark);
 
 /* --- module life ------------------------------------------------------- */
 

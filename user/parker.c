@@ -3,15 +3,9 @@
  * The userspace parker: one thread's sleep/wake point (see core/platform.h
  * for the contract), on io_uring or on a futex.
  *
- * The permit protocol is the same for both backends.  The owner, in park(),
- * consumes the permit if there is one; otherwise it sets @sleeping, re-checks
- * the permit and only then sleeps.  unpark() sets the permit and, only if it
- * then sees @sleeping, wakes the owner.  Both sides store to one word and
- * then load the other, all sequentially consistent (Dekker): at least one
- * of them sees the other's store, so either the owner sees the permit and
- * does not sleep, or the waker sees @sleeping and wakes it.  An unpark()
- * that finds the owner awake therefore costs one atomic exchange and one
- * load, no system call.
+ * The permit protocol (park/unpark) is shared with the kernel in
+ * core/parker.c; this file provides the sleep and the wake-up it asks for,
+ * and the rings behind them.
  *
  * Backends, chosen once per process on first use (EXEC_BACKEND=io_uring or
  * futex forces one):
@@ -452,75 +446,27 @@ void exec_parker_destroy(struct exec_parker *parker)
 }
 
 /**
- * exec_parker_park - consume the permit, sleeping until there is one
- * @parker: the calling thread's own parker
+ * exec_parker_sleep - the owner's sleep (see core/parker.c)
+ * @parker: the caller's parker
  *
- * Returns at once if unpark() was called since the last park() returned.
- * Only the owner thread may call this.  Spurious kernel wake-ups (signals,
- * stale wake CQEs) are absorbed here: it returns only with the permit
- * consumed.
- *
- * Context: Process context; may sleep.
+ * In its io_uring wait, or in FUTEX_WAIT while @permit is 0, so a wake
+ * that came first ends it at once.  Signals and stale wake CQEs make it
+ * return early; the protocol in core/parker.c loops.
  */
-void exec_parker_park(struct exec_parker *parker)
+void exec_parker_sleep(struct exec_parker *parker)
 {
-	struct io_uring *ring = parker->ring;
-
-	for (;;) {
-		/*
-		 * Take the permit.  Acquire (as part of seq_cst) pairs with
-		 * the release in unpark()'s exchange: what the waker wrote
-		 * before unpark() is visible once we return.
-		 */
-		if (__atomic_exchange_n(&parker->permit, 0, __ATOMIC_SEQ_CST))
-			return;
-		/*
-		 * Dekker, owner side: announce the sleep, then re-check the
-		 * permit.  Pairs with unpark()'s exchange of @permit followed
-		 * by its load of @sleeping: seq_cst on all four accesses
-		 * means we see the permit or the waker sees us sleeping.
-		 */
-		__atomic_store_n(&parker->sleeping, 1, __ATOMIC_SEQ_CST);
-		if (!__atomic_load_n(&parker->permit, __ATOMIC_SEQ_CST)) {
-			if (ring)
-				exec_uring_sleep(ring);
-			else
-				/* The kernel re-checks permit == 0 itself. */
-				exec_futex_wait(&parker->permit, 0);
-		}
-		/*
-		 * Relaxed: a waker that still sees 1 only sends a wake we do
-		 * not need (drained or absorbed by the next sleep); the next
-		 * sleep sets it again before re-checking the permit.
-		 */
-		__atomic_store_n(&parker->sleeping, 0, __ATOMIC_RELAXED);
-	}
+	if (parker->ring)
+		exec_uring_sleep(parker->ring);
+	else
+		exec_futex_wait(&parker->permit, 0);
 }
 
 /**
- * exec_parker_unpark - give @parker's owner the permit, waking it if asleep
+ * exec_parker_wake - wake the owner (see core/parker.c)
  * @parker: the parker
- *
- * Makes no system call unless the owner is asleep (or about to be).  Any
- * number of threads may call this at once.
- *
- * Context: Process context (may make a system call, never sleeps long).
  */
-void exec_parker_unpark(struct exec_parker *parker)
+void exec_parker_wake(struct exec_parker *parker)
 {
-	/*
-	 * Release (as part of seq_cst) pairs with park()'s exchange.  If the
-	 * permit was already there, whoever gave it is responsible for the
-	 * wake, and the owner has not consumed it yet: nothing to do.
-	 */
-	if (__atomic_exchange_n(&parker->permit, 1, __ATOMIC_SEQ_CST))
-		return;
-	/*
-	 * Dekker, waker side: the exchange above, then this load.  Pairs with
-	 * park()'s store of @sleeping followed by its load of @permit.
-	 */
-	if (!__atomic_load_n(&parker->sleeping, __ATOMIC_SEQ_CST))
-		return;
 	if (parker->ring)
 		exec_uring_wake(parker->ring);
 	else

@@ -94,6 +94,8 @@ struct exec_parker {
 int exec_parker_init(struct exec_parker *parker);
 void exec_parker_destroy(struct exec_parker *parker);
 void exec_parker_park(struct exec_parker *parker);
+void exec_parker_sleep(struct exec_parker *parker);
+void exec_parker_wake(struct exec_parker *parker);
 void exec_parker_unpark(struct exec_parker *parker);
 
 #endif /* EXEC_KERNEL_PLATFORM_H */

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The parker's permit protocol, shared by both backends (contract in
+ * core/platform.h).  A backend provides only the sleep and the wake-up:
+ *
+ *   exec_parker_sleep()  sleep until woken; may return spuriously, and must
+ *                        return at once if @permit is already set (a wake
+ *                        that came before the sleep is not lost)
+ *   exec_parker_wake()   wake the owner sleeping in exec_parker_sleep()
+ *
+ * The owner sets @sleeping and then tests @permit; unpark() sets @permit and
+ * then tests @sleeping, each with a full barrier between its store and its
+ * load (Dekker), so either the owner sees the permit and does not sleep, or
+ * the waker sees @sleeping and wakes it.  An unpark() that finds the owner
+ * awake costs one exchange and one load: no system call.
+ */
+#include "internal.h"
+
+/**
+ * exec_parker_park - sleep until the permit is available, and consume it
+ * @parker: the caller's parker; only its owner parks in it
+ *
+ * Context: Process context; sleeps.
+ */
+void exec_parker_park(struct exec_parker *parker)
+{
+	might_sleep();
+	/*
+	 * Fully ordered: taking the permit pairs with the exchange in
+	 * exec_parker_unpark(), so what the waker wrote before is visible.
+	 */
+	while (!xchg(&parker->permit, 0)) {
+		/* Full barrier: pairs with the xchg() in unpark(). */
+		smp_store_mb(parker->sleeping, 1);
+		/* Ordered after the store above by its full barrier. */
+		if (!smp_load_acquire(&parker->permit))
+			exec_parker_sleep(parker);
+		/*
+		 * A waker that still sees 1 only sends a wake that is not
+		 * needed; the next sleep sets it again before its test.
+		 */
+		WRITE_ONCE(parker->sleeping, 0);
+	}
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_parker_park);
+
+/**
+ * exec_parker_unpark - make the permit available and wake the owner
+ * @parker: the parker
+ *
+ * Wakes the owner only if it is (about to be) asleep.
+ *
+ * Context: Any context, hard interrupt context included; never sleeps.
+ */
+void exec_parker_unpark(struct exec_parker *parker)
+{
+	/*
+	 * A permit already there was given by a waker that also wakes the
+	 * owner if needed.  Full barrier between this exchange and the load
+	 * of @sleeping: pairs with smp_store_mb() in exec_parker_park().
+	 */
+	if (xchg(&parker->permit, 1))
+		return;
+	/* Ordered after the exchange above, which is a full barrier. */
+	if (smp_load_acquire(&parker->sleeping))
+		exec_parker_wake(parker);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_parker_unpark);

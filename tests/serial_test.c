@@ -72,6 +72,17 @@ static struct serial_fx *sfx_create(struct kunit *test, unsigned int threads)
 	return fx;
 }
 
+/* The serial executor under test, over the fixture's pool. */
+static int sfx_add_serial(struct serial_fx *fx)
+{
+	int ret = exec_serial_create(&fx->serial,
+				     exec_thread_pool_executor(fx->pool));
+
+	if (ret)
+		KUNIT_FAIL(fx->test, "exec_serial_create failed: %d", ret);
+	return ret;
+}
+
 static void sfx_finish(struct serial_fx *fx)
 {
 	exec_test_gate_open(&fx->gate);
@@ -189,10 +200,8 @@ static void serial_runs_items_in_fifo_order(struct kunit *test)
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
-	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
-		KUNIT_FAIL(test, "exec_serial_create failed");
+	if (sfx_add_serial(fx))
 		goto out;
-	}
 	ex = exec_serial_executor(fx->serial);
 	sw_prepare(fx, 0, SX_ITEMS, fx->serial);
 	for (i = 0; i < SX_ITEMS; i++) {
@@ -276,10 +285,8 @@ static void serial_completion_happens_before_next_start(struct kunit *test)
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
-	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
-		KUNIT_FAIL(test, "exec_serial_create failed");
+	if (sfx_add_serial(fx))
 		goto out;
-	}
 	ex = exec_serial_executor(fx->serial);
 	sw_prepare(fx, 0, SX_ITEMS, fx->serial);
 	for (i = 0; i < SX_ITEMS; i++) {
@@ -411,10 +418,8 @@ static void serial_destroy_discards_queued_after_running_one_finishes(struct kun
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
-	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
-		KUNIT_FAIL(test, "exec_serial_create failed");
+	if (sfx_add_serial(fx))
 		goto out;
-	}
 	ex = exec_serial_executor(fx->serial);
 	sw_prepare(fx, 0, 8, fx->serial);
 	fx->items[0].work.func = sw_block_func;
@@ -484,10 +489,8 @@ static void serial_destroy_from_own_item_edeadlk(struct kunit *test)
 	struct exec_executor *ex;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
-	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
-		KUNIT_FAIL(test, "exec_serial_create failed");
+	if (sfx_add_serial(fx))
 		goto out;
-	}
 	ex = exec_serial_executor(fx->serial);
 	sw_prepare(fx, 0, 2, fx->serial);
 	fx->items[0].work.func = sw_destroy_own_func;
@@ -579,10 +582,8 @@ static void serial_closures_run_in_fifo_order_with_items(struct kunit *test)
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
-	if (exec_serial_create(&fx->serial, exec_thread_pool_executor(fx->pool))) {
-		KUNIT_FAIL(test, "exec_serial_create failed");
+	if (sfx_add_serial(fx))
 		goto out;
-	}
 	ex = exec_serial_executor(fx->serial);
 	sw_prepare(fx, 0, 200, fx->serial);
 	for (i = 0; i < 200; i++) {

@@ -46,8 +46,11 @@
  *   void exec_thread_self_set(void *self);
  *   int exec_parker_init(struct exec_parker *parker);
  *   void exec_parker_destroy(struct exec_parker *parker);
- *   void exec_parker_park(struct exec_parker *parker);
- *   void exec_parker_unpark(struct exec_parker *parker);
+ *   void exec_parker_sleep(struct exec_parker *parker);
+ *   void exec_parker_wake(struct exec_parker *parker);
+ *
+ * and struct exec_parker with the fields @permit and @sleeping; park() and
+ * unpark() over them are core/parker.c.
  *   unsigned int exec_online_cpus(void);
  */
 

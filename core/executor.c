@@ -139,6 +139,7 @@ int exec_executor_init(struct exec_executor *ex,
 	spin_lock_init(&cache->lock);
 	ex->ops = ops;
 	ex->closures = cache;
+	ex->timers = NULL;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(exec_executor_init);
@@ -192,6 +193,10 @@ void exec_work_discard(struct exec_work *work)
 {
 	exec_work_fn discard = work->discard;
 
+	if (READ_ONCE(work->flags) & EXEC_WORK_TIMER) {
+		exec_timer_discard(work);
+		return;
+	}
 	test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
 	if (discard)
 		discard(work);
@@ -290,9 +295,10 @@ EXPORT_SYMBOL_GPL(exec_submit_fn);
 
 unsigned long exec_pending_count(struct exec_executor *ex)
 {
-	if (!ex || !ex->ops || !ex->ops->pending)
+	if (!ex || !ex->ops)
 		return 0;
-	return ex->ops->pending(ex);
+	return (ex->ops->pending ? ex->ops->pending(ex) : 0) +
+	       exec_timers_armed(ex);
 }
 EXPORT_SYMBOL_GPL(exec_pending_count);
 

@@ -13,6 +13,12 @@
 #define EXEC_WORK_PENDING_BIT	0
 
 /*
+ * Internal submission flag: the item was accepted earlier (a timed item that
+ * came due), so a bounded executor counts it but never refuses it for room.
+ */
+#define EXEC_SUBMIT_FORCE	(1U << 31)
+
+/*
  * Intrusive multi-producer single-consumer queue (after Dmitry Vyukov's
  * non-intrusive MPSC node queue), linked through exec_work::next.
  *
@@ -174,15 +180,32 @@ static inline struct exec_frame *exec_frame_find(const void *owner)
  * submitter that found the bit set (-EALREADY): what that submitter wrote
  * before is visible to the function.
  */
+void exec_timer_run(struct exec_work *work);
+
 static inline void exec_work_run(struct exec_work *work)
 {
 	exec_work_fn func = work->func;
 
+	/* The type bits do not change while the item is pending. */
+	if (unlikely(READ_ONCE(work->flags) & EXEC_WORK_TIMER)) {
+		exec_timer_run(work);
+		return;
+	}
 	test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
 	func(work);
 }
 
 void exec_work_discard(struct exec_work *work);
+void exec_timer_discard(struct exec_work *work);
+
+/* Timed work of an executor (core/timer.c). */
+void exec_timer_sys_init(void);
+int exec_timers_create(struct exec_executor *ex);
+int exec_timers_share(struct exec_executor *ex, struct exec_executor *from);
+long exec_timers_shutdown(struct exec_executor *ex);
+void exec_timers_free(struct exec_executor *ex);
+unsigned long exec_timers_armed(struct exec_executor *ex);
+void exec_timer_test_set_realtime_offset(s64 offset);
 
 /* Closure cache of the executors that live as long as the library. */
 extern struct exec_closure_cache exec_static_closures;

@@ -194,10 +194,15 @@ int exec_loop_create(struct exec_loop **loopp)
 	ret = exec_parker_init(&loop->parker);
 	if (ret)
 		goto err_fini_executor;
+	ret = exec_timers_create(&loop->ex);
+	if (ret)
+		goto err_destroy_parker;
 	exec_mpsc_init(&loop->queue);
 	*loopp = loop;
 	return 0;
 
+err_destroy_parker:
+	exec_parker_destroy(&loop->parker);
 err_fini_executor:
 	exec_executor_fini(&loop->ex);
 err_free_loop:
@@ -222,10 +227,13 @@ long exec_loop_destroy(struct exec_loop *loop)
 	/* Leaves RUNNING set: the loop is gone for every later caller. */
 	if (atomic_cmpxchg(&loop->state, 0, EXEC_LOOP_RUNNING) != 0)
 		return -EBUSY;
+	/* Armed items are discarded, due ones reach the queue first. */
+	discarded = exec_timers_shutdown(&loop->ex);
 	while ((work = exec_mpsc_pop_wait(&loop->queue))) {
 		exec_work_discard(work);
 		discarded++;
 	}
+	exec_timers_free(&loop->ex);
 	exec_parker_destroy(&loop->parker);
 	exec_executor_fini(&loop->ex);
 	kfree(loop);

@@ -66,3 +66,29 @@ void exec_parker_unpark(struct exec_parker *parker)
 		exec_parker_wake(parker);
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_unpark);
+
+/**
+ * exec_parker_park_until - park, but not past a deadline
+ * @parker: the caller's parker
+ * @when: absolute deadline per clock (EXEC_CLOCK_*), EXEC_TIME_NEVER for none
+ *
+ * Returns when the permit is available (and consumes it), when a deadline has
+ * passed, or spuriously: callers look at the clock and their condition.
+ *
+ * Context: Process context; sleeps.
+ */
+void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
+{
+	might_sleep();
+	/* As in exec_parker_park(): pairs with the xchg() in unpark(). */
+	if (xchg(&parker->permit, 0))
+		return;
+	/* Full barrier: pairs with the xchg() in unpark(). */
+	smp_store_mb(parker->sleeping, 1);
+	if (!smp_load_acquire(&parker->permit))
+		exec_parker_sleep_until(parker, when);
+	WRITE_ONCE(parker->sleeping, 0);
+	/* A wake that ended the sleep leaves its permit: take it. */
+	(void)xchg(&parker->permit, 0);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_parker_park_until);

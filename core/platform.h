@@ -24,6 +24,14 @@
  *   exec_parker_unpark()           wake the parked thread, or make its next
  *                                  park return at once
  *   exec_online_cpus()             number of online CPUs
+ *   exec_clock_read()              CLOCK_MONOTONIC or CLOCK_REALTIME, in ns
+ *   struct exec_clockev            a clock event device for one timer base:
+ *                                  calls its handler when the time programmed
+ *                                  on either clock has come (hrtimers /
+ *                                  a thread asleep on io_uring timeouts)
+ *   exec_clockev_init/start/stop()
+ *   exec_clockev_program()         (re)program one clock's event
+ *   exec_parker_park_until()       park, but no later than a deadline
  *
  * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
  * permit available and wakes the owner if it sleeps; park() consumes the
@@ -52,6 +60,28 @@
  * and struct exec_parker with the fields @permit and @sleeping; park() and
  * unpark() over them are core/parker.c.
  *   unsigned int exec_online_cpus(void);
+ *   u64 exec_clock_read(unsigned int clock);     EXEC_CLOCK_* of timer.h
+ *   int exec_clockev_init(struct exec_clockev *ce,
+ *                         void (*handler)(struct exec_clockev *ce));
+ *   int exec_clockev_start(struct exec_clockev *ce);
+ *   void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
+ *                             u64 when);
+ *   void exec_clockev_stop(struct exec_clockev *ce);
+ *   void exec_parker_sleep_until(struct exec_parker *parker,
+ *                                const u64 *when);
+ *
+ * The clock event device: init() prepares it and cannot fail for lack of a
+ * thread; start() is called before each arm, from any context, and may
+ * start what the device needs (userspace starts its thread on first use;
+ * a kernel hrtimer needs nothing).  program() is called under the base's
+ * raw spinlock, from any context, with an absolute time on @clock
+ * (EXEC_TIME_NEVER: no event needed); the device calls @handler, from any
+ * context it likes, no sooner than that time; it may call it spuriously.
+ * stop() waits until @handler is not running and never will again.
+ *
+ * exec_parker_sleep_until() is exec_parker_sleep() bounded by absolute
+ * times on each clock (@when[EXEC_CLOCK_*], EXEC_TIME_NEVER for none);
+ * core/parker.c builds exec_parker_park_until() on it.
  */
 
 #endif /* EXEC_CORE_PLATFORM_H */

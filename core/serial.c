@@ -68,6 +68,7 @@ static void exec_serial_put(struct exec_serial *s)
 {
 	if (!atomic_dec_and_test(&s->refs))
 		return;
+	exec_timers_free(&s->ex);
 	exec_executor_fini(&s->ex);
 	raw_spin_lock_destroy(&s->lock);
 	kfree(s);
@@ -225,10 +226,12 @@ int exec_serial_create(struct exec_serial **serialp,
 	if (!s)
 		return -ENOMEM;
 	ret = exec_executor_init(&s->ex, &exec_serial_ops);
-	if (ret) {
-		kfree(s);
-		return ret;
-	}
+	if (ret)
+		goto err_free_serial;
+	/* Timed items are armed on the underlying executor's base. */
+	ret = exec_timers_share(&s->ex, underlying);
+	if (ret)
+		goto err_fini_executor;
 	s->underlying = underlying;
 	exec_mpsc_init(&s->queue);
 	exec_work_init_discard(&s->runner, exec_serial_runner_fn,
@@ -238,6 +241,12 @@ int exec_serial_create(struct exec_serial **serialp,
 	init_waitqueue_head(&s->idle_wq);
 	*serialp = s;
 	return 0;
+
+err_fini_executor:
+	exec_executor_fini(&s->ex);
+err_free_serial:
+	kfree(s);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(exec_serial_create);
 
@@ -272,6 +281,8 @@ long exec_serial_destroy(struct exec_serial *serial)
 	if (exec_frame_find(s))
 		return -EDEADLK;
 
+	/* Armed items are discarded, due ones reach the queue first. */
+	discarded = exec_timers_shutdown(&s->ex);
 	raw_spin_lock_irqsave(&s->lock, flags);
 	WRITE_ONCE(s->dying, true);
 	raw_spin_unlock_irqrestore(&s->lock, flags);

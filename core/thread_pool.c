@@ -183,6 +183,11 @@ static int exec_pool_reserve(struct exec_thread_pool *pool, unsigned int flags,
 			     bool from_worker)
 {
 	might_sleep_if(!(flags & EXEC_SUBMIT_NOWAIT) && !from_worker);
+	if (flags & EXEC_SUBMIT_FORCE) {
+		/* Accepted when it was armed: counted, never refused. */
+		atomic_long_inc(&pool->nr_bounded);
+		return 0;
+	}
 	for (;;) {
 		if (atomic_long_inc_return(&pool->nr_bounded) <=
 		    (long)pool->queue_limit)
@@ -488,6 +493,7 @@ static void exec_pool_free(struct exec_thread_pool *pool)
 
 	for (i = 0; i < pool->nr_threads; i++)
 		exec_parker_destroy(&pool->workers[i].parker);
+	exec_timers_free(&pool->ex);
 	exec_executor_fini(&pool->ex);
 	spin_lock_destroy(&pool->consume_lock);
 	raw_spin_lock_destroy(&pool->idle_lock);
@@ -536,6 +542,9 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	ret = exec_executor_init(&pool->ex, &exec_pool_ops);
 	if (ret)
 		goto err_free_workers;
+	ret = exec_timers_create(&pool->ex);
+	if (ret)
+		goto err_fini_executor;
 	exec_mpsc_init(&pool->queue);
 	spin_lock_init(&pool->consume_lock);
 	raw_spin_lock_init(&pool->idle_lock);
@@ -567,6 +576,9 @@ err_stop_threads:
 err_destroy_parkers:
 	while (parked--)
 		exec_parker_destroy(&pool->workers[parked].parker);
+	exec_timers_shutdown(&pool->ex);
+	exec_timers_free(&pool->ex);
+err_fini_executor:
 	exec_executor_fini(&pool->ex);
 	spin_lock_destroy(&pool->consume_lock);
 	raw_spin_lock_destroy(&pool->idle_lock);
@@ -600,7 +612,7 @@ long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool)
 {
 	struct exec_work *work;
 	unsigned long flags, old;
-	long discarded = 0;
+	long discarded = 0, timed;
 	unsigned int i;
 
 	might_sleep();
@@ -614,6 +626,7 @@ long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool)
 
 	/* Submitters waiting for room now fail with -ESHUTDOWN. */
 	wake_up_all(&pool->room_wq);
+	timed = exec_timers_shutdown(&pool->ex);
 	for (;;) {
 		spin_lock_irqsave(&pool->consume_lock, flags);
 		work = exec_mpsc_pop_wait(&pool->queue);
@@ -634,7 +647,7 @@ long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool)
 	}
 	if (pool->queue_limit)
 		atomic_long_sub(discarded, &pool->nr_bounded);
-	return discarded;
+	return discarded + timed;
 }
 EXPORT_SYMBOL_GPL(exec_thread_pool_shutdown_hard);
 
@@ -648,6 +661,8 @@ int exec_thread_pool_destroy(struct exec_thread_pool *pool)
 		return -EINVAL;
 	if (exec_pool_self(pool))
 		return -EDEADLK;
+	/* Armed items are discarded; those already due still run. */
+	exec_timers_shutdown(&pool->ex);
 	old = READ_ONCE(pool->state);
 	while (!try_cmpxchg(&pool->state, &old, old | EXEC_POOL_STOP))
 		;

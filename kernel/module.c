@@ -27,6 +27,7 @@
 static int __init exec_module_init(void)
 {
 	exec_platform_init();
+	exec_timer_sys_init();
 	if (!exec_default_executor()) {
 		exec_platform_exit();
 		return -ENOMEM;

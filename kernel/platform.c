@@ -404,6 +404,145 @@ void exec_parker_wake(struct exec_parker *parker)
 	swake_up_one(&parker->wait);
 }
 
+/**
+ * exec_parker_sleep_until - the owner's sleep with deadlines (core/parker.c)
+ * @parker: the caller's parker
+ * @when: per clock (0 monotonic, 1 realtime), an absolute deadline in
+ *	nanoseconds, or U64_MAX for none
+ *
+ * An hrtimer sleep on the clock of the earlier deadline (the realtime one
+ * compared at today's offset between the clocks).
+ *
+ * Context: Process context; sleeps.
+ */
+void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
+{
+	u64 real_as_mono = U64_MAX, now;
+	clockid_t clock = CLOCK_MONOTONIC;
+	u64 deadline = when[0];
+	DECLARE_SWAITQUEUE(wait);
+	ktime_t expires;
+
+	if (when[1] != U64_MAX) {
+		now = ktime_get_real_ns();
+		real_as_mono = ktime_get_ns() +
+			       (when[1] > now ? when[1] - now : 0);
+		if (real_as_mono < deadline) {
+			clock = CLOCK_REALTIME;
+			deadline = when[1];
+		}
+	}
+	prepare_to_swait_exclusive(&parker->wait, &wait, TASK_IDLE);
+	if (!READ_ONCE(parker->permit)) {
+		if (deadline == U64_MAX) {
+			schedule();
+		} else {
+			expires = ns_to_ktime(min_t(u64, deadline, KTIME_MAX));
+			schedule_hrtimeout_range_clock(&expires, 0,
+						       HRTIMER_MODE_ABS,
+						       clock);
+		}
+	}
+	finish_swait(&parker->wait, &wait);
+}
+
+/* --- the clock event device of a timer base ----------------------------- */
+
+static enum hrtimer_restart exec_clockev_fire(struct exec_clockev *ce)
+{
+	ce->handler(ce);
+	/* The handler has re-armed the timer if anything is left. */
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart exec_clockev_fire_mono(struct hrtimer *timer)
+{
+	return exec_clockev_fire(container_of(timer, struct exec_clockev,
+					      timer[0]));
+}
+
+static enum hrtimer_restart exec_clockev_fire_real(struct hrtimer *timer)
+{
+	return exec_clockev_fire(container_of(timer, struct exec_clockev,
+					      timer[1]));
+}
+
+static void exec_clockev_setup(struct hrtimer *timer, clockid_t clock,
+			       enum hrtimer_restart (*fn)(struct hrtimer *))
+{
+#ifdef EXEC_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, HRTIMER_MODE_ABS_HARD);
+#else
+	hrtimer_init(timer, clock, HRTIMER_MODE_ABS_HARD);
+	timer->function = fn;
+#endif
+}
+
+/**
+ * exec_clockev_init - prepare a clock event device (core/platform.h)
+ * @ce: the device
+ * @handler: called from hard interrupt context when a programmed time came
+ *
+ * Context: Any context.
+ * Return: 0.
+ */
+int exec_clockev_init(struct exec_clockev *ce,
+		      void (*handler)(struct exec_clockev *ce))
+{
+	ce->handler = handler;
+	exec_clockev_setup(&ce->timer[0], CLOCK_MONOTONIC,
+			   exec_clockev_fire_mono);
+	exec_clockev_setup(&ce->timer[1], CLOCK_REALTIME,
+			   exec_clockev_fire_real);
+	return 0;
+}
+
+/**
+ * exec_clockev_start - nothing to start: hrtimers are ready from init
+ * @ce: the device
+ *
+ * Context: Any context.
+ * Return: 0.
+ */
+int exec_clockev_start(struct exec_clockev *ce)
+{
+	return 0;
+}
+
+/**
+ * exec_clockev_program - (re)program one clock's hrtimer
+ * @ce: the device
+ * @clock: 0 monotonic, 1 realtime
+ * @when: absolute time in nanoseconds, or U64_MAX for none
+ *
+ * Context: Any context; called under the timer base's raw spinlock.
+ */
+void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
+			  u64 when)
+{
+	struct hrtimer *timer = &ce->timer[clock];
+
+	if (when == U64_MAX) {
+		/* Never waits: -1 if the callback runs, which is harmless. */
+		hrtimer_try_to_cancel(timer);
+		return;
+	}
+	hrtimer_start(timer, ns_to_ktime(min_t(u64, when, KTIME_MAX)),
+		      HRTIMER_MODE_ABS_HARD);
+}
+
+/**
+ * exec_clockev_stop - cancel both hrtimers and wait for their callbacks
+ * @ce: the device
+ *
+ * Context: Process context; sleeps.
+ */
+void exec_clockev_stop(struct exec_clockev *ce)
+{
+	hrtimer_cancel(&ce->timer[0]);
+	hrtimer_cancel(&ce->timer[1]);
+}
+
 /* --- module life ------------------------------------------------------- */
 
 /**

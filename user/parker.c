@@ -62,6 +62,7 @@
  * otherwise turn into macro expansions inside it.
  */
 #include "exec_platform.h"
+#include "exec/timer.h"
 #include "exec/user.h"
 
 #include <liburing.h>
@@ -76,9 +77,18 @@ enum exec_backend {
 /* The user_data of the CQEs a wake posts; the owner only counts them. */
 /* "exec-wak" in ASCII */
 #define EXEC_WAKE_DATA		0x657865632d77616bULL
+/*
+ * The user_data of the owner's timeouts, and of updates of them, plus the
+ * clock ("exec-tm" and "exec-up" in ASCII).
+ */
+#define EXEC_TIMEOUT_DATA	0x657865632d746d00ULL
+#define EXEC_UPDATE_DATA	0x657865632d757000ULL
 
-/* SQ and CQ sizes of an owner's ring.  It never submits, so 1 SQE. */
-#define EXEC_OWNER_SQ_ENTRIES	1U
+/*
+ * SQ and CQ sizes of an owner's ring.  It submits only timeouts and their
+ * updates, one of each per clock at most.
+ */
+#define EXEC_OWNER_SQ_ENTRIES	4U
 #define EXEC_OWNER_CQ_ENTRIES	16U
 
 /* After a failure to create a waker ring, wakes before trying again. */
@@ -376,18 +386,115 @@ static void exec_uring_wake(struct io_uring *target)
 	exec_uring_wake_shared(target);
 }
 
+/*
+ * Reaps the owner's CQEs.  Several wakers may each have posted one for one
+ * sleep; all are taken now, so that they do not end the next sleep early.
+ * A timeout's CQE (fired or cancelled), or a failed update's (the timeout
+ * had fired), says the ring has no timeout of that clock any more.
+ */
+static void exec_owner_drain(struct exec_parker *parker)
+{
+	struct io_uring *ring = parker->ring;
+	struct io_uring_cqe *cqe;
+	unsigned int head, n = 0;
+	u64 data;
+
+	io_uring_for_each_cqe(ring, head, cqe) {
+		data = cqe->user_data;
+		if ((data & ~1ULL) == EXEC_TIMEOUT_DATA ||
+		    (data & ~1ULL) == EXEC_UPDATE_DATA)
+			parker->armed[data & 1] = EXEC_TIME_NEVER;
+		n++;
+	}
+	io_uring_cq_advance(ring, n);
+}
+
 /* The owner's io_uring sleep: until a CQE (a wake, or a stale one) is in. */
-static void exec_uring_sleep(struct io_uring *ring)
+static void exec_uring_sleep(struct exec_parker *parker)
 {
 	struct io_uring_cqe *cqe;
 
 	/* -EINTR from a signal is a spurious wake: park() loops. */
-	io_uring_wait_cqe(ring, &cqe);
-	/*
-	 * Several wakers may each have posted a CQE for one sleep; take them
-	 * all now, so that they do not end the next sleep early.
-	 */
-	exec_ring_drain(ring);
+	io_uring_wait_cqe(parker->ring, &cqe);
+	exec_owner_drain(parker);
+}
+
+/*
+ * Puts the owner's timeout of @clock at @when: a new IORING_OP_TIMEOUT, or an
+ * update of the one in the ring, which keeps a single timeout per clock in
+ * flight however often the deadline moves.
+ */
+static void exec_uring_timeout(struct exec_parker *parker, unsigned int clock,
+			       u64 when)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = (long long)(when / 1000000000ULL),
+		.tv_nsec = (long long)(when % 1000000000ULL),
+	};
+	struct io_uring *ring = parker->ring;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (WARN_ON_ONCE(!sqe))
+		return;
+	if (parker->armed[clock] != EXEC_TIME_NEVER) {
+		io_uring_prep_timeout_update(sqe, &ts,
+					     EXEC_TIMEOUT_DATA | clock,
+					     IORING_TIMEOUT_ABS);
+		sqe->user_data = EXEC_UPDATE_DATA | clock;
+		sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+	} else {
+		io_uring_prep_timeout(sqe, &ts, 0,
+				      IORING_TIMEOUT_ABS |
+				      (clock ? IORING_TIMEOUT_REALTIME : 0));
+		sqe->user_data = EXEC_TIMEOUT_DATA | clock;
+	}
+	/* The kernel reads @ts while the SQE is submitted, which is now. */
+	if (io_uring_submit(ring) == 1)
+		parker->armed[clock] = when;
+}
+
+/* The io_uring sleep bounded by the timeouts of @when. */
+static void exec_uring_sleep_until(struct exec_parker *parker, const u64 *when)
+{
+	unsigned int clock;
+
+	for (clock = 0; clock < 2; clock++) {
+		/* A timeout no longer wanted may stay: it wakes spuriously. */
+		if (when[clock] != EXEC_TIME_NEVER &&
+		    when[clock] != parker->armed[clock])
+			exec_uring_timeout(parker, clock, when[clock]);
+	}
+	exec_uring_sleep(parker);
+}
+
+/*
+ * The futex sleep bounded by @when.  A futex waits on one clock: the earlier
+ * deadline's.  While it waits on the monotonic clock, a realtime deadline is
+ * re-examined at least once a second, since a change of the system clock
+ * could bring it closer.
+ */
+static void exec_futex_sleep_until(struct exec_parker *parker, const u64 *when)
+{
+	u64 mono_now, real_now, real_as_mono = EXEC_TIME_NEVER, deadline;
+
+	if (when[1] != EXEC_TIME_NEVER) {
+		mono_now = exec_clock_read(0);
+		real_now = exec_clock_read(1);
+		real_as_mono = when[1] > real_now ?
+			       mono_now + (when[1] - real_now) : mono_now;
+		if (real_as_mono <= when[0]) {
+			exec_futex_wait_until(&parker->permit, 0, true,
+					      when[1]);
+			return;
+		}
+		deadline = min(when[0], mono_now + 1000000000ULL);
+	} else {
+		deadline = when[0];
+	}
+	if (deadline == EXEC_TIME_NEVER)
+		exec_futex_wait(&parker->permit, 0);
+	else
+		exec_futex_wait_until(&parker->permit, 0, false, deadline);
 }
 
 /**
@@ -413,6 +520,8 @@ int exec_parker_init(struct exec_parker *parker)
 	parker->permit = 0;
 	parker->sleeping = 0;
 	parker->ring = NULL;
+	parker->armed[0] = EXEC_TIME_NEVER;
+	parker->armed[1] = EXEC_TIME_NEVER;
 	if (exec_backend_get() != EXEC_BACKEND_IO_URING)
 		return 0;
 
@@ -456,9 +565,25 @@ void exec_parker_destroy(struct exec_parker *parker)
 void exec_parker_sleep(struct exec_parker *parker)
 {
 	if (parker->ring)
-		exec_uring_sleep(parker->ring);
+		exec_uring_sleep(parker);
 	else
 		exec_futex_wait(&parker->permit, 0);
+}
+
+/**
+ * exec_parker_sleep_until - the owner's sleep with deadlines (core/parker.c)
+ * @parker: the caller's parker
+ * @when: per clock (0 monotonic, 1 realtime), an absolute deadline in
+ *	nanoseconds on the system clock, or EXEC_TIME_NEVER
+ *
+ * As exec_parker_sleep(), and returns also once a deadline has passed.
+ */
+void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
+{
+	if (parker->ring)
+		exec_uring_sleep_until(parker, when);
+	else
+		exec_futex_sleep_until(parker, when);
 }
 
 /**

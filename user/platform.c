@@ -84,6 +84,28 @@ void exec_futex_wait(u32 *uaddr, u32 val)
 }
 
 /**
+ * exec_futex_wait_until - exec_futex_wait() with an absolute deadline
+ * @uaddr: the futex word
+ * @val: the value the caller last saw
+ * @realtime: whether @when is on CLOCK_REALTIME (else CLOCK_MONOTONIC)
+ * @when: the deadline in nanoseconds
+ *
+ * FUTEX_WAIT_BITSET, the futex operation that takes an absolute time on a
+ * chosen clock; a realtime wait follows changes of the system clock.
+ */
+void exec_futex_wait_until(u32 *uaddr, u32 val, bool realtime, u64 when)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(when / 1000000000ULL),
+		.tv_nsec = (long)(when % 1000000000ULL),
+	};
+
+	syscall(SYS_futex, uaddr,
+		FUTEX_WAIT_BITSET_PRIVATE | (realtime ? FUTEX_CLOCK_REALTIME : 0),
+		val, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+/**
  * exec_futex_wake - wake threads sleeping in exec_futex_wait() on @uaddr
  * @uaddr: the futex word
  * @nr: the most threads to wake (INT_MAX for all)

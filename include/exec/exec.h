@@ -14,5 +14,6 @@
 #include "serial.h"
 #include "loop.h"
 #include "simple.h"
+#include "timer.h"
 
 #endif /* EXEC_EXEC_H */

@@ -25,6 +25,7 @@ EXEC_BEGIN_DECLS
 
 struct exec_executor;
 struct exec_closure_cache;
+struct exec_timer_target;
 
 /* Submission flags. */
 /* Fail with -EAGAIN instead of waiting for room in a bounded executor. */
@@ -49,10 +50,13 @@ struct exec_executor_ops {
  * struct exec_executor - the abstract executor embedded in every executor
  * @ops: the concrete executor's operations; set once by exec_executor_init()
  * @closures: cache of closures for exec_submit_fn(); owned by the library
+ * @timers: where its timed items are armed (timer.h); NULL if it cannot run
+ *	timed work; owned by the library
  */
 struct exec_executor {
 	const struct exec_executor_ops *ops;
 	struct exec_closure_cache *closures;
+	struct exec_timer_target *timers;
 };
 
 /**
@@ -146,6 +150,7 @@ int exec_submit_fn_full(struct exec_executor *ex, exec_fn fn, exec_fn discard,
  *
  * Meant for logging and coarse load balancing (N3785
  * uninitiated_task_count): other threads may change it at any moment.
+ * Timed items armed on the executor and not yet due are counted.
  *
  * Context: Any context.
  * Return: the count; 0 for a NULL executor.

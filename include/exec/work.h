@@ -70,6 +70,18 @@ struct exec_work {
 #define EXEC_WORK_PENDING	(1UL << 0)
 /* The item is a closure allocated by the library (exec_submit_fn()). */
 #define EXEC_WORK_CLOSURE	(1UL << 1)
+/* The item is the @work of a struct exec_timer (timer.h). */
+#define EXEC_WORK_TIMER		(1UL << 2)
+/* The item is the @work of a struct exec_periodic (timer.h). */
+#define EXEC_WORK_PERIODIC	(1UL << 3)
+/*
+ * The low EXEC_WORK_FLAG_BITS bits of @flags are the flags above; the rest
+ * is private to the library (a timed item keeps there, while it is pending,
+ * a pointer to the executor it is armed on, as the kernel's work_struct
+ * keeps its pool_workqueue).
+ */
+#define EXEC_WORK_FLAG_BITS	4
+#define EXEC_WORK_FLAG_MASK	((1UL << EXEC_WORK_FLAG_BITS) - 1)
 
 #define EXEC_WORK_INIT(fn) { NULL, (fn), NULL, 0 }
 

@@ -21,6 +21,8 @@
 #include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/export.h>
+#include <linux/hash.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
@@ -97,5 +99,33 @@ void exec_parker_park(struct exec_parker *parker);
 void exec_parker_sleep(struct exec_parker *parker);
 void exec_parker_wake(struct exec_parker *parker);
 void exec_parker_unpark(struct exec_parker *parker);
+void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when);
+void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
+
+/* EXEC_CLOCK_MONOTONIC (0) or EXEC_CLOCK_REALTIME (1), in nanoseconds. */
+static inline u64 exec_clock_read(unsigned int clock)
+{
+	return clock ? ktime_get_real_ns() : ktime_get_ns();
+}
+
+/**
+ * struct exec_clockev - a timer base's clock event device: one hrtimer per
+ *	clock, absolute, expiring in hard interrupt context (also on
+ *	PREEMPT_RT), so the base's handler only hands due work over
+ * @timer: per clock (EXEC_CLOCK_*), the hrtimer on that clock; realtime
+ *	hrtimers follow changes of the system clock (clock_was_set())
+ * @handler: called from the hrtimers' callbacks
+ */
+struct exec_clockev {
+	struct hrtimer timer[2];
+	void (*handler)(struct exec_clockev *ce);
+};
+
+int exec_clockev_init(struct exec_clockev *ce,
+		      void (*handler)(struct exec_clockev *ce));
+int exec_clockev_start(struct exec_clockev *ce);
+void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
+			  u64 when);
+void exec_clockev_stop(struct exec_clockev *ce);
 
 #endif /* EXEC_KERNEL_PLATFORM_H */

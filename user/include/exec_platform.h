@@ -42,6 +42,8 @@ typedef int64_t s64;
 #undef __always_inline
 #define __always_inline	inline __attribute__((__always_inline__))
 #define ____cacheline_aligned	__attribute__((__aligned__(64)))
+#define __aligned(x)	__attribute__((__aligned__(x)))
+#define U64_MAX	UINT64_MAX
 #define EXPORT_SYMBOL_GPL(sym)	extern __typeof__(sym) sym
 #define EXPORT_SYMBOL(sym)	extern __typeof__(sym) sym
 /* Internals for the tests: they link the static library, where all is seen. */
@@ -286,6 +288,7 @@ typedef struct {
 
 void exec_futex_wait(u32 *uaddr, u32 val);
 void exec_futex_wake(u32 *uaddr, int nr);
+void exec_futex_wait_until(u32 *uaddr, u32 val, bool realtime, u64 when);
 
 static inline void init_waitqueue_head(wait_queue_head_t *wq)
 {
@@ -325,6 +328,25 @@ static inline bool wq_has_sleeper(wait_queue_head_t *wq)
 	}								\
 } while (0)
 
+/* Bit searches and hashing (<linux/bitops.h>, <linux/hash.h>) */
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/* Index of the lowest set bit; undefined for 0, as in the kernel. */
+static inline unsigned long __ffs64(u64 x)
+{
+	return (unsigned long)__builtin_ctzll(x);
+}
+
+static inline u32 hash_ptr(const void *ptr, unsigned int bits)
+{
+	/* The kernel's GOLDEN_RATIO_64 multiplicative hash. */
+	return (u32)(((u64)(uintptr_t)ptr * 0x61C8864680B583EBULL) >>
+		     (64 - bits));
+}
+
 /* Memory */
 typedef unsigned int gfp_t;
 #define GFP_KERNEL	0U
@@ -341,6 +363,15 @@ static inline u64 ktime_get_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+/* EXEC_CLOCK_MONOTONIC (0) or EXEC_CLOCK_REALTIME (1), in nanoseconds. */
+static inline u64 exec_clock_read(unsigned int clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock ? CLOCK_REALTIME : CLOCK_MONOTONIC, &ts);
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
 }
 
@@ -394,6 +425,8 @@ unsigned int exec_online_cpus(void);
  * @sleeping: 1 while the owner is (about to be) asleep; an unpark() that
  *	finds 0 makes no system call
  * @ring: the owner's io_uring (io_uring backend), or NULL
+ * @armed: per clock, the deadline of the timeout the owner has in @ring
+ *	(exec_parker_sleep_until()), EXEC_TIME_NEVER if none; owner only
  *
  * See core/platform.h for the contract.
  */
@@ -401,6 +434,7 @@ struct exec_parker {
 	u32 permit;
 	u32 sleeping;
 	void *ring;
+	u64 armed[2];
 };
 
 int exec_parker_init(struct exec_parker *parker);
@@ -409,5 +443,35 @@ void exec_parker_park(struct exec_parker *parker);
 void exec_parker_sleep(struct exec_parker *parker);
 void exec_parker_wake(struct exec_parker *parker);
 void exec_parker_unpark(struct exec_parker *parker);
+void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when);
+void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
+
+/*
+ * struct exec_clockev - a timer base's clock event device: a thread asleep
+ * on io_uring timeouts (absolute, one per clock) in its parker's ring, or on
+ * a futex with a timeout in the futex backend.  See user/clockev.c.
+ * @handler: called by the thread when a programmed time has come
+ * @when: A: per clock, the programmed time, on the system clock; written
+ *	under the base's lock, read by the thread
+ * @state: A: EXEC_CLOCKEV_IDLE, _RUNNING, _STOPPING, _STOPPED
+ * @lock: serialises start and stop
+ * @parker: where the thread sleeps
+ * @thread: the thread, started by the first arm
+ */
+struct exec_clockev {
+	void (*handler)(struct exec_clockev *ce);
+	u64 when[2];
+	int state;
+	pthread_mutex_t lock;
+	struct exec_parker parker;
+	struct exec_thread thread;
+};
+
+int exec_clockev_init(struct exec_clockev *ce,
+		      void (*handler)(struct exec_clockev *ce));
+int exec_clockev_start(struct exec_clockev *ce);
+void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
+			  u64 when);
+void exec_clockev_stop(struct exec_clockev *ce);
 
 #endif /* EXEC_USER_PLATFORM_H */

@@ -1,0 +1,1114 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Timed work (include/exec/timer.h): timer bases, arming, expiry,
+ * cancellation and periodic items, for every executor that runs timed work.
+ *
+ * Architecture.  A timer base holds one wheel per clock (core/timer_wheel.h)
+ * and a clock event device of the backend (struct exec_clockev: two hrtimers
+ * in the kernel, a thread asleep on an io_uring timeout in userspace), which
+ * is programmed for the wheel's next event and calls exec_timer_expire() when
+ * it comes.  Expiry moves due items out of the wheel and submits each to the
+ * executor it was armed on; from there it runs like any other item.  The
+ * expiry runs in the clock event's context (hard interrupt in the kernel), so
+ * it only hands work over; the work runs on the executor's threads.
+ *
+ * An executor that runs timed work has a target (struct exec_timer_target):
+ * which base, which executor.  A thread pool or a loop executor owns a base;
+ * a serial executor shares the base of the executor it runs on and has a
+ * target of its own, so its due items go through its own FIFO queue.
+ *
+ * While an item is pending because of a base, exec_work::flags holds the
+ * address of its target above the flag bits (as the kernel's work_struct
+ * holds its pool_workqueue), so cancel and expiry find the base from the
+ * item alone.  Its state is in exec_timer::link, under the base's lock:
+ *
+ *   in the wheel    link points at what points at the item
+ *   FIRED           handed to the executor, not started
+ *   CANCELLED       handed over, then cancelled: it is skipped when dequeued
+ *   MOVED_MONO/REAL handed over, then exec_timer_mod(): re-armed when
+ *                   dequeued, at @expires
+ *   IDLE            none of these
+ *
+ * An item stops being pending, and its flags lose the target, when it starts
+ * or is cancelled or discarded; so a target is never reached through an item
+ * after its executor has been destroyed.
+ *
+ * Running items are known by address in a global hash of running records
+ * (struct exec_timer_running, on the runner's stack), which is what
+ * exec_timer_cancel_sync() waits on and where cancelling a running periodic
+ * item leaves its mark, since a running item no longer names its base.
+ *
+ * Lock order: a running record's bucket lock, then a base lock (only for
+ * the re-arm of a periodic item).  Executors are called with neither held.
+ */
+#include "timer_wheel.h"
+
+#define EXEC_TIMER_IDLE		((struct exec_work **)0UL)
+#define EXEC_TIMER_FIRED	((struct exec_work **)1UL)
+#define EXEC_TIMER_CANCELLED	((struct exec_work **)2UL)
+#define EXEC_TIMER_MOVED_MONO	((struct exec_work **)3UL)
+#define EXEC_TIMER_MOVED_REAL	((struct exec_work **)4UL)
+#define EXEC_TIMER_STATE_MAX	4UL
+
+#define EXEC_TIMER_BUCKETS	64
+
+/**
+ * struct exec_timer_base - the timed items of one owning executor
+ * @lock: guards everything below but @clockev's own fields
+ * @dead: L: the owner is being destroyed; nothing can be armed
+ * @expiring: L: expiry passes and arms that have taken due items out of the
+ *	wheel and are still handing them to executors; shutdown waits for 0
+ * @programmed: L: per clock, the time the clock event was last asked to
+ *	fire, on the core's clock; EXEC_TIME_NEVER if none
+ * @wheel: L: per clock, the armed items
+ * @next: G: link in the list of all bases (exec_timer_bases_lock)
+ * @clockev: the backend's clock event device
+ */
+struct exec_timer_base {
+	raw_spinlock_t lock;
+	bool dead;
+	unsigned int expiring;
+	u64 programmed[EXEC_CLOCK_COUNT];
+	struct exec_wheel wheel[EXEC_CLOCK_COUNT];
+	struct exec_timer_base *next;
+	struct exec_clockev clockev;
+};
+
+/**
+ * struct exec_timer_target - where an executor's timed items are armed
+ * @base: the base
+ * @ex: the executor due items are submitted to
+ * @nr_armed: L: items of @ex in @base's wheels (for exec_pending_count())
+ * @dead: L: @ex is being destroyed; nothing can be armed for it
+ * @owns_base: @base was created for @ex and goes with it
+ *
+ * Its address is kept in exec_work::flags above EXEC_WORK_FLAG_BITS bits,
+ * hence the alignment.
+ */
+struct exec_timer_target {
+	struct exec_timer_base *base;
+	struct exec_executor *ex;
+	unsigned long nr_armed;
+	bool dead;
+	bool owns_base;
+} __aligned(1 << EXEC_WORK_FLAG_BITS);
+
+/**
+ * struct exec_timer_running - a timed item while its function runs
+ * @timer: the item
+ * @next: B: link in the bucket's list
+ * @frame: names @timer on the runner's frame stack (cancel_sync from inside)
+ * @cancelled: B: a cancel came while it ran: a periodic item is not re-armed
+ */
+struct exec_timer_running {
+	struct exec_timer *timer;
+	struct exec_timer_running *next;
+	struct exec_frame frame;
+	bool cancelled;
+};
+
+/**
+ * struct exec_timer_bucket - running records of the items hashed here
+ * @lock: guards @running
+ * @running: B: the records
+ * @wq: exec_timer_cancel_sync() waits here for an item to become idle
+ */
+struct exec_timer_bucket {
+	raw_spinlock_t lock;
+	struct exec_timer_running *running;
+	wait_queue_head_t wq;
+} ____cacheline_aligned;
+
+static struct exec_timer_bucket exec_timer_buckets[EXEC_TIMER_BUCKETS];
+
+/* G: every base, for a change of the realtime clock (tests). */
+static DEFINE_MUTEX(exec_timer_bases_lock);
+static struct exec_timer_base *exec_timer_bases;
+
+/* Added to the realtime clock, to test clock changes without root. */
+static s64 exec_realtime_offset;
+
+static void exec_timer_expire(struct exec_clockev *ce);
+
+/**
+ * exec_timer_sys_init - initialise the library-wide timer state
+ *
+ * Context: Process context, once, before any timer is used (module load;
+ * a constructor in userspace).
+ */
+void exec_timer_sys_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < EXEC_TIMER_BUCKETS; i++) {
+		raw_spin_lock_init(&exec_timer_buckets[i].lock);
+		init_waitqueue_head(&exec_timer_buckets[i].wq);
+	}
+}
+
+static struct exec_timer_bucket *exec_timer_bucket(const struct exec_timer *t)
+{
+	return &exec_timer_buckets[hash_ptr((void *)t, 6)];
+}
+
+static struct exec_timer_target *exec_flags_target(unsigned long flags)
+{
+	return (struct exec_timer_target *)(flags & ~EXEC_WORK_FLAG_MASK);
+}
+
+static bool exec_timer_linked(struct exec_work **link)
+{
+	return (unsigned long)link > EXEC_TIMER_STATE_MAX;
+}
+
+/* Ends the item's pending state: drops the pending bit and the target. */
+static void exec_timer_release(struct exec_timer *t)
+{
+	unsigned long flags = READ_ONCE(t->work.flags);
+
+	/*
+	 * The only concurrent writers are failing test_and_set_bit()s of
+	 * submitters, which leave the word as it is.  The exchange is a full
+	 * barrier, as the pending bit's clear in exec_work_run() is.
+	 */
+	(void)xchg(&t->work.flags,
+		   flags & EXEC_WORK_FLAG_MASK & ~EXEC_WORK_PENDING);
+}
+
+uint64_t exec_clock_now(enum exec_clock clock)
+{
+	switch (clock) {
+	case EXEC_CLOCK_MONOTONIC:
+		return exec_clock_read(EXEC_CLOCK_MONOTONIC);
+	case EXEC_CLOCK_REALTIME:
+		return exec_clock_read(EXEC_CLOCK_REALTIME) +
+		       (u64)READ_ONCE(exec_realtime_offset);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_clock_now);
+
+/*
+ * The deadline in [@deadline, @deadline + @slack] with the most trailing zero
+ * bits, so that items with overlapping ranges pick the same tick.
+ */
+static u64 exec_timer_apply_slack(u64 deadline, u64 slack)
+{
+	u64 latest = deadline + slack;
+
+	if (latest < deadline)
+		latest = EXEC_TIME_NEVER;
+	if (latest == deadline)
+		return deadline;
+	return latest & ~((1ULL << (fls64(deadline ^ latest) - 1)) - 1);
+}
+
+/* Asks the clock event for @when on @clock, when that is earlier. */
+static void exec_timer_program_at(struct exec_timer_base *base,
+				  enum exec_clock clock, u64 when, bool force)
+{
+	u64 backend = when;
+
+	lockdep_assert_held(&base->lock);
+	if (when == base->programmed[clock] && !force)
+		return;
+	base->programmed[clock] = when;
+	if (clock == EXEC_CLOCK_REALTIME && when != EXEC_TIME_NEVER)
+		backend = when - (u64)READ_ONCE(exec_realtime_offset);
+	exec_clockev_program(&base->clockev, clock, backend);
+}
+
+static void exec_timer_program(struct exec_timer_base *base,
+			       enum exec_clock clock, bool force)
+{
+	unsigned int lvl;
+	u64 tick = exec_wheel_next_event(&base->wheel[clock], &lvl);
+
+	exec_timer_program_at(base, clock, exec_tick_wake_ns(tick), force);
+}
+
+/*
+ * The realtime clock went back behind @wh->clk: file every item again
+ * relative to the new time, so that none looks due early.
+ */
+static void exec_wheel_rebase(struct exec_wheel *wh, u64 clk)
+{
+	struct exec_work *list = NULL, *work, *next;
+	unsigned int lvl, slot;
+
+	for (lvl = 0; lvl < EXEC_WHEEL_LEVELS; lvl++) {
+		for (slot = 0; slot < EXEC_WHEEL_LVL_SIZE; slot++) {
+			for (work = exec_wheel_take_slot(wh, lvl, slot); work;
+			     work = next) {
+				next = work->next;
+				work->next = list;
+				list = work;
+			}
+		}
+	}
+	wh->clk = clk;
+	for (work = list; work; work = next) {
+		next = work->next;
+		exec_wheel_add(wh, exec_work_timer(work),
+			       exec_ns_to_tick(exec_work_timer(work)->expires));
+	}
+}
+
+/* Appends a due item to the list being built at *@tailp. */
+static void exec_timer_due(struct exec_timer *t, struct exec_work ***tailp)
+{
+	t->link = EXEC_TIMER_FIRED;
+	t->work.next = NULL;
+	**tailp = &t->work;
+	*tailp = &t->work.next;
+	exec_flags_target(READ_ONCE(t->work.flags))->nr_armed--;
+}
+
+/*
+ * Expires every item of @wh whose tick is at most @limit, onto the list at
+ * *@tailp, cascading the slots it passes.
+ */
+static void exec_wheel_advance(struct exec_wheel *wh, u64 limit,
+			       struct exec_work ***tailp)
+{
+	struct exec_work *work, *next;
+	struct exec_timer *t;
+	unsigned int lvl;
+	u64 tick, event;
+
+	for (;;) {
+		event = exec_wheel_next_event(wh, &lvl);
+		if (event > limit)
+			break;
+		wh->clk = event;
+		work = exec_wheel_take_slot(wh, lvl,
+					    exec_wheel_digit(event, lvl));
+		for (; work; work = next) {
+			next = work->next;
+			t = exec_work_timer(work);
+			tick = exec_ns_to_tick(t->expires);
+			if (tick <= event)
+				exec_timer_due(t, tailp);
+			else
+				exec_wheel_add(wh, t, tick);
+		}
+	}
+	if (limit > wh->clk)
+		wh->clk = limit;
+}
+
+/*
+ * Submits a due item to its executor.  The executor may start, finish and
+ * free it before the call returns: the item is not touched afterwards.
+ */
+static void exec_timer_hand_over(struct exec_timer *t)
+{
+	struct exec_timer_target *target =
+		exec_flags_target(READ_ONCE(t->work.flags));
+	struct exec_executor *ex = target->ex;
+
+	if (ex->ops->submit(ex, &t->work,
+			    EXEC_SUBMIT_NOWAIT | EXEC_SUBMIT_FORCE))
+		exec_work_discard(&t->work);
+}
+
+static void exec_timer_hand_over_list(struct exec_timer_base *base,
+				      struct exec_work *list)
+{
+	struct exec_work *next;
+	unsigned long flags;
+
+	for (; list; list = next) {
+		next = READ_ONCE(list->next);
+		exec_timer_hand_over(exec_work_timer(list));
+	}
+	raw_spin_lock_irqsave(&base->lock, flags);
+	base->expiring--;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+}
+
+/* The last tick whose items are all due at @now. */
+static bool exec_timer_limit(u64 now, u64 *limit)
+{
+	u64 tick = exec_ns_to_tick(now);
+
+	if (!tick)
+		return false;
+	*limit = tick - 1;
+	return true;
+}
+
+/*
+ * Files @t (state IDLE, its flags naming its target) for @deadline on
+ * @clock, or appends it to the due list when that has passed.
+ */
+static void exec_timer_enqueue(struct exec_timer_base *base,
+			       struct exec_timer *t, enum exec_clock clock,
+			       u64 deadline, struct exec_work ***tailp)
+{
+	struct exec_wheel *wh = &base->wheel[clock];
+	u64 tick = exec_ns_to_tick(deadline), now, limit;
+
+	lockdep_assert_held(&base->lock);
+	t->expires = deadline;
+	exec_flags_target(READ_ONCE(t->work.flags))->nr_armed++;
+	if (clock == EXEC_CLOCK_REALTIME) {
+		/* The realtime clock may have gone back since @clk was set. */
+		now = exec_clock_now(clock);
+		if (deadline <= now) {
+			exec_timer_due(t, tailp);
+			return;
+		}
+		if (tick <= wh->clk && exec_timer_limit(now, &limit) &&
+		    limit < wh->clk)
+			exec_wheel_rebase(wh, limit);
+	}
+	if (tick <= wh->clk) {
+		/* Monotonic: @clk only counts ticks that have passed. */
+		exec_timer_due(t, tailp);
+		return;
+	}
+	tick = exec_wheel_add(wh, t, tick);
+	if (exec_tick_wake_ns(tick) < base->programmed[clock])
+		exec_timer_program_at(base, clock, exec_tick_wake_ns(tick),
+				      false);
+}
+
+/* The clock event's handler; hard interrupt context in the kernel. */
+static void exec_timer_expire(struct exec_clockev *ce)
+{
+	struct exec_timer_base *base =
+		container_of(ce, struct exec_timer_base, clockev);
+	struct exec_work *due = NULL, **tail = &due;
+	struct exec_wheel *wh;
+	unsigned long flags;
+	unsigned int clock;
+	u64 limit;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
+		wh = &base->wheel[clock];
+		if (exec_timer_limit(exec_clock_now(clock), &limit)) {
+			if (limit < wh->clk)
+				exec_wheel_rebase(wh, limit);
+			exec_wheel_advance(wh, limit, &tail);
+		}
+		exec_timer_program(base, clock, false);
+	}
+	if (due)
+		base->expiring++;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	if (due)
+		exec_timer_hand_over_list(base, due);
+}
+
+static int exec_timer_check(struct exec_executor *ex, struct exec_timer *t,
+			    enum exec_clock clock)
+{
+	if (unlikely(!ex || !ex->ops || !t || !t->work.func))
+		return -EINVAL;
+	if (unlikely(!(READ_ONCE(t->work.flags) & EXEC_WORK_TIMER)))
+		return -EINVAL;
+	if (unlikely((unsigned int)clock >= EXEC_CLOCK_COUNT))
+		return -EINVAL;
+	if (unlikely(!ex->timers))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * Moves a pending item of @target's base to @deadline.  Returns 1, or
+ * -EBUSY if it is pending otherwise (a plain submission, another base).
+ */
+static int exec_timer_move(struct exec_timer_target *target,
+			   struct exec_timer *t, enum exec_clock clock,
+			   u64 deadline)
+{
+	struct exec_timer_base *base = target->base;
+	struct exec_work *due = NULL, **tail = &due;
+	unsigned long flags, wflags;
+	struct exec_work **link;
+	int ret = 1;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	wflags = READ_ONCE(t->work.flags);
+	link = t->link;
+	if (!(wflags & EXEC_WORK_PENDING) ||
+	    exec_flags_target(wflags) != target) {
+		ret = -EBUSY;
+	} else if (exec_timer_linked(link)) {
+		exec_wheel_del(base->wheel, EXEC_CLOCK_COUNT, t);
+		target->nr_armed--;
+		exec_timer_enqueue(base, t, clock, deadline, &tail);
+	} else {
+		/* Dequeued later by the executor, then filed again. */
+		t->expires = deadline;
+		t->link = clock == EXEC_CLOCK_REALTIME ? EXEC_TIMER_MOVED_REAL :
+							 EXEC_TIMER_MOVED_MONO;
+	}
+	if (due)
+		base->expiring++;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	if (due)
+		exec_timer_hand_over_list(base, due);
+	return ret;
+}
+
+/*
+ * Claims an idle item for @target and files it; due items go onto *@tailp
+ * (with @target's base's @expiring raised, for exec_timer_hand_over_list()).
+ * Returns 0, -EALREADY if the item is pending, -ESHUTDOWN.
+ */
+static int __exec_timer_arm(struct exec_timer_target *target,
+			    struct exec_timer *t, enum exec_clock clock,
+			    u64 deadline, struct exec_work **due)
+{
+	struct exec_timer_base *base = target->base;
+	struct exec_work **tail = due;
+	unsigned long flags, old;
+
+	old = READ_ONCE(t->work.flags);
+	do {
+		if (old & EXEC_WORK_PENDING)
+			return -EALREADY;
+	} while (!try_cmpxchg(&t->work.flags, &old,
+			      (old & EXEC_WORK_FLAG_MASK) | EXEC_WORK_PENDING |
+				      (unsigned long)target));
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	if (unlikely(target->dead || base->dead)) {
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_release(t);
+		return -ESHUTDOWN;
+	}
+	t->link = EXEC_TIMER_IDLE;
+	exec_timer_enqueue(base, t, clock, deadline, &tail);
+	if (*due)
+		base->expiring++;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return 0;
+}
+
+static int exec_timer_arm(struct exec_executor *ex, struct exec_timer *t,
+			  enum exec_clock clock, u64 deadline, bool mod)
+{
+	struct exec_work *due = NULL;
+	unsigned long wflags;
+	int ret;
+
+	ret = exec_timer_check(ex, t, clock);
+	if (ret)
+		return ret;
+	ret = exec_clockev_start(&ex->timers->base->clockev);
+	if (unlikely(ret))
+		return ret;
+	for (;;) {
+		ret = __exec_timer_arm(ex->timers, t, clock, deadline, &due);
+		if (ret != -EALREADY || !mod)
+			break;
+		ret = exec_timer_move(ex->timers, t, clock, deadline);
+		if (ret != -EBUSY)
+			return ret;
+		/* Pending otherwise, unless it has just started: then arm. */
+		wflags = READ_ONCE(t->work.flags);
+		if (wflags & EXEC_WORK_PENDING)
+			return -EBUSY;
+	}
+	if (due)
+		exec_timer_hand_over_list(ex->timers->base, due);
+	return ret;
+}
+
+int exec_submit_at_slack(struct exec_executor *ex, struct exec_timer *timer,
+			 enum exec_clock clock, uint64_t deadline,
+			 uint64_t slack)
+{
+	return exec_timer_arm(ex, timer, clock,
+			      exec_timer_apply_slack(deadline, slack), false);
+}
+EXPORT_SYMBOL_GPL(exec_submit_at_slack);
+
+int exec_submit_at(struct exec_executor *ex, struct exec_timer *timer,
+		   enum exec_clock clock, uint64_t deadline)
+{
+	return exec_timer_arm(ex, timer, clock, deadline, false);
+}
+EXPORT_SYMBOL_GPL(exec_submit_at);
+
+int exec_submit_after(struct exec_executor *ex, struct exec_timer *timer,
+		      uint64_t delay)
+{
+	u64 now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	u64 deadline = now + delay;
+
+	if (deadline < now)
+		deadline = EXEC_TIME_NEVER;
+	return exec_timer_arm(ex, timer, EXEC_CLOCK_MONOTONIC, deadline, false);
+}
+EXPORT_SYMBOL_GPL(exec_submit_after);
+
+int exec_timer_mod(struct exec_executor *ex, struct exec_timer *timer,
+		   enum exec_clock clock, uint64_t deadline)
+{
+	return exec_timer_arm(ex, timer, clock, deadline, true);
+}
+EXPORT_SYMBOL_GPL(exec_timer_mod);
+
+void exec_timer_init(struct exec_timer *timer, exec_work_fn func,
+		     exec_work_fn discard)
+{
+	exec_work_init_discard(&timer->work, func, discard);
+	timer->work.flags = EXEC_WORK_TIMER;
+	timer->link = EXEC_TIMER_IDLE;
+	timer->expires = 0;
+}
+EXPORT_SYMBOL_GPL(exec_timer_init);
+
+void exec_periodic_init(struct exec_periodic *periodic, exec_work_fn func,
+			exec_work_fn discard)
+{
+	exec_timer_init(&periodic->timer, func, discard);
+	periodic->timer.work.flags |= EXEC_WORK_PERIODIC;
+	periodic->period = 0;
+	periodic->slack = 0;
+	periodic->mode = EXEC_PERIOD_FIXED_RATE;
+	periodic->clock = EXEC_CLOCK_MONOTONIC;
+	periodic->overruns = 0;
+}
+EXPORT_SYMBOL_GPL(exec_periodic_init);
+
+int exec_submit_periodic(struct exec_executor *ex,
+			 struct exec_periodic *periodic, enum exec_clock clock,
+			 uint64_t first, uint64_t period, uint64_t slack,
+			 enum exec_period_mode mode)
+{
+	if (!periodic || !period || (unsigned int)mode > EXEC_PERIOD_FIXED_DELAY ||
+	    !(READ_ONCE(periodic->timer.work.flags) & EXEC_WORK_PERIODIC))
+		return -EINVAL;
+	if (exec_work_pending(&periodic->timer.work))
+		return -EALREADY;
+	periodic->period = period;
+	periodic->slack = slack;
+	periodic->mode = mode;
+	periodic->clock = clock;
+	periodic->overruns = 0;
+	return exec_timer_arm(ex, &periodic->timer, clock,
+			      exec_timer_apply_slack(first, slack), false);
+}
+EXPORT_SYMBOL_GPL(exec_submit_periodic);
+
+/*
+ * Takes an item pending on a base back.  Returns 1 if a start was prevented;
+ * 0 if it is not pending on a base; -EALREADY if it was taken back already;
+ * -EAGAIN if it changed while we looked.
+ */
+static int exec_timer_cancel_pending(struct exec_timer *t)
+{
+	struct exec_timer_target *target;
+	struct exec_timer_base *base;
+	struct exec_work **link;
+	unsigned long flags, wflags;
+	int ret = -EALREADY;
+
+	wflags = READ_ONCE(t->work.flags);
+	target = exec_flags_target(wflags);
+	if (!(wflags & EXEC_WORK_PENDING) || !target)
+		return 0;
+	base = target->base;
+	raw_spin_lock_irqsave(&base->lock, flags);
+	if (READ_ONCE(t->work.flags) != wflags) {
+		/* Started, or re-armed elsewhere, since we looked. */
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		return -EAGAIN;
+	}
+	link = t->link;
+	if (exec_timer_linked(link)) {
+		exec_wheel_del(base->wheel, EXEC_CLOCK_COUNT, t);
+		t->link = EXEC_TIMER_IDLE;
+		target->nr_armed--;
+		exec_timer_release(t);
+		ret = 1;
+	} else if (link != EXEC_TIMER_CANCELLED) {
+		t->link = EXEC_TIMER_CANCELLED;
+		ret = 1;
+	}
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+}
+
+/* Marks a running periodic item not to be re-armed; 1 if one was marked. */
+static int exec_timer_cancel_running(struct exec_timer *t)
+{
+	struct exec_timer_bucket *b = exec_timer_bucket(t);
+	struct exec_timer_running *r;
+	unsigned long flags;
+	int ret = 0;
+
+	if (!(READ_ONCE(t->work.flags) & EXEC_WORK_PERIODIC))
+		return 0;
+	raw_spin_lock_irqsave(&b->lock, flags);
+	for (r = b->running; r; r = r->next) {
+		if (r->timer == t && !r->cancelled) {
+			r->cancelled = true;
+			ret = 1;
+		}
+	}
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return ret;
+}
+
+int exec_timer_cancel(struct exec_timer *timer)
+{
+	unsigned long wflags;
+	int ret;
+
+	if (!timer || !(READ_ONCE(timer->work.flags) & EXEC_WORK_TIMER))
+		return -EINVAL;
+	for (;;) {
+		ret = exec_timer_cancel_pending(timer);
+		if (ret == -EAGAIN)
+			continue;
+		if (ret == -EALREADY)
+			return 0;
+		if (ret)
+			return ret;
+		if (exec_timer_cancel_running(timer))
+			return 1;
+		/*
+		 * A periodic item may have been re-armed between the two
+		 * looks: it is idle only if it is not pending on a base now.
+		 */
+		wflags = READ_ONCE(timer->work.flags);
+		if (!(wflags & EXEC_WORK_PENDING) || !exec_flags_target(wflags))
+			return 0;
+	}
+}
+EXPORT_SYMBOL_GPL(exec_timer_cancel);
+
+static bool exec_timer_idle(struct exec_timer *t)
+{
+	struct exec_timer_bucket *b = exec_timer_bucket(t);
+	struct exec_timer_running *r;
+	unsigned long flags;
+	bool idle;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	idle = !exec_work_pending(&t->work);
+	for (r = b->running; r && idle; r = r->next)
+		idle = r->timer != t;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return idle;
+}
+
+int exec_timer_cancel_sync(struct exec_timer *timer)
+{
+	int ret;
+
+	might_sleep();
+	ret = exec_timer_cancel(timer);
+	if (ret < 0)
+		return ret;
+	if (exec_frame_find(timer))
+		return -EDEADLK;
+	wait_event(exec_timer_bucket(timer)->wq, exec_timer_idle(timer));
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_timer_cancel_sync);
+
+static void exec_timer_wake_sync(struct exec_timer *t)
+{
+	struct exec_timer_bucket *b = exec_timer_bucket(t);
+
+	/* Full barrier, then the test: pairs with wait_event()'s. */
+	smp_mb();
+	if (wq_has_sleeper(&b->wq))
+		wake_up_all(&b->wq);
+}
+
+/**
+ * exec_timer_discard - hand a timed item that will not run back to its owner
+ * @work: the item, pending
+ *
+ * For exec_work_discard(): ends the item's timer state, then calls its
+ * discard callback, unless a cancel already took the item back.
+ *
+ * Context: Any context the discard callback allows; no base lock held.
+ */
+void exec_timer_discard(struct exec_work *work)
+{
+	struct exec_timer *t = exec_work_timer(work);
+	struct exec_timer_target *target;
+	struct exec_work **link = EXEC_TIMER_IDLE;
+	exec_work_fn discard = work->discard;
+	unsigned long flags;
+
+	target = exec_flags_target(READ_ONCE(work->flags));
+	if (target) {
+		raw_spin_lock_irqsave(&target->base->lock, flags);
+		link = t->link;
+		t->link = EXEC_TIMER_IDLE;
+		exec_timer_release(t);
+		raw_spin_unlock_irqrestore(&target->base->lock, flags);
+	} else {
+		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
+	}
+	exec_timer_wake_sync(t);
+	if (link != EXEC_TIMER_CANCELLED && discard)
+		discard(work);
+}
+
+/*
+ * Arms a periodic item for its next period, after a run; due items go onto
+ * *@due.  Returns -ESHUTDOWN if its executor is going away.
+ */
+static int exec_periodic_rearm(struct exec_timer_target *target,
+			       struct exec_periodic *p, struct exec_work **due)
+{
+	u64 next, now = exec_clock_now(p->clock);
+
+	p->overruns = 0;
+	if (p->mode == EXEC_PERIOD_FIXED_DELAY) {
+		next = now + p->period;
+	} else {
+		/* The first deadline not yet passed: skip, do not burst. */
+		next = p->timer.expires + p->period;
+		if (next <= now) {
+			p->overruns = (now - next) / p->period + 1;
+			next += p->overruns * p->period;
+		}
+	}
+	if (next < now)
+		next = EXEC_TIME_NEVER;
+	return __exec_timer_arm(target, &p->timer, p->clock,
+				exec_timer_apply_slack(next, p->slack), due);
+}
+
+/**
+ * exec_timer_run - start a timed item (exec_work_run() on a timer)
+ * @work: the item, just dequeued by its executor
+ *
+ * Context: The executor's thread, as for any work function.
+ */
+void exec_timer_run(struct exec_work *work)
+{
+	struct exec_timer *t = exec_work_timer(work);
+	struct exec_timer_bucket *b = exec_timer_bucket(t);
+	struct exec_timer_running rec = { .timer = t };
+	struct exec_work *due = NULL, **tail = &due;
+	struct exec_work **link = EXEC_TIMER_IDLE;
+	struct exec_timer_target *target;
+	struct exec_timer_base *base;
+	struct exec_timer_running **pp;
+	unsigned long flags, wflags;
+	int rearm = 0;
+
+	/* Known as running before it stops being pending: no idle gap. */
+	raw_spin_lock_irqsave(&b->lock, flags);
+	rec.next = b->running;
+	b->running = &rec;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+
+	wflags = READ_ONCE(work->flags);
+	target = exec_flags_target(wflags);
+	if (target) {
+		base = target->base;
+		raw_spin_lock_irqsave(&base->lock, flags);
+		link = t->link;
+		t->link = EXEC_TIMER_IDLE;
+		if (link == EXEC_TIMER_MOVED_MONO ||
+		    link == EXEC_TIMER_MOVED_REAL) {
+			exec_timer_enqueue(base, t,
+					   link == EXEC_TIMER_MOVED_REAL ?
+					   EXEC_CLOCK_REALTIME :
+					   EXEC_CLOCK_MONOTONIC,
+					   t->expires, &tail);
+			if (due)
+				base->expiring++;
+		} else {
+			exec_timer_release(t);
+		}
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		/* Cancelled, or moved (and maybe due again): no run now. */
+		if (link != EXEC_TIMER_FIRED)
+			goto unregister;
+	} else {
+		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
+	}
+
+	exec_frame_push(&rec.frame, t);
+	work->func(work);
+	exec_frame_pop(&rec.frame);
+
+unregister:
+	raw_spin_lock_irqsave(&b->lock, flags);
+	/*
+	 * The re-arm happens before the record goes, under its bucket lock,
+	 * so a cancel sees the item either running (and marks it) or armed.
+	 */
+	if (target && !rec.cancelled && (wflags & EXEC_WORK_PERIODIC) &&
+	    link == EXEC_TIMER_FIRED)
+		rearm = exec_periodic_rearm(target,
+					    container_of(t, struct exec_periodic,
+							 timer), &due);
+	for (pp = &b->running; *pp != &rec; pp = &(*pp)->next)
+		;
+	*pp = rec.next;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	if (due)
+		exec_timer_hand_over_list(target->base, due);
+	else if (rearm == -ESHUTDOWN && work->discard)
+		work->discard(work);
+	exec_timer_wake_sync(t);
+}
+
+static struct exec_timer_target *exec_target_alloc(struct exec_timer_base *base,
+						   struct exec_executor *ex)
+{
+	struct exec_timer_target *target;
+
+	/*
+	 * A power-of-two size: kmalloc() aligns it naturally, malloc() to 16
+	 * bytes at least, either way enough for the flag bits.
+	 */
+	BUILD_BUG_ON(sizeof(*target) & (sizeof(*target) - 1));
+	target = kzalloc(sizeof(*target), GFP_KERNEL);
+	if (!target)
+		return NULL;
+	if (WARN_ON_ONCE((unsigned long)target & EXEC_WORK_FLAG_MASK)) {
+		kfree(target);
+		return NULL;
+	}
+	target->base = base;
+	target->ex = ex;
+	return target;
+}
+
+/**
+ * exec_timers_create - give an executor a timer base of its own
+ * @ex: the executor, initialised
+ *
+ * Context: Process context; may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int exec_timers_create(struct exec_executor *ex)
+{
+	struct exec_timer_base *base;
+	struct exec_timer_target *target;
+	unsigned int clock;
+	u64 clk;
+	int ret = -ENOMEM;
+
+	might_sleep();
+	base = kzalloc(sizeof(*base), GFP_KERNEL);
+	if (!base)
+		return -ENOMEM;
+	raw_spin_lock_init(&base->lock);
+	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
+		base->programmed[clock] = EXEC_TIME_NEVER;
+		if (!exec_timer_limit(exec_clock_now(clock), &clk))
+			clk = 0;
+		exec_wheel_init(&base->wheel[clock], clk);
+	}
+	target = exec_target_alloc(base, ex);
+	if (!target)
+		goto err_free_base;
+	target->owns_base = true;
+	ret = exec_clockev_init(&base->clockev, exec_timer_expire);
+	if (ret)
+		goto err_free_target;
+
+	mutex_lock(&exec_timer_bases_lock);
+	base->next = exec_timer_bases;
+	exec_timer_bases = base;
+	mutex_unlock(&exec_timer_bases_lock);
+	ex->timers = target;
+	return 0;
+
+err_free_target:
+	kfree(target);
+err_free_base:
+	raw_spin_lock_destroy(&base->lock);
+	kfree(base);
+	return ret;
+}
+
+/**
+ * exec_timers_share - arm an executor's timed items on another's base
+ * @ex: the executor (a serial executor)
+ * @from: the executor whose base it uses; if that has none, neither has @ex
+ *
+ * Context: Process context; may sleep.
+ * Return: 0 or -ENOMEM.
+ */
+int exec_timers_share(struct exec_executor *ex, struct exec_executor *from)
+{
+	if (!from->timers)
+		return 0;
+	ex->timers = exec_target_alloc(from->timers->base, ex);
+	return ex->timers ? 0 : -ENOMEM;
+}
+
+/* Takes out of the wheels every item of @target (of all, if @all). */
+static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
+					     struct exec_timer_target *target,
+					     bool all)
+{
+	struct exec_work *list = NULL, **link, *work;
+	unsigned int clock, lvl, slot;
+	struct exec_timer *t;
+
+	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
+		for (lvl = 0; lvl < EXEC_WHEEL_LEVELS; lvl++) {
+			for (slot = 0; slot < EXEC_WHEEL_LVL_SIZE; slot++) {
+				link = &base->wheel[clock].slots[lvl][slot];
+				while ((work = *link)) {
+					t = exec_work_timer(work);
+					if (!all &&
+					    exec_flags_target(READ_ONCE(work->flags)) != target) {
+						link = &work->next;
+						continue;
+					}
+					exec_wheel_del(base->wheel,
+						       EXEC_CLOCK_COUNT, t);
+					t->link = EXEC_TIMER_IDLE;
+					exec_flags_target(READ_ONCE(work->flags))->nr_armed--;
+					work->next = list;
+					list = work;
+				}
+			}
+		}
+	}
+	return list;
+}
+
+/**
+ * exec_timers_shutdown - stop an executor's timed work
+ * @ex: the executor, about to be destroyed
+ *
+ * Nothing can be armed for @ex any more; its armed items are discarded (their
+ * discard callbacks run); due items being handed over have reached it when
+ * this returns.  The owner of a base also stops its clock event.  Items
+ * already handed over are @ex's to run or discard.  Idempotent.
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of items discarded.
+ */
+long exec_timers_shutdown(struct exec_executor *ex)
+{
+	struct exec_timer_target *target = ex->timers;
+	struct exec_timer_base *base;
+	struct exec_work *list, *next;
+	unsigned long flags;
+	bool busy;
+	long n = 0;
+
+	might_sleep();
+	if (!target)
+		return 0;
+	base = target->base;
+	raw_spin_lock_irqsave(&base->lock, flags);
+	if (target->dead) {
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		return 0;
+	}
+	target->dead = true;
+	if (target->owns_base)
+		base->dead = true;
+	list = exec_timers_collect(base, target, target->owns_base);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+
+	if (target->owns_base)
+		exec_clockev_stop(&base->clockev);
+	do {
+		raw_spin_lock_irqsave(&base->lock, flags);
+		busy = base->expiring;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		if (busy)
+			cond_resched();
+	} while (busy);
+
+	for (; list; list = next, n++) {
+		next = list->next;
+		exec_timer_release(exec_work_timer(list));
+		exec_timer_wake_sync(exec_work_timer(list));
+		if (list->discard)
+			list->discard(list);
+	}
+	return n;
+}
+
+/**
+ * exec_timers_free - free what exec_timers_create() or _share() set up
+ * @ex: the executor, after exec_timers_shutdown() and after the last of its
+ *	items has left its queues
+ *
+ * Context: Process context; may sleep.
+ */
+void exec_timers_free(struct exec_executor *ex)
+{
+	struct exec_timer_target *target = ex->timers;
+	struct exec_timer_base *base, **pp;
+	bool owns_base;
+
+	if (!target)
+		return;
+	ex->timers = NULL;
+	base = target->base;
+	owns_base = target->owns_base;
+	kfree(target);
+	if (!owns_base)
+		return;
+	mutex_lock(&exec_timer_bases_lock);
+	for (pp = &exec_timer_bases; *pp != base; pp = &(*pp)->next)
+		;
+	*pp = base->next;
+	mutex_unlock(&exec_timer_bases_lock);
+	raw_spin_lock_destroy(&base->lock);
+	kfree(base);
+}
+
+/**
+ * exec_timers_armed - timed items armed for an executor and not yet due
+ * @ex: the executor
+ *
+ * Context: Any context.
+ * Return: the count, for exec_pending_count().
+ */
+unsigned long exec_timers_armed(struct exec_executor *ex)
+{
+	return ex->timers ? READ_ONCE(ex->timers->nr_armed) : 0;
+}
+
+/**
+ * exec_timer_test_set_realtime_offset - move the library's realtime clock
+ * @offset: nanoseconds added to the system's CLOCK_REALTIME from now on
+ *
+ * Lets the tests change the realtime clock where the machine's cannot be
+ * changed, through the path a real change takes: every base is told, as
+ * clock_was_set() tells hrtimers, and re-examines its realtime items.
+ *
+ * Context: Process context; may sleep.
+ */
+void exec_timer_test_set_realtime_offset(s64 offset)
+{
+	struct exec_timer_base *base;
+	unsigned long flags;
+	bool dead;
+
+	WRITE_ONCE(exec_realtime_offset, offset);
+	mutex_lock(&exec_timer_bases_lock);
+	for (base = exec_timer_bases; base; base = base->next) {
+		raw_spin_lock_irqsave(&base->lock, flags);
+		dead = base->dead;
+		if (!dead)
+			exec_timer_program_at(base, EXEC_CLOCK_REALTIME,
+					      base->programmed[EXEC_CLOCK_REALTIME],
+					      true);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		/* Items the new time made due go now. */
+		if (!dead)
+			exec_timer_expire(&base->clockev);
+	}
+	mutex_unlock(&exec_timer_bases_lock);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_timer_test_set_realtime_offset);

@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Timed work (include/exec/timer.h): deadlines honoured and never early,
+ * cancel racing expiry, cancel_sync, re-arm, periodic items without drift,
+ * realtime deadlines following a clock change, order through a serial
+ * executor, slack, destroy with armed items, bad input.
+ */
+#include <kunit/test.h>
+#include <exec/exec.h>
+
+#include "internal.h"
+#include "exec_test.h"
+
+#define TX_MANY		100000U	/* timers in the never-early case */
+#define TX_CHUNK	4096U	/* items per allocation */
+#define TX_RACES	100000U	/* cancel-versus-expiry rounds */
+#define TX_ORDERED	1000U
+#define TX_NS_PER_MS	1000000ULL
+
+struct tx_item {
+	struct exec_timer timer;
+	struct tx_fx *fx;
+	u64 ran_at;
+	unsigned int seq;
+	atomic_t runs;
+	atomic_t discards;
+};
+
+struct tx_fx {
+	struct kunit *test;
+	struct exec_thread_pool *pool;
+	struct exec_executor *ex;
+	atomic_t runs;
+	atomic_t early;
+	atomic_t discards;
+	atomic_t order_errors;
+	unsigned int next_seq;	/* touched by serialised items only */
+	u32 rand;
+};
+
+static u32 tx_rand(struct tx_fx *fx)
+{
+	/* Numerical Recipes' LCG: deterministic, the same in both worlds. */
+	fx->rand = fx->rand * 1664525U + 1013904223U;
+	return fx->rand >> 8;
+}
+
+/* Uniform enough in [0, @range) for spreading deadlines. */
+static u64 tx_rand_below(struct tx_fx *fx, u64 range)
+{
+	u64 r = (u64)tx_rand(fx) << 24 | tx_rand(fx);
+
+	return r % range;
+}
+
+static struct tx_fx *tx_create(struct kunit *test, unsigned int threads)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = threads };
+	struct tx_fx *fx = kzalloc(sizeof(*fx), GFP_KERNEL);
+
+	if (!fx)
+		return NULL;
+	fx->test = test;
+	fx->rand = 12345;
+	if (exec_thread_pool_create(&fx->pool, &attr)) {
+		kfree(fx);
+		return NULL;
+	}
+	fx->ex = exec_thread_pool_executor(fx->pool);
+	return fx;
+}
+
+static void tx_finish(struct tx_fx *fx)
+{
+	if (fx->pool)
+		KUNIT_EXPECT_EQ(fx->test, exec_thread_pool_destroy(fx->pool), 0);
+	kfree(fx);
+}
+
+static struct tx_item *tx_of(struct exec_work *work)
+{
+	return container_of(work, struct tx_item, timer.work);
+}
+
+/* Records the run and whether it came before the item's deadline. */
+static void tx_record(struct tx_item *it, enum exec_clock clock)
+{
+	it->ran_at = exec_clock_now(clock);
+	if (it->ran_at < exec_timer_expires(&it->timer))
+		exec_test_count(&it->fx->early);
+	exec_test_count(&it->runs);
+	exec_test_count(&it->fx->runs);
+}
+
+static void tx_run(struct exec_work *work)
+{
+	tx_record(tx_of(work), EXEC_CLOCK_MONOTONIC);
+}
+
+static void tx_run_real(struct exec_work *work)
+{
+	tx_record(tx_of(work), EXEC_CLOCK_REALTIME);
+}
+
+static void tx_discard(struct exec_work *work)
+{
+	exec_test_count(&tx_of(work)->discards);
+	exec_test_count(&tx_of(work)->fx->discards);
+}
+
+static void tx_init(struct tx_fx *fx, struct tx_item *it, exec_work_fn fn)
+{
+	exec_timer_init(&it->timer, fn, tx_discard);
+	it->fx = fx;
+	atomic_set(&it->runs, 0);
+	atomic_set(&it->discards, 0);
+}
+
+static void timer_100k_deadlines_over_1ms_to_1s_none_early(struct kunit *test)
+{
+	unsigned int nr_chunks = (TX_MANY + TX_CHUNK - 1) / TX_CHUNK, c, i;
+	struct tx_fx *fx = tx_create(test, 2);
+	struct tx_item **chunks;
+	struct tx_item *it;
+	u64 start;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	chunks = kcalloc(nr_chunks, sizeof(*chunks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, chunks);
+	for (c = 0; c < nr_chunks; c++) {
+		chunks[c] = kcalloc(TX_CHUNK, sizeof(**chunks), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, chunks[c]);
+	}
+	start = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	for (i = 0; i < TX_MANY; i++) {
+		it = &chunks[i / TX_CHUNK][i % TX_CHUNK];
+		tx_init(fx, it, tx_run);
+		KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &it->timer,
+						     EXEC_CLOCK_MONOTONIC,
+						     start + TX_NS_PER_MS +
+						     tx_rand_below(fx, 999 * TX_NS_PER_MS)),
+				0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, TX_MANY,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
+	/* Each exactly once: a second run would show after the last. */
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), (int)TX_MANY);
+	tx_finish(fx);
+	for (c = 0; c < nr_chunks; c++)
+		kfree(chunks[c]);
+	kfree(chunks);
+}
+
+static void timer_past_deadline_and_zero_delay_run_at_once(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	struct tx_item a, b;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	tx_init(fx, &a, tx_run);
+	tx_init(fx, &b, tx_run);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &a.timer,
+					     EXEC_CLOCK_MONOTONIC, 0), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, &b.timer, 0), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
+	tx_finish(fx);
+}
+
+static void timer_overflowing_delay_never_fires_and_cancels(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	struct tx_item a, b;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	tx_init(fx, &a, tx_run);
+	tx_init(fx, &b, tx_run);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, &a.timer,
+						EXEC_TIME_NEVER - 5), 0);
+	KUNIT_EXPECT_EQ(test, exec_timer_expires(&a.timer), EXEC_TIME_NEVER);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &b.timer,
+					     EXEC_CLOCK_REALTIME,
+					     EXEC_TIME_NEVER), 0);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), 0);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&a.timer), 1);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&b.timer), 1);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&a.timer.work));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->discards), 0);
+	tx_finish(fx);
+}
+
+static void timer_bad_input(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	struct exec_periodic p;
+	struct tx_item a, plain;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	tx_init(fx, &a, tx_run);
+	/* An exec_work, not an exec_timer. */
+	exec_work_init(&plain.timer.work, tx_run);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(NULL, &a.timer, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, NULL, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, &plain.timer, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &a.timer,
+					     (enum exec_clock)7, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(exec_inline_executor(),
+						&a.timer, 0), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&plain.timer), -EINVAL);
+	/* Cancelling an item never armed: nothing to do. */
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&a.timer), 0);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&a.timer), 0);
+	/* Arming a pending item. */
+	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, &a.timer,
+						1000 * TX_NS_PER_MS), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, &a.timer, 0),
+			-EALREADY);
+	KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &a.timer.work), -EALREADY);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&a.timer), 1);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&a.timer), 0);
+	exec_periodic_init(&p, tx_run, NULL);
+	KUNIT_EXPECT_EQ(test, exec_submit_periodic(fx->ex, &p,
+						   EXEC_CLOCK_MONOTONIC, 0, 0,
+						   0, EXEC_PERIOD_FIXED_RATE),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_submit_periodic(fx->ex, &p,
+						   EXEC_CLOCK_MONOTONIC, 0, 1,
+						   0, (enum exec_period_mode)9),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_submit_periodic(fx->ex,
+						   (struct exec_periodic *)&a.timer,
+						   EXEC_CLOCK_MONOTONIC, 0, 1,
+						   0, EXEC_PERIOD_FIXED_RATE),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), 0);
+	tx_finish(fx);
+}
+
+/*
+ * After cancel_sync returns the item is idle: it ran exactly once if the
+ * cancel came too late (0), never if it came in time (1).
+ */
+static void timer_cancel_sync_racing_expiry_100k_times(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 2);
+	unsigned int i, wrong = 0, cancelled = 0;
+	struct tx_item it;
+	u64 cancel_at;
+	int ret, runs;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	tx_init(fx, &it, tx_run);
+	for (i = 0; i < TX_RACES; i++) {
+		atomic_set(&it.runs, 0);
+		/* Cancel 0-40 us after arming for 0-20 us: either may win. */
+		cancel_at = exec_clock_now(EXEC_CLOCK_MONOTONIC) +
+			    tx_rand_below(fx, 40000);
+		ret = exec_submit_after(fx->ex, &it.timer,
+					tx_rand_below(fx, 20000));
+		if (ret) {
+			wrong++;
+			break;
+		}
+		while (exec_clock_now(EXEC_CLOCK_MONOTONIC) < cancel_at)
+			cpu_relax();
+		ret = exec_timer_cancel_sync(&it.timer);
+		runs = atomic_read(&it.runs);
+		if ((ret == 1 && runs != 0) || (ret == 0 && runs != 1) ||
+		    exec_work_pending(&it.timer.work))
+			wrong++;
+		cancelled += ret == 1;
+	}
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+	/* Both outcomes happened, or the race was not exercised. */
+	KUNIT_EXPECT_GT(test, cancelled, 0U);
+	KUNIT_EXPECT_LT(test, cancelled, TX_RACES);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->discards), 0);
+	tx_finish(fx);
+}
+
+static void timer_mod_moves_a_pending_item_and_arms_an_idle_one(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	struct tx_item it;
+	u64 now;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	tx_init(fx, &it, tx_run);
+	now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, exec_timer_mod(fx->ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC,
+					     now + 3600000 * TX_NS_PER_MS), 0);
+	KUNIT_EXPECT_EQ(test, exec_timer_mod(fx->ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC,
+					     now + 2 * TX_NS_PER_MS), 1);
+	KUNIT_EXPECT_EQ(test, exec_timer_expires(&it.timer),
+			now + 2 * TX_NS_PER_MS);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&it.runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
+	KUNIT_EXPECT_GE(test, it.ran_at, now + 2 * TX_NS_PER_MS);
+	tx_finish(fx);
+}
+
+struct tx_periodic {
+	struct exec_periodic p;
+	struct tx_fx *fx;
+	enum exec_period_mode mode;
+	unsigned int runs, stop_after;
+	u64 first, period, last_end;
+	atomic_t errors;
+	atomic_t done;
+	int cancel_ret;
+	bool slow;
+};
+
+static void tx_periodic_fn(struct exec_work *work)
+{
+	struct tx_periodic *tp = container_of(work, struct tx_periodic,
+					      p.timer.work);
+	u64 now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	u64 expires = exec_timer_expires(&tp->p.timer);
+
+	if (now < expires)
+		exec_test_count(&tp->errors);
+	if (tp->mode == EXEC_PERIOD_FIXED_RATE) {
+		/* Deadline k is first + k * period, skipped ones counted. */
+		tp->runs += exec_periodic_overruns(&tp->p);
+		if (expires != tp->first + tp->runs * tp->period)
+			exec_test_count(&tp->errors);
+	} else if (tp->runs && expires < tp->last_end + tp->period) {
+		exec_test_count(&tp->errors);
+	}
+	tp->runs++;
+	if (tp->slow)
+		msleep(20);
+	if (tp->runs >= tp->stop_after && !atomic_read(&tp->done)) {
+		tp->cancel_ret = exec_timer_cancel(&tp->p.timer);
+		exec_test_count(&tp->done);
+	}
+	tp->last_end = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+}
+
+static void tx_periodic_case(struct kunit *test, enum exec_period_mode mode)
+{
+	struct tx_fx *fx = tx_create(test, 2);
+	struct tx_periodic tp = { .mode = mode, .stop_after = 40 };
+	unsigned int runs;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	exec_periodic_init(&tp.p, tx_periodic_fn, NULL);
+	tp.period = TX_NS_PER_MS;
+	tp.first = exec_clock_now(EXEC_CLOCK_MONOTONIC) + TX_NS_PER_MS;
+	KUNIT_EXPECT_EQ(test, exec_submit_periodic(fx->ex, &tp.p,
+						   EXEC_CLOCK_MONOTONIC,
+						   tp.first, tp.period, 0,
+						   mode), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&tp.done, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&tp.p.timer), 0);
+	runs = tp.runs;
+	msleep(EXEC_TEST_SETTLE_MS);
+	/* Cancelled from its own run: it was not armed again. */
+	KUNIT_EXPECT_EQ(test, tp.cancel_ret, 1);
+	KUNIT_EXPECT_EQ(test, tp.runs, runs);
+	KUNIT_EXPECT_GE(test, tp.runs, tp.stop_after);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tp.errors), 0);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&tp.p.timer.work));
+	tx_finish(fx);
+}
+
+static void timer_periodic_fixed_rate_deadlines_do_not_drift(struct kunit *test)
+{
+	tx_periodic_case(test, EXEC_PERIOD_FIXED_RATE);
+}
+
+static void timer_periodic_fixed_delay_waits_a_period_after_each_run(struct kunit *test)
+{
+	tx_periodic_case(test, EXEC_PERIOD_FIXED_DELAY);
+}
+
+static int tx_cancel_sync_thread(void *arg)
+{
+	return exec_timer_cancel_sync(arg);
+}
+
+/* cancel_sync of a running periodic item waits for the run to end. */
+static void timer_cancel_sync_waits_for_a_running_periodic_item(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	struct tx_periodic tp = { .mode = EXEC_PERIOD_FIXED_DELAY,
+				  .stop_after = ~0U, .slow = true };
+	struct exec_test_thread canceller;
+	unsigned int runs;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	exec_periodic_init(&tp.p, tx_periodic_fn, NULL);
+	tp.period = TX_NS_PER_MS;
+	KUNIT_EXPECT_EQ(test, exec_submit_periodic(fx->ex, &tp.p,
+						   EXEC_CLOCK_MONOTONIC, 0,
+						   tp.period, 0,
+						   EXEC_PERIOD_FIXED_DELAY), 0);
+	msleep(45);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&canceller,
+						     tx_cancel_sync_thread,
+						     &tp.p.timer,
+						     "exec-test-cancel"), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&canceller,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, canceller.ret, 1L);
+	runs = tp.runs;
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&tp.p.timer.work));
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, tp.runs, runs);
+	KUNIT_EXPECT_GE(test, runs, 1U);
+	tx_finish(fx);
+}
+
+struct tx_self {
+	struct exec_timer timer;
+	int ret;
+	atomic_t done;
+};
+
+static void tx_self_cancel_sync(struct exec_work *work)
+{
+	struct tx_self *s = container_of(work, struct tx_self, timer.work);
+
+	s->ret = exec_timer_cancel_sync(&s->timer);
+	exec_test_count(&s->done);
+}
+
+static void timer_cancel_sync_from_own_function_edeadlk(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	struct tx_self s = { };
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	exec_timer_init(&s.timer, tx_self_cancel_sync, NULL);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, &s.timer, 0), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&s.done, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, s.ret, -EDEADLK);
+	tx_finish(fx);
+}
+
+/*
+ * Through the library's realtime offset (the path of a change of the system
+ * clock): forward past a deadline runs the item, back makes it wait.
+ */
+static void timer_realtime_deadline_follows_clock_changes(struct kunit *test)
+{
+	const s64 hour = 3600LL * 1000 * TX_NS_PER_MS;
+	struct tx_fx *fx = tx_create(test, 1);
+	struct tx_item fwd, back;
+	u64 now;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	tx_init(fx, &fwd, tx_run_real);
+	tx_init(fx, &back, tx_run_real);
+	now = exec_clock_now(EXEC_CLOCK_REALTIME);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &fwd.timer,
+					     EXEC_CLOCK_REALTIME, now + hour),
+			0);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fwd.runs), 0);
+	exec_timer_test_set_realtime_offset(2 * hour);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fwd.runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+
+	/* Due in 20 ms, then the clock goes back an hour and a half. */
+	now = exec_clock_now(EXEC_CLOCK_REALTIME);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &back.timer,
+					     EXEC_CLOCK_REALTIME,
+					     now + 20 * TX_NS_PER_MS), 0);
+	exec_timer_test_set_realtime_offset(hour / 2);
+	msleep(4 * EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&back.runs), 0);
+	exec_timer_test_set_realtime_offset(2 * hour);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&back.runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	exec_timer_test_set_realtime_offset(0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
+	tx_finish(fx);
+}
+
+static void tx_ordered(struct exec_work *work)
+{
+	struct tx_item *it = tx_of(work);
+
+	if (it->seq != it->fx->next_seq)
+		exec_test_count(&it->fx->order_errors);
+	it->fx->next_seq = it->seq + 1;
+	tx_record(it, EXEC_CLOCK_MONOTONIC);
+}
+
+/* Items of one serial executor come due and run in deadline order. */
+static void timer_serial_runs_due_items_in_deadline_order(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 2);
+	struct exec_serial *serial;
+	struct tx_item *items;
+	unsigned int i;
+	u64 start;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	items = kcalloc(TX_ORDERED, sizeof(*items), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, items);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, fx->ex), 0);
+	start = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 2 * TX_NS_PER_MS;
+	/* Armed in reverse, deadlines 5 us apart: distinct wheel ticks. */
+	for (i = TX_ORDERED; i-- > 0;) {
+		tx_init(fx, &items[i], tx_ordered);
+		items[i].seq = i;
+		KUNIT_EXPECT_EQ(test, exec_submit_at(exec_serial_executor(serial),
+						     &items[i].timer,
+						     EXEC_CLOCK_MONOTONIC,
+						     start + i * 5000ULL), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, TX_ORDERED,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->order_errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	tx_finish(fx);
+	kfree(items);
+}
+
+/* Destroying an executor discards its armed items, and only its own. */
+static void timer_destroy_discards_armed_items(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	struct exec_serial *serial;
+	struct tx_item a[4];
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, fx->ex), 0);
+	for (i = 0; i < 4; i++) {
+		tx_init(fx, &a[i], tx_run);
+		KUNIT_EXPECT_EQ(test, exec_submit_after(i < 2 ? fx->ex :
+							exec_serial_executor(serial),
+							&a[i].timer,
+							3600000 * TX_NS_PER_MS),
+				0);
+	}
+	KUNIT_EXPECT_EQ(test, exec_pending_count(fx->ex), 2UL);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 2L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a[2].discards), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a[3].discards), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a[0].discards), 0);
+	KUNIT_EXPECT_TRUE(test, exec_work_pending(&a[0].timer.work));
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+	fx->pool = NULL;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->discards), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), 0);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_FALSE(test, exec_work_pending(&a[i].timer.work));
+	tx_finish(fx);
+}
+
+/* Deadlines within each other's slack share a deadline, none early. */
+static void timer_slack_coalesces_close_deadlines(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	u64 start, deadline, distinct = 0, prev = 0;
+	struct tx_item a[64];
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	start = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 5 * TX_NS_PER_MS;
+	for (i = 0; i < 64; i++) {
+		tx_init(fx, &a[i], tx_run);
+		deadline = start + i * 15000ULL;	/* 1 ms in all */
+		KUNIT_EXPECT_EQ(test, exec_submit_at_slack(fx->ex, &a[i].timer,
+							   EXEC_CLOCK_MONOTONIC,
+							   deadline,
+							   10 * TX_NS_PER_MS),
+				0);
+		KUNIT_EXPECT_GE(test, exec_timer_expires(&a[i].timer),
+				deadline);
+		KUNIT_EXPECT_LE(test, exec_timer_expires(&a[i].timer),
+				deadline + 10 * TX_NS_PER_MS);
+		if (exec_timer_expires(&a[i].timer) != prev)
+			distinct++;
+		prev = exec_timer_expires(&a[i].timer);
+	}
+	/* At most one boundary of the chosen alignment inside 1 ms. */
+	KUNIT_EXPECT_LE(test, distinct, 2ULL);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, 64,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
+	tx_finish(fx);
+}
+
+struct tx_loop {
+	struct exec_timer timer;
+	struct exec_loop *loop;
+	u64 ran_at;
+};
+
+static void tx_loop_exit(struct exec_work *work)
+{
+	struct tx_loop *tl = container_of(work, struct tx_loop, timer.work);
+
+	tl->ran_at = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	exec_loop_make_loop_exit(tl->loop);
+}
+
+/* A loop executor's run() sleeps until its timed item is due. */
+static void timer_loop_executor_runs_timed_item(struct kunit *test)
+{
+	struct tx_loop tl = { };
+	u64 deadline;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&tl.loop), 0);
+	exec_timer_init(&tl.timer, tx_loop_exit, NULL);
+	deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 10 * TX_NS_PER_MS;
+	KUNIT_EXPECT_EQ(test, exec_submit_at(exec_loop_executor(tl.loop),
+					     &tl.timer, EXEC_CLOCK_MONOTONIC,
+					     deadline), 0);
+	KUNIT_EXPECT_EQ(test, exec_loop_run(tl.loop), 0);
+	KUNIT_EXPECT_GE(test, tl.ran_at, deadline);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(tl.loop), 0L);
+}
+
+/* The timed park of the parker: returns at the deadline, or when unparked. */
+static void timer_parker_park_until_deadline(struct kunit *test)
+{
+	u64 when[EXEC_CLOCK_COUNT] = { 0, EXEC_TIME_NEVER };
+	struct exec_parker parker;
+	u64 start;
+
+	KUNIT_ASSERT_EQ(test, exec_parker_init(&parker), 0);
+	start = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	when[EXEC_CLOCK_MONOTONIC] = start + 5 * TX_NS_PER_MS;
+	while (exec_clock_now(EXEC_CLOCK_MONOTONIC) < when[0])
+		exec_parker_park_until(&parker, when);
+	KUNIT_EXPECT_LT(test, exec_clock_now(EXEC_CLOCK_MONOTONIC) - start,
+			(u64)EXEC_TEST_TIMEOUT_MS * TX_NS_PER_MS);
+	/* A permit given first ends the park at once. */
+	when[EXEC_CLOCK_MONOTONIC] = EXEC_TIME_NEVER;
+	when[EXEC_CLOCK_REALTIME] = exec_clock_now(EXEC_CLOCK_REALTIME) +
+				    3600000 * TX_NS_PER_MS;
+	exec_parker_unpark(&parker);
+	exec_parker_park_until(&parker, when);
+	exec_parker_destroy(&parker);
+}
+
+static struct kunit_case exec_timer_cases[] = {
+	KUNIT_CASE(timer_100k_deadlines_over_1ms_to_1s_none_early),
+	KUNIT_CASE(timer_past_deadline_and_zero_delay_run_at_once),
+	KUNIT_CASE(timer_overflowing_delay_never_fires_and_cancels),
+	KUNIT_CASE(timer_bad_input),
+	KUNIT_CASE(timer_cancel_sync_racing_expiry_100k_times),
+	KUNIT_CASE(timer_mod_moves_a_pending_item_and_arms_an_idle_one),
+	KUNIT_CASE(timer_periodic_fixed_rate_deadlines_do_not_drift),
+	KUNIT_CASE(timer_periodic_fixed_delay_waits_a_period_after_each_run),
+	KUNIT_CASE(timer_cancel_sync_waits_for_a_running_periodic_item),
+	KUNIT_CASE(timer_cancel_sync_from_own_function_edeadlk),
+	KUNIT_CASE(timer_realtime_deadline_follows_clock_changes),
+	KUNIT_CASE(timer_serial_runs_due_items_in_deadline_order),
+	KUNIT_CASE(timer_destroy_discards_armed_items),
+	KUNIT_CASE(timer_slack_coalesces_close_deadlines),
+	KUNIT_CASE(timer_loop_executor_runs_timed_item),
+	KUNIT_CASE(timer_parker_park_until_deadline),
+	{}
+};
+
+static struct kunit_suite exec_timer_suite = {
+	.name = "exec-timer",
+	.test_cases = exec_timer_cases,
+};
+
+kunit_test_suites(&exec_timer_suite);

@@ -56,8 +56,11 @@
  * struct exec_timer_base - the timed items of one owning executor
  * @lock: guards everything below but @clockev's own fields
  * @dead: L: the owner is being destroyed; nothing can be armed
- * @expiring: L: expiry passes and arms that have taken due items out of the
- *	wheel and are still handing them to executors; shutdown waits for 0
+ * @due: L: items out of the wheel, due, in the order they came due, waiting
+ *	to be submitted to their executors (FIFO, linked through next)
+ * @due_tail: L: the last link of @due
+ * @handing: L: a thread is submitting @due's items; others leave theirs to
+ *	it, so that items reach their executors in the order they came due
  * @programmed: L: per clock, the time the clock event was last asked to
  *	fire, on the core's clock; EXEC_TIME_NEVER if none
  * @wheel: L: per clock, the armed items
@@ -67,7 +70,9 @@
 struct exec_timer_base {
 	raw_spinlock_t lock;
 	bool dead;
-	unsigned int expiring;
+	struct exec_work *due;
+	struct exec_work **due_tail;
+	bool handing;
 	u64 programmed[EXEC_CLOCK_COUNT];
 	struct exec_wheel wheel[EXEC_CLOCK_COUNT];
 	struct exec_timer_base *next;
@@ -254,22 +259,22 @@ static void exec_wheel_rebase(struct exec_wheel *wh, u64 clk)
 	}
 }
 
-/* Appends a due item to the list being built at *@tailp. */
-static void exec_timer_due(struct exec_timer *t, struct exec_work ***tailp)
+/* Queues a due item for exec_timer_hand_over(). */
+static void exec_timer_due(struct exec_timer_base *base, struct exec_timer *t)
 {
 	t->link = EXEC_TIMER_FIRED;
 	t->work.next = NULL;
-	**tailp = &t->work;
-	*tailp = &t->work.next;
+	*base->due_tail = &t->work;
+	base->due_tail = &t->work.next;
 	exec_flags_target(READ_ONCE(t->work.flags))->nr_armed--;
 }
 
 /*
- * Expires every item of @wh whose tick is at most @limit, onto the list at
- * *@tailp, cascading the slots it passes.
+ * Expires every item of @wh whose tick is at most @limit, onto @base's due
+ * list, cascading the slots it passes.
  */
-static void exec_wheel_advance(struct exec_wheel *wh, u64 limit,
-			       struct exec_work ***tailp)
+static void exec_wheel_advance(struct exec_timer_base *base,
+			       struct exec_wheel *wh, u64 limit)
 {
 	struct exec_work *work, *next;
 	struct exec_timer *t;
@@ -288,7 +293,7 @@ static void exec_wheel_advance(struct exec_wheel *wh, u64 limit,
 			t = exec_work_timer(work);
 			tick = exec_ns_to_tick(t->expires);
 			if (tick <= event)
-				exec_timer_due(t, tailp);
+				exec_timer_due(base, t);
 			else
 				exec_wheel_add(wh, t, tick);
 		}
@@ -301,7 +306,7 @@ static void exec_wheel_advance(struct exec_wheel *wh, u64 limit,
  * Submits a due item to its executor.  The executor may start, finish and
  * free it before the call returns: the item is not touched afterwards.
  */
-static void exec_timer_hand_over(struct exec_timer *t)
+static void exec_timer_submit_due(struct exec_timer *t)
 {
 	struct exec_timer_target *target =
 		exec_flags_target(READ_ONCE(t->work.flags));
@@ -312,19 +317,38 @@ static void exec_timer_hand_over(struct exec_timer *t)
 		exec_work_discard(&t->work);
 }
 
-static void exec_timer_hand_over_list(struct exec_timer_base *base,
-				      struct exec_work *list)
+/*
+ * Submits @base's due items.  One thread at a time does it, so that items
+ * reach their executors in the order they came due (a serial executor then
+ * keeps that order); a caller that finds another at it leaves its items to
+ * that one, which loops until the list is empty.  Preemption stays off
+ * meanwhile, so that a preempted submitter does not hold up due items.
+ */
+static void exec_timer_hand_over(struct exec_timer_base *base)
 {
-	struct exec_work *next;
+	struct exec_work *list, *next;
 	unsigned long flags;
 
-	for (; list; list = next) {
-		next = READ_ONCE(list->next);
-		exec_timer_hand_over(exec_work_timer(list));
-	}
 	raw_spin_lock_irqsave(&base->lock, flags);
-	base->expiring--;
+	if (base->handing) {
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		return;
+	}
+	base->handing = true;
+	preempt_disable();
+	while ((list = base->due)) {
+		base->due = NULL;
+		base->due_tail = &base->due;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		for (; list; list = next) {
+			next = READ_ONCE(list->next);
+			exec_timer_submit_due(exec_work_timer(list));
+		}
+		raw_spin_lock_irqsave(&base->lock, flags);
+	}
+	base->handing = false;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
+	preempt_enable();
 }
 
 /* The last tick whose items are all due at @now. */
@@ -340,24 +364,25 @@ static bool exec_timer_limit(u64 now, u64 *limit)
 
 /*
  * Files @t (state IDLE, its flags naming its target) for @deadline on
- * @clock, or appends it to the due list when that has passed.
+ * @clock, or queues it as due when that has passed: then returns true, and
+ * the caller calls exec_timer_hand_over() once it has dropped the lock.
  */
-static void exec_timer_enqueue(struct exec_timer_base *base,
+static bool exec_timer_enqueue(struct exec_timer_base *base,
 			       struct exec_timer *t, enum exec_clock clock,
-			       u64 deadline, struct exec_work ***tailp)
+			       u64 deadline)
 {
 	struct exec_wheel *wh = &base->wheel[clock];
 	u64 tick = exec_ns_to_tick(deadline), now, limit;
 
 	lockdep_assert_held(&base->lock);
-	t->expires = deadline;
+	WRITE_ONCE(t->expires, deadline);
 	exec_flags_target(READ_ONCE(t->work.flags))->nr_armed++;
 	if (clock == EXEC_CLOCK_REALTIME) {
 		/* The realtime clock may have gone back since @clk was set. */
 		now = exec_clock_now(clock);
 		if (deadline <= now) {
-			exec_timer_due(t, tailp);
-			return;
+			exec_timer_due(base, t);
+			return true;
 		}
 		if (tick <= wh->clk && exec_timer_limit(now, &limit) &&
 		    limit < wh->clk)
@@ -365,13 +390,14 @@ static void exec_timer_enqueue(struct exec_timer_base *base,
 	}
 	if (tick <= wh->clk) {
 		/* Monotonic: @clk only counts ticks that have passed. */
-		exec_timer_due(t, tailp);
-		return;
+		exec_timer_due(base, t);
+		return true;
 	}
 	tick = exec_wheel_add(wh, t, tick);
 	if (exec_tick_wake_ns(tick) < base->programmed[clock])
 		exec_timer_program_at(base, clock, exec_tick_wake_ns(tick),
 				      false);
+	return false;
 }
 
 /* The clock event's handler; hard interrupt context in the kernel. */
@@ -379,10 +405,10 @@ static void exec_timer_expire(struct exec_clockev *ce)
 {
 	struct exec_timer_base *base =
 		container_of(ce, struct exec_timer_base, clockev);
-	struct exec_work *due = NULL, **tail = &due;
 	struct exec_wheel *wh;
 	unsigned long flags;
 	unsigned int clock;
+	bool due;
 	u64 limit;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
@@ -391,15 +417,14 @@ static void exec_timer_expire(struct exec_clockev *ce)
 		if (exec_timer_limit(exec_clock_now(clock), &limit)) {
 			if (limit < wh->clk)
 				exec_wheel_rebase(wh, limit);
-			exec_wheel_advance(wh, limit, &tail);
+			exec_wheel_advance(base, wh, limit);
 		}
 		exec_timer_program(base, clock, false);
 	}
-	if (due)
-		base->expiring++;
+	due = base->due;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	if (due)
-		exec_timer_hand_over_list(base, due);
+		exec_timer_hand_over(base);
 }
 
 static int exec_timer_check(struct exec_executor *ex, struct exec_timer *t,
@@ -425,9 +450,9 @@ static int exec_timer_move(struct exec_timer_target *target,
 			   u64 deadline)
 {
 	struct exec_timer_base *base = target->base;
-	struct exec_work *due = NULL, **tail = &due;
 	unsigned long flags, wflags;
 	struct exec_work **link;
+	bool due = false;
 	int ret = 1;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
@@ -439,33 +464,31 @@ static int exec_timer_move(struct exec_timer_target *target,
 	} else if (exec_timer_linked(link)) {
 		exec_wheel_del(base->wheel, EXEC_CLOCK_COUNT, t);
 		target->nr_armed--;
-		exec_timer_enqueue(base, t, clock, deadline, &tail);
+		due = exec_timer_enqueue(base, t, clock, deadline);
 	} else {
 		/* Dequeued later by the executor, then filed again. */
-		t->expires = deadline;
+		WRITE_ONCE(t->expires, deadline);
 		t->link = clock == EXEC_CLOCK_REALTIME ? EXEC_TIMER_MOVED_REAL :
 							 EXEC_TIMER_MOVED_MONO;
 	}
-	if (due)
-		base->expiring++;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	if (due)
-		exec_timer_hand_over_list(base, due);
+		exec_timer_hand_over(base);
 	return ret;
 }
 
 /*
- * Claims an idle item for @target and files it; due items go onto *@tailp
- * (with @target's base's @expiring raised, for exec_timer_hand_over_list()).
- * Returns 0, -EALREADY if the item is pending, -ESHUTDOWN.
+ * Claims an idle item for @target and files it.  Returns 1 if it is due at
+ * once (the caller then calls exec_timer_hand_over()), 0 if it is armed,
+ * -EALREADY if the item is pending, -ESHUTDOWN.
  */
 static int __exec_timer_arm(struct exec_timer_target *target,
 			    struct exec_timer *t, enum exec_clock clock,
-			    u64 deadline, struct exec_work **due)
+			    u64 deadline)
 {
 	struct exec_timer_base *base = target->base;
-	struct exec_work **tail = due;
 	unsigned long flags, old;
+	bool due;
 
 	old = READ_ONCE(t->work.flags);
 	do {
@@ -482,17 +505,14 @@ static int __exec_timer_arm(struct exec_timer_target *target,
 		return -ESHUTDOWN;
 	}
 	t->link = EXEC_TIMER_IDLE;
-	exec_timer_enqueue(base, t, clock, deadline, &tail);
-	if (*due)
-		base->expiring++;
+	due = exec_timer_enqueue(base, t, clock, deadline);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
-	return 0;
+	return due;
 }
 
 static int exec_timer_arm(struct exec_executor *ex, struct exec_timer *t,
 			  enum exec_clock clock, u64 deadline, bool mod)
 {
-	struct exec_work *due = NULL;
 	unsigned long wflags;
 	int ret;
 
@@ -503,7 +523,7 @@ static int exec_timer_arm(struct exec_executor *ex, struct exec_timer *t,
 	if (unlikely(ret))
 		return ret;
 	for (;;) {
-		ret = __exec_timer_arm(ex->timers, t, clock, deadline, &due);
+		ret = __exec_timer_arm(ex->timers, t, clock, deadline);
 		if (ret != -EALREADY || !mod)
 			break;
 		ret = exec_timer_move(ex->timers, t, clock, deadline);
@@ -514,8 +534,10 @@ static int exec_timer_arm(struct exec_executor *ex, struct exec_timer *t,
 		if (wflags & EXEC_WORK_PENDING)
 			return -EBUSY;
 	}
-	if (due)
-		exec_timer_hand_over_list(ex->timers->base, due);
+	if (ret == 1) {
+		exec_timer_hand_over(ex->timers->base);
+		ret = 0;
+	}
 	return ret;
 }
 
@@ -758,11 +780,12 @@ void exec_timer_discard(struct exec_work *work)
 }
 
 /*
- * Arms a periodic item for its next period, after a run; due items go onto
- * *@due.  Returns -ESHUTDOWN if its executor is going away.
+ * Arms a periodic item for its next period, after a run.  Returns as
+ * __exec_timer_arm(): 1 if it is due at once, -ESHUTDOWN if its executor is
+ * going away.
  */
 static int exec_periodic_rearm(struct exec_timer_target *target,
-			       struct exec_periodic *p, struct exec_work **due)
+			       struct exec_periodic *p)
 {
 	u64 next, now = exec_clock_now(p->clock);
 
@@ -780,7 +803,7 @@ static int exec_periodic_rearm(struct exec_timer_target *target,
 	if (next < now)
 		next = EXEC_TIME_NEVER;
 	return __exec_timer_arm(target, &p->timer, p->clock,
-				exec_timer_apply_slack(next, p->slack), due);
+				exec_timer_apply_slack(next, p->slack));
 }
 
 /**
@@ -794,13 +817,12 @@ void exec_timer_run(struct exec_work *work)
 	struct exec_timer *t = exec_work_timer(work);
 	struct exec_timer_bucket *b = exec_timer_bucket(t);
 	struct exec_timer_running rec = { .timer = t };
-	struct exec_work *due = NULL, **tail = &due;
 	struct exec_work **link = EXEC_TIMER_IDLE;
 	struct exec_timer_target *target;
 	struct exec_timer_base *base;
 	struct exec_timer_running **pp;
 	unsigned long flags, wflags;
-	int rearm = 0;
+	int due = 0;
 
 	/* Known as running before it stops being pending: no idle gap. */
 	raw_spin_lock_irqsave(&b->lock, flags);
@@ -817,13 +839,11 @@ void exec_timer_run(struct exec_work *work)
 		t->link = EXEC_TIMER_IDLE;
 		if (link == EXEC_TIMER_MOVED_MONO ||
 		    link == EXEC_TIMER_MOVED_REAL) {
-			exec_timer_enqueue(base, t,
-					   link == EXEC_TIMER_MOVED_REAL ?
-					   EXEC_CLOCK_REALTIME :
-					   EXEC_CLOCK_MONOTONIC,
-					   t->expires, &tail);
-			if (due)
-				base->expiring++;
+			due = exec_timer_enqueue(base, t,
+						 link == EXEC_TIMER_MOVED_REAL ?
+						 EXEC_CLOCK_REALTIME :
+						 EXEC_CLOCK_MONOTONIC,
+						 t->expires);
 		} else {
 			exec_timer_release(t);
 		}
@@ -847,16 +867,16 @@ unregister:
 	 */
 	if (target && !rec.cancelled && (wflags & EXEC_WORK_PERIODIC) &&
 	    link == EXEC_TIMER_FIRED)
-		rearm = exec_periodic_rearm(target,
-					    container_of(t, struct exec_periodic,
-							 timer), &due);
+		due = exec_periodic_rearm(target,
+					  container_of(t, struct exec_periodic,
+						       timer));
 	for (pp = &b->running; *pp != &rec; pp = &(*pp)->next)
 		;
 	*pp = rec.next;
 	raw_spin_unlock_irqrestore(&b->lock, flags);
-	if (due)
-		exec_timer_hand_over_list(target->base, due);
-	else if (rearm == -ESHUTDOWN && work->discard)
+	if (due == 1)
+		exec_timer_hand_over(target->base);
+	else if (due == -ESHUTDOWN && work->discard)
 		work->discard(work);
 	exec_timer_wake_sync(t);
 }
@@ -903,6 +923,7 @@ int exec_timers_create(struct exec_executor *ex)
 	if (!base)
 		return -ENOMEM;
 	raw_spin_lock_init(&base->lock);
+	base->due_tail = &base->due;
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		base->programmed[clock] = EXEC_TIME_NEVER;
 		if (!exec_timer_limit(exec_clock_now(clock), &clk))
@@ -1021,7 +1042,7 @@ long exec_timers_shutdown(struct exec_executor *ex)
 		exec_clockev_stop(&base->clockev);
 	do {
 		raw_spin_lock_irqsave(&base->lock, flags);
-		busy = base->expiring;
+		busy = base->handing || base->due;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		if (busy)
 			cond_resched();

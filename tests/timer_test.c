@@ -514,7 +514,8 @@ static void timer_serial_runs_due_items_in_deadline_order(struct kunit *test)
 	items = kcalloc(TX_ORDERED, sizeof(*items), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, items);
 	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, fx->ex), 0);
-	start = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 2 * TX_NS_PER_MS;
+	/* Far enough ahead that all are armed before the first is due. */
+	start = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 500 * TX_NS_PER_MS;
 	/* Armed in reverse, deadlines 5 us apart: distinct wheel ticks. */
 	for (i = TX_ORDERED; i-- > 0;) {
 		tx_init(fx, &items[i], tx_ordered);
@@ -524,6 +525,7 @@ static void timer_serial_runs_due_items_in_deadline_order(struct kunit *test)
 						     EXEC_CLOCK_MONOTONIC,
 						     start + i * 5000ULL), 0);
 	}
+	KUNIT_EXPECT_LT(test, exec_clock_now(EXEC_CLOCK_MONOTONIC), start);
 	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, TX_ORDERED,
 							 EXEC_TEST_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->order_errors), 0);
@@ -571,10 +573,12 @@ static void timer_slack_coalesces_close_deadlines(struct kunit *test)
 {
 	struct tx_fx *fx = tx_create(test, 1);
 	u64 start, deadline, distinct = 0, prev = 0;
-	struct tx_item a[64];
+	struct tx_item *a;
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
+	a = kcalloc(64, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
 	start = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 5 * TX_NS_PER_MS;
 	for (i = 0; i < 64; i++) {
 		tx_init(fx, &a[i], tx_run);
@@ -598,6 +602,7 @@ static void timer_slack_coalesces_close_deadlines(struct kunit *test)
 							 EXEC_TEST_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
 	tx_finish(fx);
+	kfree(a);
 }
 
 struct tx_loop {

@@ -47,6 +47,7 @@
 #define bench_unlikely(x)	__builtin_expect(!!(x), 0)
 
 #define NSEC_PER_SEC		1000000000ULL
+#define NSEC_PER_MSEC		1000000ULL
 #define NSEC_PER_USEC		1000ULL
 
 /* The executor kinds the benchmark can put under test. */
@@ -67,9 +68,9 @@ enum bench_submit {
  * @kind: the executor under test
  * @threads: worker threads (T); 1 for a loop executor
  * @producers: producer threads (P)
- * @tasks: tasks or hops (N, M)
+ * @tasks: tasks, hops or timers (N, M)
  * @strands: serial executors (S)
- * @samples: samples (K)
+ * @samples: samples or timers (K)
  * @seconds: idle time (D)
  * @submit: submission operation
  * @closures: submit closures (exec_submit_fn()) instead of intrusive items
@@ -119,6 +120,8 @@ int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 int bench_warm(struct exec_executor *ex, unsigned int nr);
 int bench_exec_destroy(struct bench_exec *be);
 int bench_wait(sem_t *sem);
+int bench_cmp_u64(const void *a, const void *b);
+uint64_t bench_percentile(const uint64_t *v, unsigned long n, unsigned long q);
 
 /*
  * The output line: bench_out_begin() writes the keys every workload has,
@@ -128,6 +131,7 @@ void bench_out_begin(const struct bench_opts *opts, unsigned int threads);
 void bench_out_str(const char *key, const char *val);
 void bench_out_bool(const char *key, bool val);
 void bench_out_uint(const char *key, unsigned long long val);
+void bench_out_int(const char *key, long long val);
 void bench_out_double(const char *key, const char *fmt, double val);
 void bench_out_end(void);
 
@@ -136,6 +140,8 @@ int bench_post_throughput(const struct bench_opts *opts);
 int bench_serial_throughput(const struct bench_opts *opts);
 int bench_chain_latency(const struct bench_opts *opts);
 int bench_wakeup_latency(const struct bench_opts *opts);
+int bench_timer_lateness(const struct bench_opts *opts);
+int bench_timer_churn(const struct bench_opts *opts);
 int bench_idle_cost(const struct bench_opts *opts);
 
 #endif /* EXEC_BENCH_H */

@@ -10,8 +10,8 @@
  * the measured regions must match the contract's wording exactly.
  *
  * This file holds the command line, the output line and the executors under
- * test; the workloads are in bench-throughput.c, bench-latency.c and
- * bench-idle.c.
+ * test; the workloads are in bench-throughput.c, bench-latency.c,
+ * bench-timer.c and bench-idle.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -31,8 +31,9 @@
 /**
  * struct bench_workload - one workload of the contract
  * @name: its name on the command line and in the "bench" key
- * @run: runs it; NULL while it is not implemented
+ * @run: runs it
  * @default_tasks: default of --tasks; 0 if it takes no task count
+ * @default_samples: default of --samples; 0 if it takes no sample count
  * @kinds: BENCH_KIND_BIT()s of the executor kinds it can measure
  * @default_kind: the kind measured without --executor
  * @closures: whether --closures applies
@@ -41,12 +42,13 @@ struct bench_workload {
 	const char *name;
 	int (*run)(const struct bench_opts *opts);
 	unsigned long default_tasks;
+	unsigned long default_samples;
 	unsigned int kinds;
 	enum bench_kind default_kind;
 	bool closures;
 };
 
-/* In the contract's order; the timer workloads come with timer support. */
+/* In the contract's order. */
 static const struct bench_workload bench_workloads[] = {
 	{
 		.name = "post_throughput",
@@ -67,14 +69,27 @@ static const struct bench_workload bench_workloads[] = {
 	}, {
 		.name = "wakeup_latency",
 		.run = bench_wakeup_latency,
+		.default_samples = 20000,
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
 			 BENCH_KIND_BIT(BENCH_LOOP) |
 			 BENCH_KIND_BIT(BENCH_SERIAL),
 		.default_kind = BENCH_THREAD_POOL,
 	}, {
 		.name = "timer_lateness",
+		.run = bench_timer_lateness,
+		.default_samples = 10000,
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
+			 BENCH_KIND_BIT(BENCH_LOOP) |
+			 BENCH_KIND_BIT(BENCH_SERIAL),
+		.default_kind = BENCH_THREAD_POOL,
 	}, {
 		.name = "timer_churn",
+		.run = bench_timer_churn,
+		.default_tasks = 1000000,
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
+			 BENCH_KIND_BIT(BENCH_LOOP) |
+			 BENCH_KIND_BIT(BENCH_SERIAL),
+		.default_kind = BENCH_THREAD_POOL,
 	}, {
 		/*
 		 * What is under test here is always S serial executors over
@@ -110,7 +125,6 @@ static const char * const bench_kind_names[] = {
 /* Defaults of the contract. */
 #define BENCH_DEF_PRODUCERS	1
 #define BENCH_DEF_STRANDS	64
-#define BENCH_DEF_SAMPLES	20000
 #define BENCH_DEF_SECONDS	5.0
 
 /* Sanity bounds, so that a typo does not ask for terabytes. */
@@ -130,16 +144,19 @@ static void bench_usage(FILE *f)
 	      "Runs one workload of the project's benchmark contract and prints one\n"
 	      "JSON line on stdout; exit status 0 only if the run verified.\n"
 	      "\n"
-	      "  --executor KIND  thread_pool (default); chain_latency and\n"
-	      "                   wakeup_latency also take loop (a loop executor run\n"
-	      "                   by a dedicated thread) and serial (a serial executor\n"
-	      "                   over a pool of T threads)\n"
+	      "  --executor KIND  thread_pool (default); chain_latency,\n"
+	      "                   wakeup_latency, timer_lateness and timer_churn also\n"
+	      "                   take loop (a loop executor run by a dedicated\n"
+	      "                   thread) and serial (a serial executor over a pool\n"
+	      "                   of T threads)\n"
 	      "  --threads T      worker threads (default: online CPUs)\n"
 	      "  --producers P    post_throughput's producer threads (default 1)\n"
-	      "  --tasks N        tasks (post_throughput, serial_throughput: 2000000)\n"
-	      "                   or hops (chain_latency: 1000000)\n"
+	      "  --tasks N        tasks (post_throughput, serial_throughput: 2000000),\n"
+	      "                   hops (chain_latency: 1000000) or timers\n"
+	      "                   (timer_churn: 1000000)\n"
 	      "  --strands S      serial_throughput's serial executors (default 64)\n"
-	      "  --samples K      wakeup_latency's samples (default 20000)\n"
+	      "  --samples K      samples (wakeup_latency: 20000) or timers\n"
+	      "                   (timer_lateness: 10000)\n"
 	      "  --seconds D      idle_cost's idle time in seconds (default 5)\n"
 	      "\n"
 	      "Extensions to the contract:\n"
@@ -150,7 +167,10 @@ static void bench_usage(FILE *f)
 	      "                   \"closures\":true to the output line\n"
 	      "  output keys      \"backend\" (how idle workers sleep: io_uring or\n"
 	      "                   futex, see EXEC_BACKEND) on every line;\n"
-	      "                   \"strands\" and \"samples\" where they apply\n"
+	      "                   \"strands\" and \"samples\" where they apply;\n"
+	      "                   timer_churn's \"item_bytes\" (the size of one\n"
+	      "                   timer's item, the part of \"rss_kb\" that is the\n"
+	      "                   caller's)\n"
 	      "\n"
 	      "Exit status: 0 verified, 1 failed or did not verify, 2 bad usage.\n",
 	      f);
@@ -207,6 +227,27 @@ int bench_wait(sem_t *sem)
 	return 0;
 }
 
+/* qsort() comparison of uint64_t values. */
+int bench_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of @n sorted values; @q is in units of 0.001%. */
+uint64_t bench_percentile(const uint64_t *v, unsigned long n, unsigned long q)
+{
+	unsigned long rank = (unsigned long)(((unsigned long long)n * q +
+					      99999) / 100000);
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return v[rank - 1];
+}
+
 /*
  * The output line.  It is built in a buffer and written with one call, so
  * that it is one line on stdout even if something else ever writes there.
@@ -252,6 +293,11 @@ void bench_out_bool(const char *key, bool val)
 void bench_out_uint(const char *key, unsigned long long val)
 {
 	bench_out(",\"%s\":%llu", key, val);
+}
+
+void bench_out_int(const char *key, long long val)
+{
+	bench_out(",\"%s\":%lld", key, val);
 }
 
 void bench_out_double(const char *key, const char *fmt, double val)
@@ -455,6 +501,8 @@ static unsigned int bench_watchdog_seconds(const struct bench_opts *opts)
 		s += opts->seconds;
 	else if (!strcmp(opts->workload, "wakeup_latency"))
 		s += (double)opts->samples * 2 * 200e-6;
+	else if (!strcmp(opts->workload, "timer_lateness"))
+		s += (double)opts->samples * 20e-6;
 	else
 		s += (double)opts->tasks * 20e-6;
 	return s > (double)UINT_MAX ? UINT_MAX : (unsigned int)s;
@@ -550,8 +598,7 @@ static void bench_list(void)
 	unsigned int i;
 
 	for (i = 0; i < BENCH_NR_WORKLOADS; i++)
-		if (bench_workloads[i].run)
-			printf("%s\n", bench_workloads[i].name);
+		printf("%s\n", bench_workloads[i].name);
 }
 
 static unsigned int bench_online_cpus(void)
@@ -589,6 +636,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 		       struct bench_opts *opts)
 {
 	bool kind_set = false, threads_set = false, tasks_set = false;
+	bool samples_set = false;
 	int i;
 
 	opts->workload = w->name;
@@ -597,7 +645,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	opts->producers = BENCH_DEF_PRODUCERS;
 	opts->tasks = w->default_tasks;
 	opts->strands = BENCH_DEF_STRANDS;
-	opts->samples = BENCH_DEF_SAMPLES;
+	opts->samples = w->default_samples;
 	opts->seconds = BENCH_DEF_SECONDS;
 	opts->submit = BENCH_SUBMIT_POST;
 	opts->closures = false;
@@ -671,6 +719,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 			err = bench_parse_ulong(name, val, 1,
 						BENCH_MAX_SAMPLES,
 						&opts->samples);
+			samples_set = true;
 		} else if (!strcmp(name, "--seconds")) {
 			err = bench_parse_seconds(name, val, &opts->seconds);
 		} else if (!strcmp(name, "--submit")) {
@@ -702,6 +751,8 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	}
 	if (tasks_set && !w->default_tasks)
 		bench_err("warning: %s takes no --tasks; ignored", w->name);
+	if (samples_set && !w->default_samples)
+		bench_err("warning: %s takes no --samples; ignored", w->name);
 	return 0;
 }
 
@@ -732,11 +783,6 @@ int main(int argc, char **argv)
 	if (!w) {
 		bench_err("unknown workload '%s' (see 'exec-bench list')",
 			  argv[1]);
-		return BENCH_EXIT_USAGE;
-	}
-	if (!w->run) {
-		bench_err("%s: not implemented yet (timers come later; see 'exec-bench list')",
-			  w->name);
 		return BENCH_EXIT_USAGE;
 	}
 	if (bench_parse(argc, argv, w, &opts))

@@ -31,6 +31,8 @@ fi
 WORKLOADS='post_throughput ops_per_s
 chain_latency ns_per_hop
 wakeup_latency p50_ns p99_ns p999_ns max_ns
+timer_lateness p50_ns p99_ns max_ns
+timer_churn arm_ns cancel_ns rss_kb
 serial_throughput ops_per_s order_violations
 idle_cost cpu_ms wakeups'
 

@@ -4,14 +4,15 @@
 # The kernel benchmark: builds exec.ko and bench/kernel/exec_kbench.ko
 # against a kernel built for benchmarking, boots that kernel in QEMU with
 # both modules loaded (exec_kbench.ko runs every workload at load time, for
-# libexec and for the kernel's workqueues, in the same boot) and prints a
-# side-by-side table from the JSON lines of the kernel log.
+# libexec, for the kernel's workqueues and, for the timer workloads, for raw
+# hrtimers, in the same boot) and prints a side-by-side table from the JSON
+# lines of the kernel log.
 #
 # Usage: kernel-bench.sh [OPTION]... [PARAM=VALUE]...
 #
 # PARAM=VALUE pairs are exec_kbench.ko's module parameters (tasks=, hops=,
-# samples=, strands=, serial_tasks=, threads=, producers=, runs=, only=);
-# see bench/kernel/exec_kbench.c.
+# samples=, timer_samples=, churn_timers=, strands=, serial_tasks=,
+# threads=, producers=, runs=, only=); see bench/kernel/exec_kbench.c.
 #
 # Options:
 #   --debug           use the debug test kernel of scripts/kernel-build.sh
@@ -134,7 +135,7 @@ for line in open(path, errors='replace'):
         start = line.split('exec-bench: start: ', 1)[1]
 
 def col(r):
-    return r['impl'] + ('' if r['impl'] == 'libexec' else ':' + r['wq'])
+    return r['impl'] + (':' + r['wq'] if 'wq' in r else '')
 
 # (figure key, unit, higher is better, scale)
 figures = {
@@ -143,11 +144,17 @@ figures = {
     'chain_latency': [('ns_per_hop', 'ns/hop', False, 1)],
     'wakeup_latency': [('p50_ns', 'us p50', False, 1e-3),
                        ('p99_ns', 'us p99', False, 1e-3)],
+    'timer_lateness': [('p50_ns', 'us p50', False, 1e-3),
+                       ('p99_ns', 'us p99', False, 1e-3)],
+    'timer_churn': [('arm_ns', 'ns/arm', False, 1),
+                    ('cancel_ns', 'ns/cancel', False, 1),
+                    ('bytes_per_timer', 'B/timer', False, 1)],
 }
 groups = {}
 for r in runs:
     groups.setdefault((r['bench'], col(r)), []).append(r)
-cols = sorted({c for _, c in groups}, key=lambda c: (c != 'libexec', c))
+cols = sorted({c for _, c in groups},
+            key=lambda c: (c != 'libexec', c == 'hrtimer', c))
 sizes = {}
 for r in runs:
     if r['impl'] == 'libexec':
@@ -160,7 +167,8 @@ print('Kernel benchmark, %s' % label)
 if start:
     print('module parameters: %s' % start)
 print('median of %d run(s) per cell; ratio = libexec / best workqueue, '
-      '>= 1.00 means libexec is at least as good' %
+      '>= 1.00 means libexec is at least as good; hrtimer (raw timers, '
+      'the limit) is not in the ratio' %
       max((len(v) for v in groups.values()), default=0))
 head = ['workload', 'unit'] + cols + ['ratio', 'size']
 rows = []
@@ -178,7 +186,7 @@ for bench, keys in figures.items():
             cells.append('%.3g' % (v * scale))
         if not vals:
             continue
-        wq = [v for c, v in vals.items() if c != 'libexec']
+        wq = [v for c, v in vals.items() if c.startswith('workqueue')]
         ratio = '-'
         if 'libexec' in vals and wq:
             lib = vals['libexec']

@@ -5,8 +5,8 @@
  *
  * At load time the module runs each workload once for libexec's kernel
  * executors (impl "libexec") and once for each of the kernel's own
- * facilities doing the same job (impl "workqueue"), in the same boot, and
- * prints one JSON line per run:
+ * facilities doing the same job (impl "workqueue", and "hrtimer" for the
+ * timer workloads), in the same boot, and prints one JSON line per run:
  *
  *   exec-bench: {"bench":"post_throughput","impl":"libexec",...}
  *
@@ -23,6 +23,17 @@
  *                      every 200 us, sleeping in between (usleep_range());
  *                      each item records its start time less the time
  *                      taken just before its submission; @samples items
+ *   timer_lateness     @timer_samples timers armed up front, deadlines
+ *                      uniformly random (fixed seed) over 1-50 ms from one
+ *                      start time read before the first arm; each records
+ *                      the time it ran less its deadline; none may run
+ *                      early
+ *   timer_churn        @churn_timers timers armed with deadlines spread
+ *                      evenly over 1-60 s, in random order, then all
+ *                      cancelled in the order armed; the mean time per arm
+ *                      and per cancel; every cancel must succeed, no timer
+ *                      may run.  "bytes_per_timer" (the size of the item)
+ *                      stands in for userspace's "rss_kb"
  *   serial_throughput  @strands serial executors over one pool; the calling
  *                      thread submits @serial_tasks items round robin; each
  *                      item checks that it is the next of its strand
@@ -37,6 +48,19 @@
  *   workqueue:ordered   for serial_throughput: one alloc_ordered_workqueue()
  *                       per strand (they share the kernel's unbound pool)
  *
+ * and for the timer workloads:
+ *
+ *   libexec             exec_submit_at() on EXEC_CLOCK_MONOTONIC, read with
+ *                       exec_clock_now(), on a thread pool of @threads
+ *                       workers; exec_timer_cancel()
+ *   workqueue:*         queue_delayed_work() on the unbound and the per-CPU
+ *                       workqueue above; cancel_delayed_work()
+ *   hrtimer             raw hrtimers on CLOCK_MONOTONIC, HRTIMER_MODE_ABS,
+ *                       whose callbacks (in hard interrupt context) do the
+ *                       item's work; hrtimer_try_to_cancel().  No thread
+ *                       runs them: their lines say "threads":0.  They are
+ *                       the limit, not an executor.
+ *
  * Every run first warms its executor (4 items per thread, one per strand),
  * then verifies its result as the userspace runs do: every item ran exactly
  * once, strands kept their order.  A run that does not verify prints
@@ -49,8 +73,9 @@
  *   exec-bench: done: <runs> runs, <failed> failed
  *
  * The default sizes are scaled down from the userspace ones (2,000,000 tasks,
- * 1,000,000 hops, 20,000 samples) for a guest under QEMU's software
- * emulation; each line says the size it ran with ("tasks", "samples").
+ * 1,000,000 hops, 20,000 samples, 10,000 and 1,000,000 timers) for a guest
+ * under QEMU's software emulation; each line says the size it ran with
+ * ("tasks", "samples").
  * @runs repeats the whole set, the impls interleaved, so that drift of the
  * (shared, emulated) machine hits them alike.
  *
@@ -64,6 +89,8 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -78,6 +105,7 @@
 #include <exec/executor.h>
 #include <exec/serial.h>
 #include <exec/thread_pool.h>
+#include <exec/timer.h>
 
 static unsigned int threads;
 module_param(threads, uint, 0444);
@@ -98,6 +126,14 @@ MODULE_PARM_DESC(hops, "chain_latency: hops (default 100000)");
 static unsigned int samples = 2000;
 module_param(samples, uint, 0444);
 MODULE_PARM_DESC(samples, "wakeup_latency: samples (default 2000)");
+
+static unsigned int timer_samples = 2000;
+module_param(timer_samples, uint, 0444);
+MODULE_PARM_DESC(timer_samples, "timer_lateness: timers (default 2000)");
+
+static unsigned long churn_timers = 100000;
+module_param(churn_timers, ulong, 0444);
+MODULE_PARM_DESC(churn_timers, "timer_churn: timers (default 100000)");
 
 static unsigned int strands = 64;
 module_param(strands, uint, 0444);
@@ -125,7 +161,8 @@ MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
 /* Whether this kernel's debugging options make its figures meaningless. */
 #define KB_DEBUG_KERNEL	(IS_ENABLED(CONFIG_KASAN) ||			\
 			 IS_ENABLED(CONFIG_PROVE_LOCKING) ||		\
-			 IS_ENABLED(CONFIG_DEBUG_OBJECTS_WORK))
+			 IS_ENABLED(CONFIG_DEBUG_OBJECTS_WORK) ||	\
+			 IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS))
 
 /**
  * enum kb_impl - the executor a run measures
@@ -133,12 +170,14 @@ MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
  * @KB_WQ_UNBOUND: an unbound workqueue
  * @KB_WQ_PERCPU: a per-CPU workqueue
  * @KB_WQ_ORDERED: ordered workqueues (serial_throughput only)
+ * @KB_HRTIMER: raw hrtimers (timer workloads only)
  */
 enum kb_impl {
 	KB_LIBEXEC,
 	KB_WQ_UNBOUND,
 	KB_WQ_PERCPU,
 	KB_WQ_ORDERED,
+	KB_HRTIMER,
 };
 
 static const char * const kb_impl_names[] = {
@@ -146,6 +185,7 @@ static const char * const kb_impl_names[] = {
 	[KB_WQ_UNBOUND] = "\"impl\":\"workqueue\",\"wq\":\"unbound\"",
 	[KB_WQ_PERCPU] = "\"impl\":\"workqueue\",\"wq\":\"percpu\"",
 	[KB_WQ_ORDERED] = "\"impl\":\"workqueue\",\"wq\":\"ordered\"",
+	[KB_HRTIMER] = "\"impl\":\"hrtimer\"",
 };
 
 /**
@@ -821,6 +861,503 @@ out_free:
 	kb_wake.items = NULL;
 }
 
+/* --- timers: what timer_lateness and timer_churn share ---------------------- */
+
+#define KB_TIMER_SEED		0x6578656362656e63ULL	/* "execbenc" */
+#define KB_LATE_MIN_NS		(1 * NSEC_PER_MSEC)
+#define KB_LATE_MAX_NS		(50 * NSEC_PER_MSEC)
+#define KB_CHURN_MIN_NS		(1 * NSEC_PER_SEC)
+#define KB_CHURN_MAX_NS		(60 * NSEC_PER_SEC)
+
+/* splitmix64, as in the userspace bench: both arm the same deadlines. */
+static u64 kb_rand(u64 *state)
+{
+	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A number in [0, @range), @range at most 2^32, without a division. */
+static u64 kb_rand_below(u64 *state, u64 range)
+{
+	return ((kb_rand(state) >> 32) * range) >> 32;
+}
+
+/*
+ * The clock a run's deadlines are on: for libexec the one its users read,
+ * exec_clock_now(); ktime_get_ns() otherwise, the same CLOCK_MONOTONIC.
+ */
+static u64 kb_timer_now(enum kb_impl impl)
+{
+	if (impl == KB_LIBEXEC)
+		return exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	return ktime_get_ns();
+}
+
+/*
+ * The delay of queue_delayed_work() that does not run the work before
+ * @deadline when armed at @now.  Delayed work is jiffy-granular: its timer
+ * fires at the tick that brings jiffies to (jiffies when armed) + delay, and
+ * the current jiffy began up to a tick before @now, hence rounding up plus
+ * one tick.  timer_lateness measures it all the same against the nanosecond
+ * deadline it wanted, as it does libexec and hrtimers: the rounding is what
+ * a user of delayed work gets.
+ */
+static unsigned long kb_delay_jiffies(u64 deadline, u64 now)
+{
+	if (deadline <= now)
+		return 0;
+	return div_u64(deadline - now + TICK_NSEC - 1, TICK_NSEC) + 1;
+}
+
+/* --- timer_lateness ---------------------------------------------------------- */
+
+/**
+ * struct kb_late_item - one timer of timer_lateness
+ * @et: the libexec timed item
+ * @dw: the delayed work item
+ * @hr: the hrtimer
+ * @deadline: the deadline it was armed for, on kb_timer_now()'s clock
+ * @ran_ns: when its function started
+ * @runs: how many times its function ran
+ */
+struct kb_late_item {
+	union {
+		struct exec_timer et;
+		struct delayed_work dw;
+		struct hrtimer hr;
+	};
+	u64 deadline;
+	u64 ran_ns;
+	atomic_t runs;
+};
+
+static struct {
+	unsigned int total;
+	atomic_t ran;
+	struct completion done;
+} kb_late;
+
+static void kb_late_ran(struct kb_late_item *it, u64 now)
+{
+	it->ran_ns = now;
+	atomic_inc(&it->runs);
+	if (atomic_inc_return(&kb_late.ran) == kb_late.total)
+		complete(&kb_late.done);
+}
+
+static void kb_late_efn(struct exec_work *w)
+{
+	kb_late_ran(container_of(w, struct kb_late_item, et.work),
+		    exec_clock_now(EXEC_CLOCK_MONOTONIC));
+}
+
+static void kb_late_wfn(struct work_struct *w)
+{
+	kb_late_ran(container_of(to_delayed_work(w), struct kb_late_item, dw),
+		    ktime_get_ns());
+}
+
+static enum hrtimer_restart kb_late_hfn(struct hrtimer *t)
+{
+	kb_late_ran(container_of(t, struct kb_late_item, hr), ktime_get_ns());
+	return HRTIMER_NORESTART;
+}
+
+static void kb_late_init(const struct kb_exec *e, struct kb_late_item *it)
+{
+	switch (e->impl) {
+	case KB_LIBEXEC:
+		exec_timer_init(&it->et, kb_late_efn, NULL);
+		break;
+	case KB_HRTIMER:
+		hrtimer_init(&it->hr, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+		it->hr.function = kb_late_hfn;
+		break;
+	default:
+		INIT_DELAYED_WORK(&it->dw, kb_late_wfn);
+		break;
+	}
+}
+
+/* Arms @it for it->deadline.  Return: 0, or a negative errno. */
+static int kb_late_arm(const struct kb_exec *e, struct kb_late_item *it)
+{
+	unsigned long delay;
+
+	switch (e->impl) {
+	case KB_LIBEXEC:
+		return exec_submit_at(e->q.ex, &it->et, EXEC_CLOCK_MONOTONIC,
+				      it->deadline);
+	case KB_HRTIMER:
+		hrtimer_start(&it->hr, ns_to_ktime(it->deadline),
+			      HRTIMER_MODE_ABS);
+		return 0;
+	default:
+		delay = kb_delay_jiffies(it->deadline, ktime_get_ns());
+		return queue_delayed_work(e->q.wq, &it->dw, delay) ? 0 :
+		       -EALREADY;
+	}
+}
+
+/*
+ * Cancels every timer and waits until none is running, so that the items
+ * can be freed: after a failure some may still be armed, and even after all
+ * have run an hrtimer's core may still be returning from the last callback.
+ * Return: how many were still pending.
+ */
+static unsigned int kb_late_quiesce(const struct kb_exec *e,
+				    struct kb_late_item *items, unsigned int n)
+{
+	unsigned int k, pending = 0;
+
+	for (k = 0; k < n; k++) {
+		switch (e->impl) {
+		case KB_LIBEXEC:
+			pending += exec_timer_cancel_sync(&items[k].et) == 1;
+			break;
+		case KB_HRTIMER:
+			pending += hrtimer_cancel(&items[k].hr);
+			break;
+		default:
+			pending += cancel_delayed_work_sync(&items[k].dw);
+			break;
+		}
+	}
+	return pending;
+}
+
+static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
+{
+	static const char bench[] = "timer_lateness";
+	unsigned int n = timer_samples, k, pending, bad = 0, early = 0;
+	struct kb_exec e = { .impl = impl };
+	struct kb_late_item *items, *it;
+	u64 rng = KB_TIMER_SEED, t0, last = 0, *lat;
+	struct kb_line line;
+	int err = 0;
+
+	items = kvcalloc(n, sizeof(*items), GFP_KERNEL);
+	lat = kvcalloc(n, sizeof(*lat), GFP_KERNEL);
+	if (!items || !lat) {
+		kb_fail(bench, impl, "out of memory");
+		goto out_free;
+	}
+	if (impl != KB_HRTIMER) {
+		err = kb_exec_create(&e, impl, threads);
+		if (err) {
+			kb_fail(bench, impl, "creating the executor: %d", err);
+			goto out_free;
+		}
+	}
+	/* @deadline holds the offset until the clock has started. */
+	for (k = 0; k < n; k++) {
+		kb_late_init(&e, &items[k]);
+		items[k].deadline = KB_LATE_MIN_NS +
+			kb_rand_below(&rng, KB_LATE_MAX_NS - KB_LATE_MIN_NS + 1);
+	}
+	kb_late.total = n;
+	atomic_set(&kb_late.ran, 0);
+	init_completion(&kb_late.done);
+
+	t0 = kb_timer_now(impl);
+	for (k = 0; k < n; k++) {
+		it = &items[k];
+		it->deadline += t0;
+		err = kb_late_arm(&e, it);
+		if (err)
+			break;
+	}
+	if (!err && !wait_for_completion_timeout(&kb_late.done, KB_TIMEOUT))
+		err = -ETIMEDOUT;
+	pending = kb_late_quiesce(&e, items, n);
+	if (impl != KB_HRTIMER && kb_exec_destroy(&e) && !err)
+		err = -EDEADLK;
+	if (err) {
+		kb_fail(bench, impl, "%u of %u timers armed, %d ran: error %d",
+			k, n, atomic_read(&kb_late.ran), err);
+		goto out_free;
+	}
+
+	for (k = 0; k < n; k++) {
+		it = &items[k];
+		if (atomic_read(&it->runs) != 1) {
+			bad++;
+			continue;
+		}
+		if (it->ran_ns < it->deadline) {
+			early++;
+			continue;
+		}
+		lat[k] = it->ran_ns - it->deadline;
+		last = max(last, it->ran_ns);
+	}
+	if (bad || early || pending) {
+		kb_fail(bench, impl, "of %u timers, %u did not run exactly once, %u ran early, %u were still pending",
+			n, bad, early, pending);
+		goto out_free;
+	}
+	sort(lat, n, sizeof(*lat), kb_u64_cmp, NULL);
+	kb_line_begin(&line, bench, &e, run);
+	if (impl == KB_WQ_UNBOUND || impl == KB_WQ_PERCPU)
+		kb_line_uint(&line, "hz", HZ);
+	kb_line_uint(&line, "samples", n);
+	kb_line_seconds(&line, last - t0);
+	kb_line_uint(&line, "p50_ns", kb_percentile(lat, n, 50000));
+	kb_line_uint(&line, "p99_ns", kb_percentile(lat, n, 99000));
+	kb_line_uint(&line, "max_ns", lat[n - 1]);
+	kb_line_end(&line);
+out_free:
+	kvfree(lat);
+	kvfree(items);
+}
+
+/* --- timer_churn ------------------------------------------------------------- */
+
+/*
+ * The items are arrays of the bare timer type of each impl, so that each
+ * touches only the memory its own timers need.  A timer that runs counts
+ * itself here; none should.
+ */
+static atomic_long_t kb_churn_ran;
+
+static void kb_churn_efn(struct exec_work *w)
+{
+	atomic_long_inc(&kb_churn_ran);
+}
+
+static void kb_churn_wfn(struct work_struct *w)
+{
+	atomic_long_inc(&kb_churn_ran);
+}
+
+static enum hrtimer_restart kb_churn_hfn(struct hrtimer *t)
+{
+	atomic_long_inc(&kb_churn_ran);
+	return HRTIMER_NORESTART;
+}
+
+static size_t kb_churn_size(enum kb_impl impl)
+{
+	switch (impl) {
+	case KB_LIBEXEC:
+		return sizeof(struct exec_timer);
+	case KB_HRTIMER:
+		return sizeof(struct hrtimer);
+	default:
+		return sizeof(struct delayed_work);
+	}
+}
+
+/**
+ * struct kb_churn_run - what the measured loops of one run need and find
+ * @e: the executor, unless the impl is KB_HRTIMER
+ * @items: the @n timers, of the impl's type
+ * @when: per timer, its offset from @t0 in nanoseconds, or for workqueues
+ *	its delay in jiffies
+ * @n: timers
+ * @t0: start of the arm loop
+ * @t1: end of the arm loop
+ * @t2: end of the cancel loop
+ * @armed: timers armed (@n unless arming failed)
+ * @cancelled: cancels that took back a pending timer
+ */
+struct kb_churn_run {
+	struct kb_exec e;
+	void *items;
+	const u64 *when;
+	unsigned long n;
+	u64 t0;
+	u64 t1;
+	u64 t2;
+	unsigned long armed;
+	unsigned long cancelled;
+};
+
+/*
+ * The measured loops: one pair per impl, so that each calls its facility
+ * directly, as its users do.  Return: 0, or the error that stopped arming.
+ */
+static int kb_churn_libexec(struct kb_churn_run *c)
+{
+	struct exec_timer *t = c->items;
+	unsigned long i;
+	int err = 0;
+
+	c->t0 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	for (i = 0; i < c->n; i++) {
+		err = exec_submit_at(c->e.q.ex, &t[i], EXEC_CLOCK_MONOTONIC,
+				     c->t0 + c->when[i]);
+		if (unlikely(err))
+			break;
+	}
+	c->t1 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	c->armed = i;
+	for (i = 0; i < c->armed; i++)
+		c->cancelled += exec_timer_cancel(&t[i]) == 1;
+	c->t2 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	return err;
+}
+
+static int kb_churn_workqueue(struct kb_churn_run *c)
+{
+	struct delayed_work *dw = c->items;
+	unsigned long i;
+	int err = 0;
+
+	c->t0 = ktime_get_ns();
+	for (i = 0; i < c->n; i++) {
+		if (unlikely(!queue_delayed_work(c->e.q.wq, &dw[i],
+						 c->when[i]))) {
+			err = -EALREADY;
+			break;
+		}
+	}
+	c->t1 = ktime_get_ns();
+	c->armed = i;
+	for (i = 0; i < c->armed; i++)
+		c->cancelled += cancel_delayed_work(&dw[i]);
+	c->t2 = ktime_get_ns();
+	return err;
+}
+
+static int kb_churn_hrtimer(struct kb_churn_run *c)
+{
+	struct hrtimer *hr = c->items;
+	unsigned long i;
+
+	c->t0 = ktime_get_ns();
+	for (i = 0; i < c->n; i++)
+		hrtimer_start(&hr[i], ns_to_ktime(c->t0 + c->when[i]),
+			      HRTIMER_MODE_ABS);
+	c->t1 = ktime_get_ns();
+	c->armed = c->n;
+	for (i = 0; i < c->n; i++)
+		c->cancelled += hrtimer_try_to_cancel(&hr[i]) == 1;
+	c->t2 = ktime_get_ns();
+	return 0;
+}
+
+/* As kb_late_quiesce(), for the timers of timer_churn. */
+static void kb_churn_quiesce(struct kb_churn_run *c)
+{
+	struct delayed_work *dw = c->items;
+	struct exec_timer *et = c->items;
+	struct hrtimer *hr = c->items;
+	unsigned long i;
+
+	for (i = 0; i < c->n; i++) {
+		switch (c->e.impl) {
+		case KB_LIBEXEC:
+			exec_timer_cancel_sync(&et[i]);
+			break;
+		case KB_HRTIMER:
+			hrtimer_cancel(&hr[i]);
+			break;
+		default:
+			cancel_delayed_work_sync(&dw[i]);
+			break;
+		}
+	}
+}
+
+static void kb_timer_churn(enum kb_impl impl, unsigned int run)
+{
+	static const char bench[] = "timer_churn";
+	struct kb_churn_run c = { .e.impl = impl, .n = churn_timers };
+	struct delayed_work *dw;
+	struct exec_timer *et;
+	struct hrtimer *hr;
+	unsigned long n = c.n, i, j;
+	u64 rng = KB_TIMER_SEED, *when;
+	struct kb_line line;
+	int err;
+
+	atomic_long_set(&kb_churn_ran, 0);
+	when = kvmalloc_array(n, sizeof(*when), GFP_KERNEL);
+	c.items = kvcalloc(n, kb_churn_size(impl), GFP_KERNEL);
+	if (!when || !c.items) {
+		kb_fail(bench, impl, "out of memory");
+		goto out_free;
+	}
+	/* Evenly spread, then shuffled (Fisher-Yates). */
+	for (i = 0; i < n; i++)
+		when[i] = KB_CHURN_MIN_NS + (n > 1 ?
+			  mul_u64_u64_div_u64(KB_CHURN_MAX_NS - KB_CHURN_MIN_NS,
+					      i, n - 1) : 0);
+	for (i = n - 1; i > 0; i--) {
+		j = kb_rand_below(&rng, i + 1);
+		swap(when[i], when[j]);
+	}
+	/* Delayed work takes jiffies: converted before the clock starts. */
+	if (impl == KB_WQ_UNBOUND || impl == KB_WQ_PERCPU)
+		for (i = 0; i < n; i++)
+			when[i] = kb_delay_jiffies(when[i], 0);
+	c.when = when;
+
+	if (impl != KB_HRTIMER) {
+		err = kb_exec_create(&c.e, impl, threads);
+		if (err) {
+			kb_fail(bench, impl, "creating the executor: %d", err);
+			goto out_free;
+		}
+	}
+	et = c.items;
+	dw = c.items;
+	hr = c.items;
+	for (i = 0; i < n; i++) {
+		switch (impl) {
+		case KB_LIBEXEC:
+			exec_timer_init(&et[i], kb_churn_efn, NULL);
+			break;
+		case KB_HRTIMER:
+			hrtimer_init(&hr[i], CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+			hr[i].function = kb_churn_hfn;
+			break;
+		default:
+			INIT_DELAYED_WORK(&dw[i], kb_churn_wfn);
+			break;
+		}
+	}
+
+	switch (impl) {
+	case KB_LIBEXEC:
+		err = kb_churn_libexec(&c);
+		break;
+	case KB_HRTIMER:
+		err = kb_churn_hrtimer(&c);
+		break;
+	default:
+		err = kb_churn_workqueue(&c);
+		break;
+	}
+	kb_churn_quiesce(&c);
+	if (impl != KB_HRTIMER && kb_exec_destroy(&c.e) && !err)
+		err = -EDEADLK;
+	if (err) {
+		kb_fail(bench, impl, "%lu of %lu timers armed: error %d",
+			c.armed, n, err);
+		goto out_free;
+	}
+	if (c.cancelled != n || atomic_long_read(&kb_churn_ran)) {
+		kb_fail(bench, impl, "of %lu timers, %lu were cancelled before their deadline and %ld ran",
+			n, c.cancelled, atomic_long_read(&kb_churn_ran));
+		goto out_free;
+	}
+	kb_line_begin(&line, bench, &c.e, run);
+	kb_line_uint(&line, "tasks", n);
+	kb_line_seconds(&line, c.t2 - c.t0);
+	kb_line_uint(&line, "arm_ns", div64_u64(c.t1 - c.t0 + n / 2, n));
+	kb_line_uint(&line, "cancel_ns", div64_u64(c.t2 - c.t1 + n / 2, n));
+	kb_line_uint(&line, "bytes_per_timer", kb_churn_size(impl));
+	kb_line_end(&line);
+out_free:
+	kvfree(c.items);
+	kvfree(when);
+}
+
 /* --- serial_throughput -------------------------------------------------------- */
 
 /**
@@ -1002,7 +1539,7 @@ out_free:
 struct kb_workload {
 	const char *name;
 	void (*run)(enum kb_impl impl, unsigned int run);
-	enum kb_impl impls[3];
+	enum kb_impl impls[4];
 	unsigned int nr_impls;
 };
 
@@ -1013,6 +1550,10 @@ static const struct kb_workload kb_workloads[] = {
 	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 3 },
 	{ "wakeup_latency", kb_wakeup_latency,
 	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 3 },
+	{ "timer_lateness", kb_timer_lateness,
+	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER }, 4 },
+	{ "timer_churn", kb_timer_churn,
+	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER }, 4 },
 	{ "serial_throughput", kb_serial_throughput,
 	  { KB_LIBEXEC, KB_WQ_ORDERED }, 2 },
 };
@@ -1041,15 +1582,17 @@ static int __init exec_kbench_init(void)
 
 	if (!threads)
 		threads = num_online_cpus();
-	if (!producers || !tasks || !hops || !samples || !strands ||
+	/* timer_churn's shuffle draws indexes below 2^32. */
+	if (!producers || !tasks || !hops || !samples || !timer_samples ||
+	    !churn_timers || churn_timers > U32_MAX || !strands ||
 	    !serial_tasks || threads > EXEC_THREAD_POOL_MAX_THREADS ||
 	    threads > WQ_MAX_ACTIVE) {
 		pr_err("invalid parameters\n");
 		return -EINVAL;
 	}
-	pr_info("start: online_cpus=%u threads=%u producers=%u tasks=%lu hops=%lu samples=%u strands=%u serial_tasks=%lu runs=%u%s\n",
+	pr_info("start: online_cpus=%u threads=%u producers=%u tasks=%lu hops=%lu samples=%u timer_samples=%u churn_timers=%lu strands=%u serial_tasks=%lu runs=%u%s\n",
 		num_online_cpus(), threads, producers, tasks, hops, samples,
-		strands, serial_tasks, runs,
+		timer_samples, churn_timers, strands, serial_tasks, runs,
 		KB_DEBUG_KERNEL ? " (debug kernel: timings distorted)" : "");
 
 	for (r = 0; r < runs; r++) {
@@ -1075,5 +1618,5 @@ static void __exit exec_kbench_exit(void)
 }
 module_exit(exec_kbench_exit);
 
-MODULE_DESCRIPTION("libexec kernel benchmark: executors against workqueues");
+MODULE_DESCRIPTION("libexec kernel benchmark: executors against workqueues and hrtimers");
 MODULE_LICENSE("Dual MIT/GPL");

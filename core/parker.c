@@ -83,7 +83,10 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
 	/* As in exec_parker_park(): pairs with the xchg() in unpark(). */
 	if (xchg(&parker->permit, 0))
 		return;
-	/* Full barrier: pairs with the xchg() in unpark(). */
+	/*
+	 * Full barrier, as in exec_parker_park(): pairs with the xchg() in
+	 * unpark(), so it sees @sleeping or we see its permit.
+	 */
 	smp_store_mb(parker->sleeping, 1);
 	if (!smp_load_acquire(&parker->permit))
 		exec_parker_sleep_until(parker, when);

@@ -94,6 +94,7 @@ int exec_clockev_start(struct exec_clockev *ce)
 			exec_parker_destroy(&ce->parker);
 			break;
 		}
+		/* Pairs with the acquire at the top: the setup is visible. */
 		smp_store_release(&ce->state, EXEC_CLOCKEV_RUNNING);
 		break;
 	case EXEC_CLOCKEV_RUNNING:

@@ -83,10 +83,8 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
 	/* As in exec_parker_park(): pairs with the xchg() in unpark(). */
 	if (xchg(&parker->permit, 0))
 		return;
-	/*
-	 * Full barrier, as in exec_parker_park(): pairs with the xchg() in
-	 * unpark(), so it sees @sleeping or we see its permit.
-	 */
+	/* As in exec_parker_park(), it sees @sleeping or we its permit. */
+	/* Full barrier: pairs with the xchg() in unpark(). */
 	smp_store_mb(parker->sleeping, 1);
 	if (!smp_load_acquire(&parker->permit))
 		exec_parker_sleep_until(parker, when);
@@ -95,3 +93,32 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
 	(void)xchg(&parker->permit, 0);
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_park_until);
+
+/**
+ * exec_parker_first_deadline - the earlier of a timed park's deadlines
+ * @when: per clock (0 monotonic, 1 realtime), an absolute deadline, or
+ *	U64_MAX for none
+ * @clock: set to the clock of the deadline returned
+ *
+ * For backends that can sleep on one clock only (the kernel's hrtimeout,
+ * the futex): the realtime deadline is compared at the current offset
+ * between the two clocks.
+ *
+ * Context: Any context.
+ * Return: that deadline, on *@clock; U64_MAX if there is none.
+ */
+u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock)
+{
+	u64 real_now, real_as_mono;
+
+	*clock = 0;
+	if (when[1] == U64_MAX)
+		return when[0];
+	real_now = exec_clock_read(1);
+	real_as_mono = exec_clock_read(0) +
+		       (when[1] > real_now ? when[1] - real_now : 0);
+	if (real_as_mono >= when[0])
+		return when[0];
+	*clock = 1;
+	return when[1];
+}

@@ -44,6 +44,17 @@
 
 #include "exec_platform.h"
 
+/* Declared once here; each backend defines them (the contract below). */
+int exec_clockev_init(struct exec_clockev *ce,
+		      void (*handler)(struct exec_clockev *ce));
+int exec_clockev_start(struct exec_clockev *ce);
+void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
+			  u64 when);
+void exec_clockev_stop(struct exec_clockev *ce);
+
+/* For backends that sleep on one clock at a time (core/parker.c). */
+u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
+
 /*
  * Both backends must provide, as functions or static inlines:
  *

@@ -410,28 +410,19 @@ void exec_parker_wake(struct exec_parker *parker)
  * @when: per clock (0 monotonic, 1 realtime), an absolute deadline in
  *	nanoseconds, or U64_MAX for none
  *
- * An hrtimer sleep on the clock of the earlier deadline (the realtime one
- * compared at today's offset between the clocks).
+ * An hrtimer sleep on the clock of the earlier deadline
+ * (exec_parker_first_deadline()).
  *
  * Context: Process context; sleeps.
  */
 void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 {
-	u64 real_as_mono = U64_MAX, now;
-	clockid_t clock = CLOCK_MONOTONIC;
-	u64 deadline = when[0];
 	DECLARE_SWAITQUEUE(wait);
+	unsigned int clock;
 	ktime_t expires;
+	u64 deadline;
 
-	if (when[1] != U64_MAX) {
-		now = ktime_get_real_ns();
-		real_as_mono = ktime_get_ns() +
-			       (when[1] > now ? when[1] - now : 0);
-		if (real_as_mono < deadline) {
-			clock = CLOCK_REALTIME;
-			deadline = when[1];
-		}
-	}
+	deadline = exec_parker_first_deadline(when, &clock);
 	prepare_to_swait_exclusive(&parker->wait, &wait, TASK_IDLE);
 	if (!READ_ONCE(parker->permit)) {
 		if (deadline == U64_MAX) {
@@ -440,7 +431,8 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 			expires = ns_to_ktime(min_t(u64, deadline, KTIME_MAX));
 			schedule_hrtimeout_range_clock(&expires, 0,
 						       HRTIMER_MODE_ABS,
-						       clock);
+						       clock ? CLOCK_REALTIME :
+							       CLOCK_MONOTONIC);
 		}
 	}
 	finish_swait(&parker->wait, &wait);

@@ -64,6 +64,7 @@
 #include "exec_platform.h"
 #include "exec/timer.h"
 #include "exec/user.h"
+#include "platform.h"
 
 #include <liburing.h>
 #include <unistd.h>
@@ -475,26 +476,15 @@ static void exec_uring_sleep_until(struct exec_parker *parker, const u64 *when)
  */
 static void exec_futex_sleep_until(struct exec_parker *parker, const u64 *when)
 {
-	u64 mono_now, real_now, real_as_mono = EXEC_TIME_NEVER, deadline;
+	unsigned int clock;
+	u64 deadline = exec_parker_first_deadline(when, &clock);
 
-	if (when[1] != EXEC_TIME_NEVER) {
-		mono_now = exec_clock_read(0);
-		real_now = exec_clock_read(1);
-		real_as_mono = when[1] > real_now ?
-			       mono_now + (when[1] - real_now) : mono_now;
-		if (real_as_mono <= when[0]) {
-			exec_futex_wait_until(&parker->permit, 0, true,
-					      when[1]);
-			return;
-		}
-		deadline = min(when[0], mono_now + 1000000000ULL);
-	} else {
-		deadline = when[0];
-	}
+	if (!clock && when[1] != EXEC_TIME_NEVER)
+		deadline = min(deadline, exec_clock_read(0) + 1000000000ULL);
 	if (deadline == EXEC_TIME_NEVER)
 		exec_futex_wait(&parker->permit, 0);
 	else
-		exec_futex_wait_until(&parker->permit, 0, false, deadline);
+		exec_futex_wait_until(&parker->permit, 0, clock, deadline);
 }
 
 /**

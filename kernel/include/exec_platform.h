@@ -121,11 +121,4 @@ struct exec_clockev {
 	void (*handler)(struct exec_clockev *ce);
 };
 
-int exec_clockev_init(struct exec_clockev *ce,
-		      void (*handler)(struct exec_clockev *ce));
-int exec_clockev_start(struct exec_clockev *ce);
-void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
-			  u64 when);
-void exec_clockev_stop(struct exec_clockev *ce);
-
 #endif /* EXEC_KERNEL_PLATFORM_H */

@@ -83,9 +83,9 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
 	/* As in exec_parker_park(): pairs with the xchg() in unpark(). */
 	if (xchg(&parker->permit, 0))
 		return;
-	/* As in exec_parker_park(), it sees @sleeping or we its permit. */
 	/* Full barrier: pairs with the xchg() in unpark(). */
 	smp_store_mb(parker->sleeping, 1);
+	/* Ordered after the store above by its full barrier. */
 	if (!smp_load_acquire(&parker->permit))
 		exec_parker_sleep_until(parker, when);
 	WRITE_ONCE(parker->sleeping, 0);

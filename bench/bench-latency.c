@@ -169,27 +169,6 @@ static void wake_fn(struct exec_work *work)
 		sem_post(&wake.done);
 }
 
-static int wake_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of @n sorted values; @q is in units of 0.001%. */
-static uint64_t wake_percentile(const uint64_t *v, unsigned long n,
-				unsigned long q)
-{
-	unsigned long rank = (unsigned long)(((unsigned long long)n * q +
-					      99999) / 100000);
-
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return v[rank - 1];
-}
-
 int bench_wakeup_latency(const struct bench_opts *opts)
 {
 	unsigned long n = opts->samples, k;
@@ -265,14 +244,14 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	}
 	secs = (double)(wake.items[n - 1].start_ns - wake.items[0].submit_ns) /
 	       NSEC_PER_SEC;
-	qsort(lat, n, sizeof(*lat), wake_cmp);
+	qsort(lat, n, sizeof(*lat), bench_cmp_u64);
 
 	bench_out_begin(opts, be.threads);
 	bench_out_uint("samples", n);
 	bench_out_double("seconds", "%.6f", secs);
-	bench_out_uint("p50_ns", wake_percentile(lat, n, 50000));
-	bench_out_uint("p99_ns", wake_percentile(lat, n, 99000));
-	bench_out_uint("p999_ns", wake_percentile(lat, n, 99900));
+	bench_out_uint("p50_ns", bench_percentile(lat, n, 50000));
+	bench_out_uint("p99_ns", bench_percentile(lat, n, 99000));
+	bench_out_uint("p999_ns", bench_percentile(lat, n, 99900));
 	bench_out_uint("max_ns", lat[n - 1]);
 	bench_out_end();
 	ret = BENCH_EXIT_OK;

@@ -261,29 +261,44 @@ int exec_try_submit(struct exec_executor *ex, struct exec_work *work)
 }
 EXPORT_SYMBOL_GPL(exec_try_submit);
 
-int exec_submit_fn_full(struct exec_executor *ex, exec_fn fn, exec_fn discard,
-			void *arg, unsigned int flags)
+static void exec_closure_set(struct exec_closure *c, exec_fn fn,
+			     exec_fn discard, void *arg)
 {
-	struct exec_closure *c;
-	int ret;
-
-	might_sleep_if(!(flags & EXEC_SUBMIT_NOWAIT));
-	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
-		return -EINVAL;
-	c = exec_closure_alloc(ex->closures, flags & EXEC_SUBMIT_NOWAIT ?
-					     GFP_ATOMIC : GFP_KERNEL);
-	if (unlikely(!c))
-		return -ENOMEM;
 	c->work.func = exec_closure_run;
 	c->work.discard = exec_closure_drop;
 	c->work.flags = EXEC_WORK_CLOSURE;
 	c->fn = fn;
 	c->discard = discard;
 	c->arg = arg;
+}
+
+/* A closure around @fn(@arg), allocated with @gfp, submitted with @flags. */
+static int exec_closure_submit(struct exec_executor *ex, exec_fn fn,
+			       exec_fn discard, void *arg, unsigned int flags,
+			       gfp_t gfp)
+{
+	struct exec_closure *c;
+	int ret;
+
+	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
+		return -EINVAL;
+	c = exec_closure_alloc(ex->closures, gfp);
+	if (unlikely(!c))
+		return -ENOMEM;
+	exec_closure_set(c, fn, discard, arg);
 	ret = exec_submit_flags(ex, &c->work, flags);
 	if (unlikely(ret))
 		exec_closure_free(c);
 	return ret;
+}
+
+int exec_submit_fn_full(struct exec_executor *ex, exec_fn fn, exec_fn discard,
+			void *arg, unsigned int flags)
+{
+	might_sleep_if(!(flags & EXEC_SUBMIT_NOWAIT));
+	return exec_closure_submit(ex, fn, discard, arg, flags,
+				   flags & EXEC_SUBMIT_NOWAIT ? GFP_ATOMIC :
+								GFP_KERNEL);
 }
 EXPORT_SYMBOL_GPL(exec_submit_fn_full);
 
@@ -309,3 +324,137 @@ const char *exec_executor_kind(const struct exec_executor *ex)
 	return ex->ops->kind;
 }
 EXPORT_SYMBOL_GPL(exec_executor_kind);
+
+/* post and defer never wait for room: a full bounded executor says -EAGAIN. */
+#define EXEC_POST_FLAGS		(EXEC_SUBMIT_POST | EXEC_SUBMIT_NOWAIT)
+#define EXEC_DEFER_FLAGS	(EXEC_SUBMIT_DEFER | EXEC_SUBMIT_NOWAIT)
+
+bool exec_running_in_this_thread(const struct exec_executor *ex)
+{
+	if (!ex || !ex->ops || !ex->ops->running_in_this_thread)
+		return false;
+	return ex->ops->running_in_this_thread(ex);
+}
+EXPORT_SYMBOL_GPL(exec_running_in_this_thread);
+
+int exec_post(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_submit_flags(ex, work, EXEC_POST_FLAGS);
+}
+EXPORT_SYMBOL_GPL(exec_post);
+
+int exec_defer(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_submit_flags(ex, work, EXEC_DEFER_FLAGS);
+}
+EXPORT_SYMBOL_GPL(exec_defer);
+
+int exec_dispatch(struct exec_executor *ex, struct exec_work *work)
+{
+	int ret;
+
+	if (unlikely(!ex || !ex->ops || !work || !work->func))
+		return -EINVAL;
+	/* Timed items are started only by their timer base. */
+	if (READ_ONCE(work->flags) & (EXEC_WORK_TIMER | EXEC_WORK_PERIODIC))
+		return exec_post(ex, work);
+	if (test_and_set_bit(EXEC_WORK_PENDING_BIT, &work->flags))
+		return -EALREADY;
+	if (ex->ops->dispatch) {
+		ret = ex->ops->dispatch(ex, work);
+	} else if (exec_running_in_this_thread(ex)) {
+		exec_work_run(work);
+		return 0;
+	} else {
+		ret = ex->ops->submit(ex, work, EXEC_POST_FLAGS);
+	}
+	if (unlikely(ret))
+		clear_bit_unlock(EXEC_WORK_PENDING_BIT, &work->flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_dispatch);
+
+int exec_post_fn(struct exec_executor *ex, exec_fn fn, void *arg)
+{
+	might_sleep();
+	return exec_closure_submit(ex, fn, NULL, arg, EXEC_POST_FLAGS,
+				   GFP_KERNEL);
+}
+EXPORT_SYMBOL_GPL(exec_post_fn);
+
+int exec_defer_fn(struct exec_executor *ex, exec_fn fn, void *arg)
+{
+	might_sleep();
+	return exec_closure_submit(ex, fn, NULL, arg, EXEC_DEFER_FLAGS,
+				   GFP_KERNEL);
+}
+EXPORT_SYMBOL_GPL(exec_defer_fn);
+
+int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
+{
+	struct exec_closure *c;
+	int ret;
+
+	might_sleep();
+	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
+		return -EINVAL;
+	/* The generic rule needs no item: call @fn right here. */
+	if (!ex->ops->dispatch && exec_running_in_this_thread(ex)) {
+		fn(arg);
+		return 0;
+	}
+	if (!ex->ops->dispatch)
+		return exec_post_fn(ex, fn, arg);
+	c = exec_closure_alloc(ex->closures, GFP_KERNEL);
+	if (unlikely(!c))
+		return -ENOMEM;
+	exec_closure_set(c, fn, NULL, arg);
+	ret = exec_dispatch(ex, &c->work);
+	if (unlikely(ret))
+		exec_closure_free(c);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_dispatch_fn);
+
+void exec_on_work_started(struct exec_executor *ex)
+{
+	if (ex && ex->ops && ex->ops->work_started)
+		ex->ops->work_started(ex);
+}
+EXPORT_SYMBOL_GPL(exec_on_work_started);
+
+void exec_on_work_finished(struct exec_executor *ex)
+{
+	if (ex && ex->ops && ex->ops->work_finished)
+		ex->ops->work_finished(ex);
+}
+EXPORT_SYMBOL_GPL(exec_on_work_finished);
+
+int exec_work_guard_init(struct exec_work_guard *guard,
+			 struct exec_executor *ex)
+{
+	if (!guard)
+		return -EINVAL;
+	WRITE_ONCE(guard->ex, NULL);
+	if (!ex || !ex->ops)
+		return -EINVAL;
+	exec_on_work_started(ex);
+	/* Release: pairs with the acquire of exec_work_guard_owns(). */
+	smp_store_release(&guard->ex, ex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_work_guard_init);
+
+int exec_work_guard_reset(struct exec_work_guard *guard)
+{
+	struct exec_executor *ex;
+
+	if (!guard)
+		return -EINVAL;
+	ex = xchg(&guard->ex, NULL);
+	if (!ex)
+		return -EALREADY;
+	exec_on_work_finished(ex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_work_guard_reset);

@@ -241,8 +241,14 @@ long exec_loop_destroy(struct exec_loop *loop)
 }
 EXPORT_SYMBOL_GPL(exec_loop_destroy);
 
+static bool exec_loop_running(const struct exec_executor *ex)
+{
+	return exec_frame_find(container_of(ex, struct exec_loop, ex));
+}
+
 static const struct exec_executor_ops exec_loop_ops = {
 	.kind = "loop",
 	.submit = exec_loop_submit,
 	.pending = exec_loop_pending,
+	.running_in_this_thread = exec_loop_running,
 };

@@ -13,13 +13,23 @@
 static int exec_inline_submit(struct exec_executor *ex, struct exec_work *work,
 			      unsigned int flags)
 {
+	/* post and defer promise not to run the item in the caller. */
+	if (flags & (EXEC_SUBMIT_POST | EXEC_SUBMIT_DEFER))
+		return -EOPNOTSUPP;
 	exec_work_run(work);
 	return 0;
+}
+
+/* Every thread may run the inline executor's items: dispatch runs them. */
+static bool exec_inline_running(const struct exec_executor *ex)
+{
+	return true;
 }
 
 static const struct exec_executor_ops exec_inline_ops = {
 	.kind = "inline",
 	.submit = exec_inline_submit,
+	.running_in_this_thread = exec_inline_running,
 };
 
 static struct exec_executor exec_inline = {
@@ -146,10 +156,24 @@ static unsigned long exec_tpt_pending(struct exec_executor *ex)
 	return 0;
 }
 
+static bool exec_tpt_running(const struct exec_executor *ex)
+{
+	return exec_frame_find(container_of(ex, struct exec_thread_per_task,
+					    ex));
+}
+
+/* Each item gets a thread of its own, even one dispatched from an item. */
+static int exec_tpt_dispatch(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_tpt_submit(ex, work, EXEC_SUBMIT_POST);
+}
+
 static const struct exec_executor_ops exec_tpt_ops = {
 	.kind = "thread_per_task",
 	.submit = exec_tpt_submit,
 	.pending = exec_tpt_pending,
+	.running_in_this_thread = exec_tpt_running,
+	.dispatch = exec_tpt_dispatch,
 };
 
 int exec_thread_per_task_create(struct exec_thread_per_task **tptp)

@@ -30,6 +30,19 @@ struct exec_timer_target;
 /* Submission flags. */
 /* Fail with -EAGAIN instead of waiting for room in a bounded executor. */
 #define EXEC_SUBMIT_NOWAIT	(1U << 0)
+/*
+ * P0113 post: never run the item in the caller.  From inside a thread pool
+ * the item goes to the shared queue, where any worker may take it.  An
+ * executor that can only run items in the caller (the inline executor)
+ * refuses it with -EOPNOTSUPP.
+ */
+#define EXEC_SUBMIT_POST	(1U << 1)
+/*
+ * P0113 defer: the item continues the one now running.  Inside a thread
+ * pool, the worker keeps it in its local slot and takes it up when the
+ * current item returns, with no lock and no wake-up; outside, as POST.
+ */
+#define EXEC_SUBMIT_DEFER	(1U << 2)
 
 /**
  * struct exec_executor_ops - what a concrete executor implements
@@ -38,12 +51,25 @@ struct exec_timer_target;
  *	failure the callee leaves the item to the caller, which clears the
  *	pending bit again.
  * @pending: approximate number of submitted items not yet started
+ * @running_in_this_thread: whether the calling thread is running an item of
+ *	the executor now; NULL means never
+ * @dispatch: run @work (pending bit set, as for @submit) in the caller if
+ *	the executor's rules allow it, else queue it as a post; NULL means
+ *	the generic rule: run it in the caller if @running_in_this_thread
+ *	says so, else post it
+ * @work_started: count one unit of outstanding work (P0113
+ *	on_work_started); NULL if the executor does not track it
+ * @work_finished: the matching decrement; NULL with @work_started
  */
 struct exec_executor_ops {
 	const char *kind;
 	int (*submit)(struct exec_executor *ex, struct exec_work *work,
 		      unsigned int flags);
 	unsigned long (*pending)(struct exec_executor *ex);
+	bool (*running_in_this_thread)(const struct exec_executor *ex);
+	int (*dispatch)(struct exec_executor *ex, struct exec_work *work);
+	void (*work_started)(struct exec_executor *ex);
+	void (*work_finished)(struct exec_executor *ex);
 };
 
 /**
@@ -143,6 +169,199 @@ int exec_submit_fn(struct exec_executor *ex, exec_fn fn, void *arg);
  */
 int exec_submit_fn_full(struct exec_executor *ex, exec_fn fn, exec_fn discard,
 			void *arg, unsigned int flags);
+
+/*
+ * P0113's vocabulary.  post, dispatch and defer take the same intrusive items
+ * and closures as exec_submit(), and differ in where the item may run:
+ *
+ *   post      never in the caller; never waits for room (-EAGAIN instead)
+ *   dispatch  in the caller, before returning, when the executor allows it
+ *             (the caller already runs inside that thread pool or loop; a
+ *             serial executor that is idle, called from its underlying
+ *             executor); otherwise as post
+ *   defer     a continuation of the item now running: kept local to the
+ *             calling worker and run when its current item returns;
+ *             otherwise as post
+ */
+
+/**
+ * exec_post - submit an item that must not run in the caller
+ * @ex: the executor
+ * @work: an initialised item
+ *
+ * Context: Any context; never sleeps.
+ * Return: as exec_try_submit(); -EOPNOTSUPP for an executor that runs items
+ * only in the caller (the inline executor, and a serial executor over it
+ * that would have to start running in the caller).
+ */
+int exec_post(struct exec_executor *ex, struct exec_work *work);
+
+/**
+ * exec_dispatch - run an item now if the executor allows it, else post it
+ * @ex: the executor
+ * @work: an initialised item
+ *
+ * When the item runs in the caller it has run, and may have been freed by
+ * its function, by the time this returns.  Timed items are always posted.
+ *
+ * Context: Any context the item allows when it may run in the caller;
+ * never sleeps otherwise.
+ * Return: 0 if the item ran or was queued; as exec_post() otherwise.
+ */
+int exec_dispatch(struct exec_executor *ex, struct exec_work *work);
+
+/**
+ * exec_defer - submit a continuation of the item now running
+ * @ex: the executor
+ * @work: an initialised item
+ *
+ * Context: Any context; never sleeps.
+ * Return: as exec_post().
+ */
+int exec_defer(struct exec_executor *ex, struct exec_work *work);
+
+/**
+ * exec_post_fn - post a closure: @fn(@arg) runs on @ex, never in the caller
+ * @ex: the executor
+ * @fn: the function
+ * @arg: its argument
+ *
+ * Context: Process context; may sleep to allocate the closure.
+ * Return: as exec_submit_fn(); -EAGAIN, -EOPNOTSUPP as exec_post().
+ */
+int exec_post_fn(struct exec_executor *ex, exec_fn fn, void *arg);
+
+/**
+ * exec_dispatch_fn - call @fn(@arg) now if @ex allows it, else post it
+ * @ex: the executor
+ * @fn: the function
+ * @arg: its argument
+ *
+ * Running in the caller needs no closure, so allocates nothing.
+ *
+ * Context: Process context; may sleep.
+ * Return: as exec_post_fn().
+ */
+int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg);
+
+/**
+ * exec_defer_fn - defer a closure: the continuation of the running item
+ * @ex: the executor
+ * @fn: the function
+ * @arg: its argument
+ *
+ * Context: Process context; may sleep to allocate the closure.
+ * Return: as exec_post_fn().
+ */
+int exec_defer_fn(struct exec_executor *ex, exec_fn fn, void *arg);
+
+/**
+ * exec_running_in_this_thread - whether the caller runs an item of @ex now
+ * @ex: the executor
+ *
+ * Context: Any context.
+ * Return: true if the calling thread is running one of @ex's items (for a
+ * thread pool: is one of its workers); false otherwise and for NULL.
+ */
+bool exec_running_in_this_thread(const struct exec_executor *ex);
+
+/**
+ * exec_executor_equal - whether two handles name the same executor
+ * @a: an executor
+ * @b: another
+ *
+ * Executors have identity: two serial executors over one pool are different
+ * strands, and a handle equals only itself (P0113 strand comparison).
+ *
+ * Context: Any context.
+ * Return: true if @a and @b are the same executor.
+ */
+static inline bool exec_executor_equal(const struct exec_executor *a,
+				       const struct exec_executor *b)
+{
+	return a == b;
+}
+
+/*
+ * Outstanding work (P0113).  An asynchronous operation in flight counts one
+ * unit against the executor it will complete on, so that the executor does
+ * not consider itself out of work while the operation is outstanding: a
+ * thread pool's exec_thread_pool_join() and a loop scheduler's run functions
+ * wait for the count to fall to zero.  Executors that do not track
+ * outstanding work ignore the calls.
+ */
+
+/**
+ * exec_on_work_started - count one unit of outstanding work against @ex
+ * @ex: the executor; NULL is ignored
+ *
+ * Context: Any context.
+ */
+void exec_on_work_started(struct exec_executor *ex);
+
+/**
+ * exec_on_work_finished - release one unit counted by exec_on_work_started()
+ * @ex: the executor; NULL is ignored
+ *
+ * Context: Any context.
+ */
+void exec_on_work_finished(struct exec_executor *ex);
+
+/**
+ * struct exec_work_guard - holds one unit of outstanding work on an executor
+ * @ex: A: the executor while the guard holds its unit; NULL once released.
+ *	Taken with xchg() by exec_work_guard_reset(), so a unit is released
+ *	once however many threads reset the guard.
+ */
+struct exec_work_guard {
+	struct exec_executor *ex;
+};
+
+/**
+ * exec_work_guard_init - take a unit of outstanding work on @ex
+ * @guard: the guard
+ * @ex: the executor
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL for NULL arguments (the guard then holds nothing).
+ */
+int exec_work_guard_init(struct exec_work_guard *guard,
+			 struct exec_executor *ex);
+
+/**
+ * exec_work_guard_reset - release the guard's unit of outstanding work
+ * @guard: the guard
+ *
+ * Context: Any context.
+ * Return: 0; -EALREADY if the guard no longer held a unit (released twice);
+ * -EINVAL for NULL.
+ */
+int exec_work_guard_reset(struct exec_work_guard *guard);
+
+/**
+ * exec_work_guard_owns - whether the guard still holds its unit
+ * @guard: the guard
+ *
+ * Context: Any context.
+ * Return: true until exec_work_guard_reset() has released it.
+ */
+static inline bool exec_work_guard_owns(const struct exec_work_guard *guard)
+{
+	return guard && __atomic_load_n(&guard->ex, __ATOMIC_ACQUIRE);
+}
+
+/**
+ * exec_work_guard_executor - the executor the guard was taken on
+ * @guard: the guard
+ *
+ * Context: Any context.
+ * Return: the executor, or NULL once released.
+ */
+static inline struct exec_executor *
+exec_work_guard_executor(const struct exec_work_guard *guard)
+{
+	return guard ? __atomic_load_n(&guard->ex, __ATOMIC_ACQUIRE) : NULL;
+}
 
 /**
  * exec_pending_count - approximate number of submitted items not yet started

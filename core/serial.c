@@ -301,8 +301,49 @@ long exec_serial_destroy(struct exec_serial *serial)
 }
 EXPORT_SYMBOL_GPL(exec_serial_destroy);
 
+static bool exec_serial_running(const struct exec_executor *ex)
+{
+	return exec_frame_find(container_of(ex, struct exec_serial, ex));
+}
+
+/*
+ * P0113 strand dispatch: run @work at once from inside the strand; from its
+ * underlying executor, when the strand is idle, take the consumer side here
+ * and run a batch as a run of @runner would; otherwise post.
+ */
+static int exec_serial_dispatch(struct exec_executor *ex,
+				struct exec_work *work)
+{
+	struct exec_serial *s = exec_to_serial(ex);
+
+	if (exec_frame_find(s)) {
+		exec_work_run(work);
+		return 0;
+	}
+	if (!exec_running_in_this_thread(s->underlying))
+		return exec_serial_submit(ex, work,
+					  EXEC_SUBMIT_POST | EXEC_SUBMIT_NOWAIT);
+	if (unlikely(READ_ONCE(s->dying)))
+		return -ESHUTDOWN;
+	exec_mpsc_push(&s->queue, work);
+	if (atomic_long_inc_return(&s->nr_queued) != 1)
+		return 0;
+	/*
+	 * Raising the count from 0 made us the owner, as it makes a submitter
+	 * schedule @runner: consume here, holding the reference a scheduled
+	 * run would hold.  The batch starts with the oldest item, ours unless
+	 * an earlier push is still uncounted; either way each item runs once,
+	 * in order, and what is left is passed on to @runner.
+	 */
+	atomic_inc(&s->refs);
+	exec_serial_consume(s, true);
+	return 0;
+}
+
 static const struct exec_executor_ops exec_serial_ops = {
 	.kind = "serial",
 	.submit = exec_serial_submit,
 	.pending = exec_serial_pending,
+	.running_in_this_thread = exec_serial_running,
+	.dispatch = exec_serial_dispatch,
 };

@@ -31,12 +31,29 @@
  * that takes an item from the shared queue and sees more behind it wakes
  * the next sleeper itself, so wake-ups are passed on, never absorbed.
  *
+ * post, defer and plain submissions from a worker differ only in where the
+ * item goes: post puts it on the shared queue, where any worker may take it;
+ * defer puts it in the worker's @next slot and wakes nobody (it continues
+ * the current item, which is about to return); a plain submission uses the
+ * slot and still wakes an idle worker, which may steal it.
+ *
  * Stopping.  destroy sets EXEC_POOL_STOP and wakes everyone; workers exit
  * once they find no work.  Items keep running until the queue is empty, and a
  * running item may still submit to its own pool (its worker runs that too),
  * so everything submitted before destroy and everything it leads to runs.
  * shutdown_hard sets EXEC_POOL_SHUTDOWN, which refuses all submissions, and
  * discards what is queued.
+ *
+ * P0113's stop and join.  stop sets EXEC_POOL_HALT: submissions are refused
+ * and each worker exits after its current item; what is left queued is
+ * discarded by destroy.  join sets EXEC_POOL_JOIN, which refuses nothing:
+ * while the pool has outstanding work (work guards, queued or running items)
+ * it goes on as before.  The worker that finds itself the last one idle, with
+ * no guard held, no item queued and no submitter inside a submission, turns
+ * the join into a stop-after-drain by setting EXEC_POOL_STOP (refusing
+ * outside submissions from then on); the usual drain runs whatever slipped in
+ * meanwhile, and the workers exit.  The last guard released during a join
+ * wakes every worker, so that one of them makes that check.
  */
 #include "internal.h"
 
@@ -49,6 +66,13 @@
 /* pool->state bits */
 #define EXEC_POOL_STOP		0x1UL	/* destroy: drain, then exit */
 #define EXEC_POOL_SHUTDOWN	0x2UL	/* shutdown_hard: refuse everything */
+#define EXEC_POOL_HALT		0x4UL	/* stop: exit after the current item */
+#define EXEC_POOL_JOIN		0x8UL	/* join: stop once out of work */
+#define EXEC_POOL_JOINING	0x10UL	/* a join is joining the threads */
+#define EXEC_POOL_JOINED	0x20UL	/* the threads are joined */
+/* States in which submissions from outside the workers are refused. */
+#define EXEC_POOL_CLOSED	(EXEC_POOL_STOP | EXEC_POOL_SHUTDOWN | \
+				 EXEC_POOL_HALT)
 
 struct exec_thread_pool;
 
@@ -98,10 +122,12 @@ struct exec_pool_worker {
  * @nr_idle: A: workers on the idle list
  * @idle_lock: guards the idle list; raw, as hardirq submitters take it
  * @idle_list: L(idle_lock): parked (or about to park) workers
- * @state: A: EXEC_POOL_STOP, EXEC_POOL_SHUTDOWN
+ * @state: A: EXEC_POOL_* bits
+ * @nr_guards: A: units of outstanding work taken with work guards
  * @queue_limit: most items waiting at once; 0 for no bound; set at creation
  * @nr_bounded: A: items counted against @queue_limit
  * @room_wq: submitters waiting for room in a bounded pool
+ * @join_wq: joiners that lost the race to join the threads wait here
  * @nr_threads: number of workers; set at creation
  * @workers: the workers
  */
@@ -121,9 +147,11 @@ struct exec_thread_pool {
 	struct exec_pool_worker *idle_list;
 
 	unsigned long state ____cacheline_aligned;
+	atomic_long_t nr_guards;
 	unsigned long queue_limit;
 	atomic_long_t nr_bounded;
 	wait_queue_head_t room_wq;
+	wait_queue_head_t join_wq;
 	unsigned int nr_threads;
 	struct exec_pool_worker *workers;
 };
@@ -202,8 +230,8 @@ static int exec_pool_reserve(struct exec_thread_pool *pool, unsigned int flags,
 		wait_event(pool->room_wq,
 			   atomic_long_read(&pool->nr_bounded) <
 				   (long)pool->queue_limit ||
-			   READ_ONCE(pool->state));
-		if (READ_ONCE(pool->state))
+			   (READ_ONCE(pool->state) & EXEC_POOL_CLOSED));
+		if (READ_ONCE(pool->state) & EXEC_POOL_CLOSED)
 			return -ESHUTDOWN;
 	}
 }
@@ -229,9 +257,12 @@ static int exec_pool_push(struct exec_thread_pool *pool,
 		if (ret)
 			return ret;
 	}
-	if (self && !READ_ONCE(self->next)) {
+	if (self && !(flags & EXEC_SUBMIT_POST) && !READ_ONCE(self->next)) {
 		/* Full barrier: pairs with the idle worker's nr_idle++. */
 		(void)xchg(&self->next, work);
+		/* A deferred item waits for its worker: nobody to wake. */
+		if (flags & EXEC_SUBMIT_DEFER)
+			return 0;
 	} else {
 		exec_mpsc_push(&pool->queue, work);
 		atomic_long_inc(&pool->nr_submitted);
@@ -254,7 +285,8 @@ static int exec_pool_submit(struct exec_executor *ex, struct exec_work *work,
 		self = top ? exec_pool_self(pool) : NULL;
 	if (self) {
 		/* A stopping pool still takes work from its own items. */
-		if (unlikely(READ_ONCE(pool->state) & EXEC_POOL_SHUTDOWN))
+		if (unlikely(READ_ONCE(pool->state) &
+			     (EXEC_POOL_SHUTDOWN | EXEC_POOL_HALT)))
 			return -ESHUTDOWN;
 		return exec_pool_push(pool, self, work, flags);
 	}
@@ -265,7 +297,7 @@ static int exec_pool_submit(struct exec_executor *ex, struct exec_work *work,
 	 * the pool stopping, or destroy waits for it to finish.
 	 */
 	atomic_inc_return(&pool->nr_submitting);
-	if (unlikely(READ_ONCE(pool->state)))
+	if (unlikely(READ_ONCE(pool->state) & EXEC_POOL_CLOSED))
 		ret = -ESHUTDOWN;
 	else
 		ret = exec_pool_push(pool, NULL, work, flags);
@@ -383,6 +415,39 @@ static bool exec_pool_stopping(struct exec_thread_pool *pool)
 	return READ_ONCE(pool->state) & EXEC_POOL_STOP;
 }
 
+static bool exec_pool_halted(struct exec_thread_pool *pool)
+{
+	return READ_ONCE(pool->state) & EXEC_POOL_HALT;
+}
+
+/* Sets @bits in @pool->state; fully ordered.  Returns the old state. */
+static unsigned long exec_pool_set_state(struct exec_thread_pool *pool,
+					 unsigned long bits)
+{
+	unsigned long old = READ_ONCE(pool->state);
+
+	while (!try_cmpxchg(&pool->state, &old, old | bits))
+		;
+	return old;
+}
+
+/*
+ * A join is waiting and the pool has no outstanding work left: the calling
+ * worker is the last one idle, no guard is held, nothing is queued, and no
+ * outside submitter is inside a submission.  The caller has put itself on
+ * the idle list with a full barrier (nr_idle++), which orders these reads
+ * after it; an item that slips in after them is run by the drain that
+ * EXEC_POOL_STOP starts.
+ */
+static bool exec_pool_join_done(struct exec_thread_pool *pool)
+{
+	return (READ_ONCE(pool->state) & EXEC_POOL_JOIN) &&
+	       atomic_read(&pool->nr_idle) == (int)pool->nr_threads &&
+	       !atomic_long_read(&pool->nr_guards) &&
+	       !atomic_read(&pool->nr_submitting) &&
+	       !exec_pool_has_work(pool);
+}
+
 static void exec_pool_unidle(struct exec_pool_worker *w)
 {
 	struct exec_thread_pool *pool = w->pool;
@@ -416,12 +481,17 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	unsigned long flags;
 	unsigned int i;
 
+	if (unlikely(exec_pool_halted(pool))) {
+		*exit = true;
+		return NULL;
+	}
 	if (exec_pool_stopping(pool))
 		goto last_look;
 
 	atomic_inc_return(&pool->nr_spinning);
 	for (i = 1; i <= EXEC_POOL_SPIN && !work; i++) {
-		if (exec_pool_has_work(pool) || exec_pool_stopping(pool))
+		if (exec_pool_has_work(pool) ||
+		    (READ_ONCE(pool->state) & (EXEC_POOL_STOP | EXEC_POOL_HALT)))
 			break;
 		if (!(i % EXEC_POOL_STEAL_EVERY))
 			work = exec_pool_steal(w, false);
@@ -442,7 +512,13 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	atomic_inc_return(&pool->nr_idle);
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 
-	if (!exec_pool_has_work(pool) && !exec_pool_stopping(pool)) {
+	if (exec_pool_has_work(pool) ||
+	    (READ_ONCE(pool->state) & (EXEC_POOL_STOP | EXEC_POOL_HALT))) {
+		/* Look again without sleeping. */
+	} else if (unlikely(exec_pool_join_done(pool))) {
+		exec_pool_set_state(pool, EXEC_POOL_STOP);
+		exec_pool_wake_all(pool);
+	} else {
 		work = exec_pool_steal(w, true);
 		if (!work)
 			exec_parker_park(&w->parker);
@@ -472,6 +548,9 @@ static int exec_pool_worker_fn(void *arg)
 
 	exec_frame_push(&w->frame, pool);
 	while (!exit) {
+		/* stop: leave what is queued to destroy's discard. */
+		if (unlikely(exec_pool_halted(pool)))
+			break;
 		work = exec_pool_take(w);
 		if (!work)
 			work = exec_pool_wait(w, &exit);
@@ -549,6 +628,7 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	spin_lock_init(&pool->consume_lock);
 	raw_spin_lock_init(&pool->idle_lock);
 	init_waitqueue_head(&pool->room_wq);
+	init_waitqueue_head(&pool->join_wq);
 	pool->queue_limit = attr->queue_limit;
 	pool->nr_threads = nr;
 
@@ -608,25 +688,14 @@ bool exec_thread_pool_running_in_this_thread(const struct exec_thread_pool *pool
 }
 EXPORT_SYMBOL_GPL(exec_thread_pool_running_in_this_thread);
 
-long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool)
+/* Hands every item not yet started to its discard callback; counts them. */
+static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 {
 	struct exec_work *work;
-	unsigned long flags, old;
-	long discarded = 0, timed;
+	unsigned long flags;
+	long discarded = 0;
 	unsigned int i;
 
-	might_sleep();
-	if (!pool)
-		return -EINVAL;
-	old = READ_ONCE(pool->state);
-	do {
-		if (old & EXEC_POOL_SHUTDOWN)
-			return -ESHUTDOWN;
-	} while (!try_cmpxchg(&pool->state, &old, old | EXEC_POOL_SHUTDOWN));
-
-	/* Submitters waiting for room now fail with -ESHUTDOWN. */
-	wake_up_all(&pool->room_wq);
-	timed = exec_timers_shutdown(&pool->ex);
 	for (;;) {
 		spin_lock_irqsave(&pool->consume_lock, flags);
 		work = exec_mpsc_pop_wait(&pool->queue);
@@ -647,14 +716,81 @@ long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool)
 	}
 	if (pool->queue_limit)
 		atomic_long_sub(discarded, &pool->nr_bounded);
-	return discarded + timed;
+	return discarded;
+}
+
+long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool)
+{
+	unsigned long old;
+	long timed;
+
+	might_sleep();
+	if (!pool)
+		return -EINVAL;
+	old = READ_ONCE(pool->state);
+	do {
+		if (old & EXEC_POOL_SHUTDOWN)
+			return -ESHUTDOWN;
+	} while (!try_cmpxchg(&pool->state, &old, old | EXEC_POOL_SHUTDOWN));
+
+	/* Submitters waiting for room now fail with -ESHUTDOWN. */
+	wake_up_all(&pool->room_wq);
+	timed = exec_timers_shutdown(&pool->ex);
+	return exec_pool_discard_queued(pool) + timed;
 }
 EXPORT_SYMBOL_GPL(exec_thread_pool_shutdown_hard);
 
-int exec_thread_pool_destroy(struct exec_thread_pool *pool)
+/* Joins the workers once, however many threads ask at the same time. */
+static void exec_pool_join_threads(struct exec_thread_pool *pool)
 {
-	unsigned long old;
 	unsigned int i;
+
+	if (exec_pool_set_state(pool, EXEC_POOL_JOINING) & EXEC_POOL_JOINING) {
+		wait_event(pool->join_wq,
+			   READ_ONCE(pool->state) & EXEC_POOL_JOINED);
+		return;
+	}
+	for (i = 0; i < pool->nr_threads; i++)
+		exec_thread_join(&pool->workers[i].thread);
+	exec_pool_set_state(pool, EXEC_POOL_JOINED);
+	wake_up_all(&pool->join_wq);
+}
+
+void exec_thread_pool_stop(struct exec_thread_pool *pool)
+{
+	if (!pool)
+		return;
+	exec_pool_set_state(pool, EXEC_POOL_HALT);
+	wake_up_all(&pool->room_wq);
+	exec_pool_wake_all(pool);
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_stop);
+
+bool exec_thread_pool_stopped(const struct exec_thread_pool *pool)
+{
+	return pool && (READ_ONCE(pool->state) & EXEC_POOL_HALT);
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_stopped);
+
+int exec_thread_pool_join(struct exec_thread_pool *pool)
+{
+	might_sleep();
+	if (!pool)
+		return -EINVAL;
+	if (exec_pool_self(pool))
+		return -EDEADLK;
+	/* Full barrier: pairs with the one in exec_pool_work_finished(). */
+	exec_pool_set_state(pool, EXEC_POOL_JOIN);
+	/* The last worker to go idle decides; make them all look again. */
+	exec_pool_wake_all(pool);
+	exec_pool_join_threads(pool);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_join);
+
+long exec_thread_pool_destroy(struct exec_thread_pool *pool)
+{
+	long discarded;
 
 	might_sleep();
 	if (!pool)
@@ -662,24 +798,54 @@ int exec_thread_pool_destroy(struct exec_thread_pool *pool)
 	if (exec_pool_self(pool))
 		return -EDEADLK;
 	/* Armed items are discarded; those already due still run. */
-	exec_timers_shutdown(&pool->ex);
-	old = READ_ONCE(pool->state);
-	while (!try_cmpxchg(&pool->state, &old, old | EXEC_POOL_STOP))
-		;
+	discarded = exec_timers_shutdown(&pool->ex);
+	exec_pool_set_state(pool, EXEC_POOL_STOP);
 	wake_up_all(&pool->room_wq);
 	exec_pool_wake_all(pool);
-	for (i = 0; i < pool->nr_threads; i++)
-		exec_thread_join(&pool->workers[i].thread);
+	exec_pool_join_threads(pool);
 	/* Submitters that raced with the stop are gone before the memory. */
 	while (atomic_read_acquire(&pool->nr_submitting))
 		cpu_relax();
+	/* Only a stop leaves items behind: their owners get them back. */
+	discarded += exec_pool_discard_queued(pool);
 	exec_pool_free(pool);
-	return 0;
+	return discarded;
 }
 EXPORT_SYMBOL_GPL(exec_thread_pool_destroy);
+
+static bool exec_pool_running(const struct exec_executor *ex)
+{
+	return exec_pool_self(container_of(ex, struct exec_thread_pool, ex));
+}
+
+static void exec_pool_work_started(struct exec_executor *ex)
+{
+	atomic_long_inc(&exec_to_pool(ex)->nr_guards);
+}
+
+static void exec_pool_work_finished(struct exec_executor *ex)
+{
+	struct exec_thread_pool *pool = exec_to_pool(ex);
+	long left = atomic_long_dec_return(&pool->nr_guards);
+
+	if (WARN_ON_ONCE(left < 0)) {
+		atomic_long_inc(&pool->nr_guards);
+		return;
+	}
+	/*
+	 * The decrement is fully ordered before this read, pairing with the
+	 * barrier of join's state change: either join's wake-up comes after
+	 * the count is 0, or this one does.
+	 */
+	if (!left && (READ_ONCE(pool->state) & EXEC_POOL_JOIN))
+		exec_pool_wake_all(pool);
+}
 
 static const struct exec_executor_ops exec_pool_ops = {
 	.kind = "thread_pool",
 	.submit = exec_pool_submit,
 	.pending = exec_pool_pending,
+	.running_in_this_thread = exec_pool_running,
+	.work_started = exec_pool_work_started,
+	.work_finished = exec_pool_work_finished,
 };

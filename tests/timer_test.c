@@ -577,7 +577,7 @@ static void timer_destroy_discards_armed_items(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&a[3].discards), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a[0].discards), 0);
 	KUNIT_EXPECT_TRUE(test, exec_work_pending(&a[0].timer.work));
-	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 2L);
 	fx->pool = NULL;
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->discards), 4);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), 0);

@@ -90,19 +90,65 @@ bool exec_thread_pool_running_in_this_thread(const struct exec_thread_pool *pool
 long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool);
 
 /**
+ * exec_thread_pool_stop - make the workers exit as soon as possible (P0113)
+ * @pool: the pool
+ *
+ * Each worker exits once its current item, if any, returns; items not yet
+ * started stay queued and are handed to their discard callbacks by
+ * exec_thread_pool_destroy().  From then on every submission fails with
+ * -ESHUTDOWN.  Does not wait for the workers; exec_thread_pool_join() does.
+ * May be called from one of the pool's own items.  No effect on NULL.
+ *
+ * Context: Any context.
+ */
+void exec_thread_pool_stop(struct exec_thread_pool *pool);
+
+/**
+ * exec_thread_pool_stopped - whether exec_thread_pool_stop() was called
+ * @pool: the pool
+ *
+ * Context: Any context.
+ * Return: true once stopped; false for NULL.
+ */
+bool exec_thread_pool_stopped(const struct exec_thread_pool *pool);
+
+/**
+ * exec_thread_pool_join - wait until the pool has run out of work (P0113)
+ * @pool: the pool
+ *
+ * If the pool was not stopped, lets it run until its outstanding work is
+ * 0: no work guard held (exec_work_guard_init(), exec_on_work_started()),
+ * no item queued and none running.  Submissions are accepted meanwhile, so
+ * an asynchronous operation holding a guard can still post its completion.
+ * Once the outstanding work has reached 0 the pool refuses submissions from
+ * outside its workers with -ESHUTDOWN, as destroy does, and the workers
+ * exit.  Then, or after exec_thread_pool_stop(), waits for every worker to
+ * exit.  Several threads may join at once.  Timed items still armed are not
+ * outstanding work: destroy discards them.  The pool must still be
+ * destroyed.
+ *
+ * Context: Process context; may sleep.  Not from one of the pool's workers.
+ * Return: 0; -EINVAL for NULL; -EDEADLK from one of the pool's workers.
+ */
+int exec_thread_pool_join(struct exec_thread_pool *pool);
+
+/**
  * exec_thread_pool_destroy - wait for all work, stop the workers, free
  * @pool: the pool
  *
  * Every item submitted before the call, and every item those items submit
  * while it waits, runs to completion; then the workers exit and are joined.
  * Submissions from threads other than the pool's own workers fail with
- * -ESHUTDOWN once the call has started.
+ * -ESHUTDOWN once the call has started.  Timed items still armed, and items
+ * left queued by exec_thread_pool_stop(), are handed to their discard
+ * callbacks instead.
  *
  * Context: Process context; may sleep.  Not from one of the pool's workers.
- * Return: 0; -EINVAL for NULL; -EDEADLK when called from one of the pool's
- * own workers (the pool is left untouched).
+ * Return: the number of items discarded (>= 0); -EINVAL for NULL; -EDEADLK
+ * when called from one of the pool's own workers (the pool is left
+ * untouched).
  */
-int exec_thread_pool_destroy(struct exec_thread_pool *pool);
+long exec_thread_pool_destroy(struct exec_thread_pool *pool);
 
 EXEC_END_DECLS
 

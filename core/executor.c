@@ -325,6 +325,9 @@ const char *exec_executor_kind(const struct exec_executor *ex)
 }
 EXPORT_SYMBOL_GPL(exec_executor_kind);
 
+/* Owner of the frames of items that dispatch runs in their caller. */
+const char exec_dispatch_marker;
+
 /* post and defer never wait for room: a full bounded executor says -EAGAIN. */
 #define EXEC_POST_FLAGS		(EXEC_SUBMIT_POST | EXEC_SUBMIT_NOWAIT)
 #define EXEC_DEFER_FLAGS	(EXEC_SUBMIT_DEFER | EXEC_SUBMIT_NOWAIT)
@@ -362,8 +365,9 @@ int exec_dispatch(struct exec_executor *ex, struct exec_work *work)
 		return -EALREADY;
 	if (ex->ops->dispatch) {
 		ret = ex->ops->dispatch(ex, work);
-	} else if (exec_running_in_this_thread(ex)) {
-		exec_work_run(work);
+	} else if (exec_running_in_this_thread(ex) &&
+		   exec_dispatch_may_nest()) {
+		exec_dispatch_run(work);
 		return 0;
 	} else {
 		ret = ex->ops->submit(ex, work, EXEC_POST_FLAGS);
@@ -399,8 +403,13 @@ int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
 		return -EINVAL;
 	/* The generic rule needs no item: call @fn right here. */
-	if (!ex->ops->dispatch && exec_running_in_this_thread(ex)) {
+	if (!ex->ops->dispatch && exec_running_in_this_thread(ex) &&
+	    exec_dispatch_may_nest()) {
+		struct exec_frame frame;
+
+		exec_frame_push(&frame, &exec_dispatch_marker);
 		fn(arg);
+		exec_frame_pop(&frame);
 		return 0;
 	}
 	if (!ex->ops->dispatch)

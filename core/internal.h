@@ -195,6 +195,38 @@ static inline void exec_work_run(struct exec_work *work)
 	func(work);
 }
 
+/*
+ * Items that dispatch run in their caller nest on its stack: a chain of
+ * items each dispatching its successor from inside the executor would
+ * recurse without bound.  Past EXEC_DISPATCH_DEPTH nested inline runs on one
+ * thread, dispatch posts instead.  Each inline run pushes a frame owned by
+ * exec_dispatch_marker, so the depth is a walk over the thread's frames.
+ */
+#define EXEC_DISPATCH_DEPTH	16
+extern const char exec_dispatch_marker;
+
+static inline bool exec_dispatch_may_nest(void)
+{
+	struct exec_frame *frame;
+	unsigned int depth = 0;
+
+	for (frame = exec_thread_self_get(); frame; frame = frame->prev)
+		if (frame->owner == &exec_dispatch_marker &&
+		    ++depth >= EXEC_DISPATCH_DEPTH)
+			return false;
+	return true;
+}
+
+/* Runs a pending item in the caller, as dispatch does. */
+static inline void exec_dispatch_run(struct exec_work *work)
+{
+	struct exec_frame frame;
+
+	exec_frame_push(&frame, &exec_dispatch_marker);
+	exec_work_run(work);
+	exec_frame_pop(&frame);
+}
+
 void exec_work_discard(struct exec_work *work);
 void exec_timer_discard(struct exec_work *work);
 

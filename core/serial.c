@@ -315,9 +315,13 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 				struct exec_work *work)
 {
 	struct exec_serial *s = exec_to_serial(ex);
+	struct exec_frame frame;
 
+	if (!exec_dispatch_may_nest())
+		return exec_serial_submit(ex, work,
+					  EXEC_SUBMIT_POST | EXEC_SUBMIT_NOWAIT);
 	if (exec_frame_find(s)) {
-		exec_work_run(work);
+		exec_dispatch_run(work);
 		return 0;
 	}
 	if (!exec_running_in_this_thread(s->underlying))
@@ -336,7 +340,9 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 	 * in order, and what is left is passed on to @runner.
 	 */
 	atomic_inc(&s->refs);
+	exec_frame_push(&frame, &exec_dispatch_marker);
 	exec_serial_consume(s, true);
+	exec_frame_pop(&frame);
 	return 0;
 }
 

@@ -649,7 +649,62 @@ static void submit_pool_stop_from_item_join_edeadlk(struct kunit *test)
 	sb_finish(fx);
 }
 
+struct sb_chain {
+	struct exec_work work;
+	struct exec_executor *ex;
+	unsigned long hops, total;
+	unsigned int inline_runs;	/* hops that ran inside dispatch */
+	bool in_dispatch;
+	int err;
+	atomic_t done;
+};
+
+static void sb_chain_hop(struct exec_work *work)
+{
+	struct sb_chain *c = container_of(work, struct sb_chain, work);
+
+	if (c->in_dispatch)
+		c->inline_runs++;
+	if (++c->hops == c->total) {
+		exec_test_count(&c->done);
+		return;
+	}
+	c->in_dispatch = true;
+	c->err = exec_dispatch(c->ex, &c->work);
+	c->in_dispatch = false;
+	if (c->err)
+		exec_test_count(&c->done);
+}
+
+/*
+ * A chain of items, each dispatching its successor from inside the pool,
+ * runs mostly inline but never recurses deeper than the bound: every hop
+ * runs, none is lost, and the stack survives.
+ */
+static void submit_dispatch_chain_depth_is_bounded(struct kunit *test)
+{
+	struct sb_fx *fx = sb_create(test, 1, 0);
+	struct sb_chain *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	exec_work_init(&c->work, sb_chain_hop);
+	c->ex = fx->ex;
+	c->total = 100000;
+	atomic_set(&c->done, 0);
+	KUNIT_EXPECT_EQ(test, exec_post(fx->ex, &c->work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&c->done, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, c->err, 0);
+	KUNIT_EXPECT_EQ(test, c->hops, c->total);
+	/* 15 of every 16 hops inline; each 16th was posted. */
+	KUNIT_EXPECT_GT(test, c->inline_runs, (unsigned int)(c->total / 2));
+	KUNIT_EXPECT_LT(test, c->inline_runs, (unsigned int)c->total - 1);
+	sb_finish(fx);
+}
+
 static struct kunit_case exec_submit_cases[] = {
+	KUNIT_CASE(submit_dispatch_chain_depth_is_bounded),
 	KUNIT_CASE(submit_post_from_worker_never_runs_in_caller),
 	KUNIT_CASE(submit_dispatch_inside_pool_runs_inline),
 	KUNIT_CASE(submit_dispatch_outside_pool_posts),

@@ -203,6 +203,8 @@ int exec_post(struct exec_executor *ex, struct exec_work *work);
  *
  * When the item runs in the caller it has run, and may have been freed by
  * its function, by the time this returns.  Timed items are always posted.
+ * So that a chain of items dispatching their successors cannot exhaust the
+ * stack, a thread already 16 inline runs deep posts instead.
  *
  * Context: Any context the item allows when it may run in the caller;
  * never sleeps otherwise.

@@ -25,6 +25,7 @@ static struct {
 	struct exec_executor *ex;
 	struct exec_work work;
 	bool closures;
+	enum bench_submit submit;
 	unsigned long hops;
 	unsigned long total;
 	int err;
@@ -50,9 +51,10 @@ static void chain_hop(void)
 		return;
 	}
 	if (chain.closures)
-		err = exec_submit_fn(chain.ex, chain_closure_fn, NULL);
+		err = bench_submit_fn(chain.submit, chain.ex, chain_closure_fn,
+				      NULL);
 	else
-		err = exec_submit(chain.ex, &chain.work);
+		err = bench_submit_work(chain.submit, chain.ex, &chain.work);
 	if (err) {
 		chain.err = err;
 		sem_post(&chain.done);
@@ -84,6 +86,7 @@ int bench_chain_latency(const struct bench_opts *opts)
 		return BENCH_EXIT_FAIL;
 	chain.ex = be.ex;
 	chain.closures = opts->closures;
+	chain.submit = opts->submit;
 	chain.total = opts->tasks;
 	exec_work_init(&chain.work, chain_work_fn);
 

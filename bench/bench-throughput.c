@@ -50,6 +50,7 @@ static struct {
 	struct exec_executor *ex;
 	struct exec_work *items;
 	bool closures;
+	enum bench_submit submit;
 	pthread_barrier_t start;
 	struct post_counter *counters;
 	unsigned int nr_counters;
@@ -113,10 +114,12 @@ static void *post_producer_main(void *arg)
 	p->start_ns = bench_now_ns();
 	if (post.closures) {
 		for (i = p->first; i < p->end && !err; i++)
-			err = exec_submit_fn(post.ex, post_closure_fn, NULL);
+			err = bench_submit_fn(post.submit, post.ex,
+					      post_closure_fn, NULL);
 	} else {
 		for (i = p->first; i < p->end && !err; i++)
-			err = exec_submit(post.ex, &post.items[i]);
+			err = bench_submit_work(post.submit, post.ex,
+						&post.items[i]);
 	}
 	p->err = err;
 	return NULL;
@@ -137,6 +140,7 @@ int bench_post_throughput(const struct bench_opts *opts)
 
 	post.ex = be.ex;
 	post.closures = opts->closures;
+	post.submit = opts->submit;
 	post.nr_counters = be.threads;
 	post.counters = aligned_alloc(BENCH_CACHELINE,
 				      be.threads * sizeof(*post.counters));

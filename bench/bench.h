@@ -59,8 +59,16 @@ enum bench_kind {
 
 /* How tasks are handed to the executor (--submit). */
 enum bench_submit {
-	BENCH_SUBMIT_POST,	/* exec_submit(): always queue */
+	BENCH_SUBMIT_SUBMIT,	/* exec_submit(), N3785 add (the default) */
+	BENCH_SUBMIT_POST,	/* exec_post(): never in the caller */
+	BENCH_SUBMIT_DISPATCH,	/* exec_dispatch(): inline where allowed */
+	BENCH_SUBMIT_DEFER,	/* exec_defer(): a continuation, kept local */
 };
+
+int bench_submit_work(enum bench_submit how, struct exec_executor *ex,
+		      struct exec_work *work);
+int bench_submit_fn(enum bench_submit how, struct exec_executor *ex,
+		    exec_fn fn, void *arg);
 
 /**
  * struct bench_opts - the parsed command line, defaults filled in

@@ -138,7 +138,7 @@ static void bench_usage(FILE *f)
 {
 	fputs("usage: exec-bench WORKLOAD [--executor KIND] [--threads T] [--producers P]\n"
 	      "                  [--tasks N] [--strands S] [--samples K] [--seconds D]\n"
-	      "                  [--submit post] [--closures]\n"
+	      "                  [--submit OP] [--closures]\n"
 	      "       exec-bench list\n"
 	      "\n"
 	      "Runs one workload of the project's benchmark contract and prints one\n"
@@ -160,8 +160,10 @@ static void bench_usage(FILE *f)
 	      "  --seconds D      idle_cost's idle time in seconds (default 5)\n"
 	      "\n"
 	      "Extensions to the contract:\n"
-	      "  --submit post    how tasks are submitted: post (exec_submit(), the\n"
-	      "                   only one so far)\n"
+	      "  --submit OP      post_throughput, chain_latency: how tasks are\n"
+	      "                   submitted: submit (exec_submit(), the default),\n"
+	      "                   post, dispatch or defer (P0113); adds \"submit\"\n"
+	      "                   to the output line\n"
 	      "  --closures       post_throughput, chain_latency: submit closures with\n"
 	      "                   exec_submit_fn() instead of intrusive items; adds\n"
 	      "                   \"closures\":true to the output line\n"
@@ -272,12 +274,21 @@ static void bench_out(const char *fmt, ...)
 	bench_line_len += (size_t)n;
 }
 
+static const char *const bench_submit_names[] = {
+	[BENCH_SUBMIT_SUBMIT] = "submit",
+	[BENCH_SUBMIT_POST] = "post",
+	[BENCH_SUBMIT_DISPATCH] = "dispatch",
+	[BENCH_SUBMIT_DEFER] = "defer",
+};
+
 void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 {
 	bench_line_len = 0;
 	bench_out("{\"bench\":\"%s\",\"impl\":\"%s\",\"executor\":\"%s\",\"threads\":%u",
 		  opts->workload, BENCH_IMPL, bench_kind_name(opts->kind),
 		  threads);
+	if (opts->submit != BENCH_SUBMIT_SUBMIT)
+		bench_out_str("submit", bench_submit_names[opts->submit]);
 }
 
 void bench_out_str(const char *key, const char *val)
@@ -570,17 +581,67 @@ static int bench_parse_kind(const char *s, enum bench_kind *kind)
 	return -1;
 }
 
+
 static int bench_parse_submit(const char *s, enum bench_submit *submit)
 {
-	if (!strcmp(s, "post")) {
-		*submit = BENCH_SUBMIT_POST;
-		return 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bench_submit_names); i++) {
+		if (!strcmp(s, bench_submit_names[i])) {
+			*submit = (enum bench_submit)i;
+			return 0;
+		}
 	}
-	if (!strcmp(s, "dispatch") || !strcmp(s, "defer"))
-		bench_err("--submit %s: not implemented yet (only post)", s);
-	else
-		bench_err("--submit: unknown operation '%s' (post)", s);
+	bench_err("--submit: unknown operation '%s' (submit, post, dispatch, defer)",
+		  s);
 	return -1;
+}
+
+/**
+ * bench_submit_work - hand an intrusive item to @ex the way --submit says
+ * @how: the operation
+ * @ex: the executor
+ * @work: the item
+ *
+ * Return: what the library call returned.
+ */
+int bench_submit_work(enum bench_submit how, struct exec_executor *ex,
+		      struct exec_work *work)
+{
+	switch (how) {
+	case BENCH_SUBMIT_POST:
+		return exec_post(ex, work);
+	case BENCH_SUBMIT_DISPATCH:
+		return exec_dispatch(ex, work);
+	case BENCH_SUBMIT_DEFER:
+		return exec_defer(ex, work);
+	default:
+		return exec_submit(ex, work);
+	}
+}
+
+/**
+ * bench_submit_fn - submit a closure to @ex the way --submit says
+ * @how: the operation
+ * @ex: the executor
+ * @fn: the closure's function
+ * @arg: its argument
+ *
+ * Return: what the library call returned.
+ */
+int bench_submit_fn(enum bench_submit how, struct exec_executor *ex,
+		    exec_fn fn, void *arg)
+{
+	switch (how) {
+	case BENCH_SUBMIT_POST:
+		return exec_post_fn(ex, fn, arg);
+	case BENCH_SUBMIT_DISPATCH:
+		return exec_dispatch_fn(ex, fn, arg);
+	case BENCH_SUBMIT_DEFER:
+		return exec_defer_fn(ex, fn, arg);
+	default:
+		return exec_submit_fn(ex, fn, arg);
+	}
 }
 
 static const struct bench_workload *bench_find_workload(const char *name)
@@ -647,7 +708,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	opts->strands = BENCH_DEF_STRANDS;
 	opts->samples = w->default_samples;
 	opts->seconds = BENCH_DEF_SECONDS;
-	opts->submit = BENCH_SUBMIT_POST;
+	opts->submit = BENCH_SUBMIT_SUBMIT;
 	opts->closures = false;
 
 	for (i = 2; i < argc; i++) {
@@ -724,6 +785,11 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 			err = bench_parse_seconds(name, val, &opts->seconds);
 		} else if (!strcmp(name, "--submit")) {
 			err = bench_parse_submit(val, &opts->submit);
+			if (!err && !w->closures) {
+				bench_err("--submit: %s takes no --submit (post_throughput and chain_latency do)",
+					  w->name);
+				err = -1;
+			}
 		} else {
 			bench_err("unknown option '%s'", name);
 			return -1;

@@ -301,8 +301,16 @@ long exec_serial_destroy(struct exec_serial *serial)
 }
 EXPORT_SYMBOL_GPL(exec_serial_destroy);
 
+/* P0113: a strand's execution context is its inner executor's. */
+static struct exec_executor *
+exec_serial_context_executor(struct exec_executor *ex)
+{
+	return exec_to_serial(ex)->underlying;
+}
+
 static const struct exec_executor_ops exec_serial_ops = {
 	.kind = "serial",
 	.submit = exec_serial_submit,
 	.pending = exec_serial_pending,
+	.context_executor = exec_serial_context_executor,
 };

@@ -121,15 +121,12 @@ static bool exec_service_valid(const struct exec_service *svc)
 	return svc->key && svc->ops && svc->ops->destroy;
 }
 
-/* A service that was never added: its whole life, as the context's. */
+/* A valid service that was never added: shutdown, destroy, as if added. */
 static void exec_service_discard(struct exec_service *svc)
 {
-	if (!svc->ops)
-		return;
 	if (svc->ops->shutdown)
 		svc->ops->shutdown(svc);
-	if (svc->ops->destroy)
-		svc->ops->destroy(svc);
+	svc->ops->destroy(svc);
 }
 
 /* Whether this thread is inside the create function of @key on @ctx. */
@@ -308,12 +305,13 @@ int exec_use_service(struct exec_context *ctx,
 	exec_frame_pop(&frame.frame);
 	if (ret)
 		return ret;
-	if (!svc)
+	/* Without a destroy operation there is no way to release it. */
+	if (!svc || !exec_service_valid(svc))
 		return -EINVAL;
 	/* A service of another context is not ours to destroy. */
 	if (cmpxchg(&svc->context, NULL, ctx))
 		return -EBUSY;
-	if (svc->key != key || !exec_service_valid(svc)) {
+	if (svc->key != key) {
 		ret = -EINVAL;
 		goto err_discard_service;
 	}

@@ -208,9 +208,10 @@ struct exec_context *exec_executor_context(struct exec_executor *ex);
  *
  * Context: Process context; may sleep (@create may).
  * Return: 0 with *@svcp set; the error of @create; -EINVAL for NULL
- * arguments, or when @create returns no service, or one whose key is not
- * @key or that has no destroy operation (destroyed if it has one);
- * -EBUSY when @create returns a service already in a context; -EDEADLK
+ * arguments, or when @create returns no service, or one without key, ops
+ * or destroy operation (left alone: the library cannot release it), or
+ * one whose key is not @key (shut down and destroyed); -EBUSY when
+ * @create returns a service already in a context (left to it); -EDEADLK
  * when called for @key from @key's own create function on @ctx;
  * -ESHUTDOWN once shutdown has begun (a service just created is then shut
  * down and destroyed).  On error *@svcp is NULL.

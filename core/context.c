@@ -42,7 +42,7 @@
  * @executor: O: the context belongs to an executor; set at creation
  */
 struct exec_context {
-	spinlock_t lock;
+	spinlock_t lock;	/* adding to @services, setting @shutdown */
 	struct exec_service *services;
 	bool shutdown;
 	bool executor;

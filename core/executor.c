@@ -140,6 +140,7 @@ int exec_executor_init(struct exec_executor *ex,
 	ex->ops = ops;
 	ex->closures = cache;
 	ex->timers = NULL;
+	ex->context = NULL;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(exec_executor_init);
@@ -158,7 +159,10 @@ static void exec_closure_cache_release(struct exec_closure_cache *cache)
 
 void exec_executor_fini(struct exec_executor *ex)
 {
-	if (!ex || !ex->closures)
+	if (!ex)
+		return;
+	exec_executor_context_release(ex);
+	if (!ex->closures)
 		return;
 	exec_closure_cache_release(ex->closures);
 	spin_lock_destroy(&ex->closures->lock);

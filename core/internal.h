@@ -250,6 +250,10 @@ void exec_static_closures_release(void);
 void exec_fault_inject_thread_start(int after);
 bool exec_fault_thread_start(void);
 
+/* Execution contexts (core/context.c). */
+void exec_executor_context_release(struct exec_executor *ex);
+void exec_static_context_release(void);
+
 /* Default executor teardown, for the kernel module's exit. */
 void exec_default_shutdown(void);
 

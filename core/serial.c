@@ -346,10 +346,18 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 	return 0;
 }
 
+/* P0113: a strand's execution context is its inner executor's. */
+static struct exec_executor *
+exec_serial_context_executor(struct exec_executor *ex)
+{
+	return exec_to_serial(ex)->underlying;
+}
+
 static const struct exec_executor_ops exec_serial_ops = {
 	.kind = "serial",
 	.submit = exec_serial_submit,
 	.pending = exec_serial_pending,
 	.running_in_this_thread = exec_serial_running,
 	.dispatch = exec_serial_dispatch,
+	.context_executor = exec_serial_context_executor,
 };

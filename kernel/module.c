@@ -16,7 +16,9 @@
  * loop executor discards it, as in userspace).  What the module owns itself,
  * the built-in default thread pool, is destroyed here with the same
  * semantics: whatever is still queued on it runs, then its kthreads are
- * joined and its memory freed.
+ * joined and its memory freed.  The inline executor's execution context,
+ * which lives as long as the module, goes first: its services are shut down
+ * and destroyed while the default pool can still run what they submit.
  */
 #include <linux/init.h>
 #include <linux/module.h>
@@ -37,6 +39,7 @@ static int __init exec_module_init(void)
 
 static void __exit exec_module_exit(void)
 {
+	exec_static_context_release();
 	exec_default_shutdown();
 	exec_platform_exit();
 }

@@ -26,6 +26,7 @@ EXEC_BEGIN_DECLS
 struct exec_executor;
 struct exec_closure_cache;
 struct exec_timer_target;
+struct exec_context;
 
 /* Submission flags. */
 /* Fail with -EAGAIN instead of waiting for room in a bounded executor. */
@@ -60,6 +61,9 @@ struct exec_timer_target;
  * @work_started: count one unit of outstanding work (P0113
  *	on_work_started); NULL if the executor does not track it
  * @work_finished: the matching decrement; NULL with @work_started
+ * @context_executor: the executor whose execution context (context.h) @ex
+ *	shares, as a serial executor shares its underlying executor's; NULL
+ *	means @ex has a context of its own
  */
 struct exec_executor_ops {
 	const char *kind;
@@ -70,6 +74,7 @@ struct exec_executor_ops {
 	int (*dispatch)(struct exec_executor *ex, struct exec_work *work);
 	void (*work_started)(struct exec_executor *ex);
 	void (*work_finished)(struct exec_executor *ex);
+	struct exec_executor *(*context_executor)(struct exec_executor *ex);
 };
 
 /**
@@ -78,11 +83,15 @@ struct exec_executor_ops {
  * @closures: cache of closures for exec_submit_fn(); owned by the library
  * @timers: where its timed items are armed (timer.h); NULL if it cannot run
  *	timed work; owned by the library
+ * @context: A: its execution context (context.h), created on first use by
+ *	exec_executor_context() and installed with cmpxchg(); NULL until then;
+ *	torn down by exec_executor_fini(); owned by the library
  */
 struct exec_executor {
 	const struct exec_executor_ops *ops;
 	struct exec_closure_cache *closures;
 	struct exec_timer_target *timers;
+	struct exec_context *context;
 };
 
 /**
@@ -99,6 +108,9 @@ int exec_executor_init(struct exec_executor *ex,
 /**
  * exec_executor_fini - release what exec_executor_init() set up
  * @ex: the executor; no closure of it may still be pending or running
+ *
+ * Also tears down the executor's execution context, if one was created:
+ * its services are shut down, then destroyed (context.h).
  *
  * Context: Process context; may sleep.
  */

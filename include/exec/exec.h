@@ -15,5 +15,6 @@
 #include "loop.h"
 #include "simple.h"
 #include "timer.h"
+#include "future.h"
 
 #endif /* EXEC_EXEC_H */

@@ -343,8 +343,9 @@ typedef s64 ktime_t;
 #define wait_event_hrtimeout(wq, cond, timeout) ({			\
 	ktime_t __to = (timeout);					\
 	u64 __now = ktime_get_ns();					\
-	u64 __end = __to >= (ktime_t)(U64_MAX - __now) ?		\
-		    U64_MAX : __now + (u64)(__to > 0 ? __to : 0);	\
+	u64 __rel = __to > 0 ? (u64)__to : 0;				\
+	u64 __end = __to == KTIME_MAX || __rel >= U64_MAX - __now ?	\
+		    U64_MAX : __now + __rel;				\
 	int __ret = 0;							\
 	for (;;) {							\
 		u32 __seq = __atomic_load_n(&(wq).seq, __ATOMIC_ACQUIRE);\

@@ -471,6 +471,7 @@ static void future_discarded_by_shutdown_hard_ecanceled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_shutdown_hard(fx->one), 1L);
 	KUNIT_EXPECT_EQ(test, exec_future_wait(queued, 0, &result), 0);
 	KUNIT_EXPECT_EQ(test, result, (long)-ECANCELED);
+	exec_future_put(queued);
 	KUNIT_EXPECT_FALSE(test, exec_future_ready(running));
 	exec_test_gate_open(&fx->gate);
 	KUNIT_EXPECT_EQ(test, exec_future_wait(running, FX_WAIT_NS, &result),

@@ -303,6 +303,7 @@ static void future_then_after_completion_runs_once_on_its_executor(struct kunit 
 {
 	struct fut_fx *fx = ffx_create(test);
 	struct exec_future *fut;
+	unsigned int spins = 0;
 	struct cont_rec r;
 	u64 deadline;
 
@@ -313,7 +314,7 @@ static void future_then_after_completion_runs_once_on_its_executor(struct kunit 
 			0);
 	deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
 	while (!exec_future_ready(fut) && !exec_test_expired(deadline))
-		msleep(1);
+		exec_test_relax(&spins);
 	KUNIT_EXPECT_TRUE(test, exec_future_ready(fut));
 	KUNIT_EXPECT_EQ(test, exec_future_then(fut, fx->ex_two, rec_cont, &r),
 			0);

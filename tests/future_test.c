@@ -824,6 +824,94 @@ out:
 	ffx_finish(fx);
 }
 
+#define FX_RACE	2000
+
+struct race;
+
+struct race_item {
+	struct race *rc;
+	unsigned int i;
+	atomic_t runs;
+};
+
+struct race {
+	struct exec_future *fut[FX_RACE];
+	struct race_item item[FX_RACE];
+	atomic_t total;
+	atomic_t wrong;
+};
+
+static void race_cont(void *arg, long result)
+{
+	struct race_item *it = arg;
+
+	if (result != (long)it->i)
+		exec_test_count(&it->rc->wrong);
+	exec_test_count(&it->runs);
+	exec_test_count(&it->rc->total);
+}
+
+static int race_complete_all(void *arg)
+{
+	struct race *rc = arg;
+	unsigned int i;
+
+	for (i = 0; i < FX_RACE; i++)
+		if (exec_future_complete(rc->fut[i], i))
+			exec_test_count(&rc->wrong);
+	return 0;
+}
+
+/* then() racing complete(): each continuation runs once, with its result. */
+static void future_then_racing_complete_runs_once(struct kunit *test)
+{
+	struct fut_fx *fx = ffx_create(test);
+	struct exec_test_thread t;
+	struct race *rc;
+	unsigned int i, n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	if (!rc) {
+		KUNIT_FAIL(test, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < FX_RACE; i++) {
+		rc->item[i].rc = rc;
+		rc->item[i].i = i;
+		if (exec_future_create(&rc->fut[i]))
+			goto err_put;
+	}
+	if (exec_test_thread_start(&t, race_complete_all, rc,
+				   "exec-test-race")) {
+		KUNIT_FAIL(test, "cannot start the helper");
+		goto err_put;
+	}
+	for (i = 0; i < FX_RACE; i++)
+		if (exec_future_then(rc->fut[i], fx->ex_two, race_cont,
+				     &rc->item[i]))
+			exec_test_count(&rc->wrong);
+	if (!exec_test_thread_join(&t, EXEC_TEST_TIMEOUT_MS)) {
+		KUNIT_FAIL(test, "helper hangs; leaking the fixture");
+		return;
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&rc->total, FX_RACE,
+							 EXEC_TEST_TIMEOUT_MS));
+	msleep(EXEC_TEST_SETTLE_MS);
+	for (i = 0; i < FX_RACE; i++)
+		if (atomic_read(&rc->item[i].runs) != 1)
+			n++;
+	KUNIT_EXPECT_EQ(test, n, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->total), FX_RACE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->wrong), 0);
+err_put:
+	for (i = 0; i < FX_RACE; i++)
+		exec_future_put(rc->fut[i]);
+	kfree(rc);
+out:
+	ffx_finish(fx);
+}
+
 static void cont_noop(void *arg, long result)
 {
 }
@@ -902,6 +990,7 @@ static struct kunit_case exec_future_cases[] = {
 	KUNIT_CASE(unbound_handler_completes_on_fallback),
 	KUNIT_CASE(bound_handler_dispatches_inside_its_executor),
 	KUNIT_CASE(future_many_from_several_threads),
+	KUNIT_CASE(future_then_racing_complete_runs_once),
 	KUNIT_CASE(future_null_arguments_einval),
 	{}
 };

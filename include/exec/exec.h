@@ -16,5 +16,6 @@
 #include "simple.h"
 #include "timer.h"
 #include "context.h"
+#include "future.h"
 
 #endif /* EXEC_EXEC_H */

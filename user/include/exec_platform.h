@@ -328,6 +328,46 @@ static inline bool wq_has_sleeper(wait_queue_head_t *wq)
 	}								\
 } while (0)
 
+/* ktime_t: a time in nanoseconds, as in <linux/ktime.h>. */
+typedef s64 ktime_t;
+#define KTIME_MAX	((ktime_t)INT64_MAX)
+#define ns_to_ktime(ns)	((ktime_t)(ns))
+
+/*
+ * wait_event() bounded by a relative @timeout (a ktime_t): 0 once @cond
+ * holds, -ETIME if the timeout passed first, as the kernel's
+ * wait_event_hrtimeout() (which sleeps uninterruptibly).  KTIME_MAX, or a
+ * timeout too large for the clock, means no timeout.  The same protocol on
+ * @seq and @waiters as wait_event(), with a deadline on CLOCK_MONOTONIC.
+ */
+#define wait_event_hrtimeout(wq, cond, timeout) ({			\
+	ktime_t __to = (timeout);					\
+	u64 __now = ktime_get_ns();					\
+	u64 __rel = __to > 0 ? (u64)__to : 0;				\
+	u64 __end = __to == KTIME_MAX || __rel >= U64_MAX - __now ?	\
+		    U64_MAX : __now + __rel;				\
+	int __ret = 0;							\
+	for (;;) {							\
+		u32 __seq = __atomic_load_n(&(wq).seq, __ATOMIC_ACQUIRE);\
+		if (cond)						\
+			break;						\
+		if (ktime_get_ns() >= __end) {				\
+			__ret = -ETIME;					\
+			break;						\
+		}							\
+		__atomic_add_fetch(&(wq).waiters, 1, __ATOMIC_SEQ_CST);	\
+		if (!(cond)) {						\
+			if (__end == U64_MAX)				\
+				exec_futex_wait(&(wq).seq, __seq);	\
+			else						\
+				exec_futex_wait_until(&(wq).seq, __seq,	\
+						      false, __end);	\
+		}							\
+		__atomic_sub_fetch(&(wq).waiters, 1, __ATOMIC_SEQ_CST);	\
+	}								\
+	__ret;								\
+})
+
 /* Bit searches and hashing (<linux/bitops.h>, <linux/hash.h>) */
 static inline int fls64(u64 x)
 {

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Futures, continuations, spawn and the associated executor
+ * (include/exec/future.h, P0113R0 and N4143).
+ *
+ * A future's life is one word of state bits, changed only by fully ordered
+ * atomic read-modify-writes:
+ *
+ *   COMPLETING  a completer claimed the future: a second one gets -EALREADY
+ *   READY       @result is published
+ *   THEN        exec_future_then() claimed the continuation slot
+ *   ARMED       the continuation's fields are published
+ *   TAKEN       exec_future_wait() took the result
+ *
+ * The completer sets READY and then() sets ARMED, each with one
+ * atomic_fetch_or() on the same word, and each looks at what the other set
+ * before it: exactly one of them sees both bits and submits the
+ * continuation.  THEN and TAKEN are set by cmpxchg, each only if neither is
+ * set, so a result goes either to one wait or to the continuation.
+ *
+ * Memory: each future is one kzalloc(), freed by the last
+ * exec_future_put().  References are held by the creator, by the spawned
+ * work (dropped after it has completed the future, or after the discard
+ * callback has completed it with -ECANCELED) and by a registered
+ * continuation (dropped just before the continuation is called, whether it
+ * runs, is discarded or could not be submitted).  exec_spawn() and
+ * exec_handler_complete() allocate one small item each, freed just before
+ * its function is called (run or discard), or by the submitter when the
+ * submission fails.
+ */
+#include "internal.h"
+
+#define EXEC_FUTURE_SPAWNED	0x01	/* completed by its own work only */
+#define EXEC_FUTURE_COMPLETING	0x02
+#define EXEC_FUTURE_READY	0x04
+#define EXEC_FUTURE_THEN	0x08
+#define EXEC_FUTURE_ARMED	0x10
+#define EXEC_FUTURE_TAKEN	0x20
+
+/**
+ * struct exec_future - a future
+ * @refs: A: references; the last exec_future_put() frees the future
+ * @state: A: EXEC_FUTURE_* bits, see the top of the file
+ * @result: O: written by the completer that set COMPLETING, before it sets
+ *	READY; read only after READY was seen
+ * @wq: where exec_future_wait() sleeps until READY
+ * @work: the work of exec_spawn_future()
+ * @fn: O: its function, set before submission
+ * @arg: O: its argument
+ * @cont_work: the continuation's item
+ * @cont_ex: O: the continuation's executor, written by the then() that set
+ *	THEN, before it sets ARMED
+ * @cont: O: the continuation, as @cont_ex
+ * @cont_arg: O: its argument, as @cont_ex
+ * @cont_guard: A: outstanding work on @cont_ex from then() until the
+ *	continuation has been submitted
+ */
+struct exec_future {
+	atomic_t refs;
+	atomic_t state;
+	long result;
+	wait_queue_head_t wq;
+	struct exec_work work;
+	exec_task_fn fn;
+	void *arg;
+	struct exec_work cont_work;
+	struct exec_executor *cont_ex;
+	exec_result_fn cont;
+	void *cont_arg;
+	struct exec_work_guard cont_guard;
+};
+
+static struct exec_future *exec_future_alloc(unsigned int state, int refs)
+{
+	struct exec_future *fut = kzalloc(sizeof(*fut), GFP_KERNEL);
+
+	if (!fut)
+		return NULL;
+	atomic_set(&fut->refs, refs);
+	atomic_set(&fut->state, state);
+	init_waitqueue_head(&fut->wq);
+	return fut;
+}
+
+struct exec_future *exec_future_get(struct exec_future *fut)
+{
+	if (fut)
+		atomic_inc(&fut->refs);
+	return fut;
+}
+EXPORT_SYMBOL_GPL(exec_future_get);
+
+void exec_future_put(struct exec_future *fut)
+{
+	/* Fully ordered: every use of the future happens before the free. */
+	if (fut && atomic_dec_and_test(&fut->refs))
+		kfree(fut);
+}
+EXPORT_SYMBOL_GPL(exec_future_put);
+
+/* Drops the continuation's reference, then calls it: runs exactly once. */
+static void exec_future_cont_call(struct exec_future *fut, long result)
+{
+	exec_result_fn cont = fut->cont;
+	void *arg = fut->cont_arg;
+
+	exec_future_put(fut);
+	cont(arg, result);
+}
+
+static void exec_future_cont_run(struct exec_work *work)
+{
+	struct exec_future *fut = container_of(work, struct exec_future,
+					       cont_work);
+
+	/* READY was seen before the item was submitted: @result is there. */
+	exec_future_cont_call(fut, fut->result);
+}
+
+static void exec_future_cont_drop(struct exec_work *work)
+{
+	exec_future_cont_call(container_of(work, struct exec_future,
+					   cont_work), -ECANCELED);
+}
+
+/*
+ * Called once READY and ARMED are both set, by whichever of the completer
+ * and then() set the second one.  The caller holds a reference; once the
+ * item is accepted the future may be gone, so the guard is moved out of it
+ * first.
+ */
+static void exec_future_submit_cont(struct exec_future *fut)
+{
+	struct exec_executor *ex = fut->cont_ex;
+	struct exec_work_guard guard = {
+		.ex = xchg(&fut->cont_guard.ex, NULL),
+	};
+	int ret;
+
+	ret = exec_post(ex, &fut->cont_work);
+	/* An executor that runs items only in the caller, or a full one. */
+	if (ret == -EOPNOTSUPP || ret == -EAGAIN)
+		ret = exec_submit(ex, &fut->cont_work);
+	if (unlikely(ret))
+		exec_future_cont_call(fut, -ECANCELED);
+	if (guard.ex)
+		exec_work_guard_reset(&guard);
+}
+
+static int exec_future_settle(struct exec_future *fut, long result)
+{
+	int old;
+
+	if (atomic_fetch_or(EXEC_FUTURE_COMPLETING, &fut->state) &
+	    EXEC_FUTURE_COMPLETING)
+		return -EALREADY;
+	fut->result = result;
+	/*
+	 * Full barrier: publishes @result before READY (pairs with the
+	 * acquire reads of READY in exec_future_ready() and the cmpxchg of
+	 * exec_future_wait()), and pairs with then()'s fetch_or of ARMED:
+	 * one of the two sees the other's bit.
+	 */
+	old = atomic_fetch_or(EXEC_FUTURE_READY, &fut->state);
+	if (old & EXEC_FUTURE_ARMED)
+		exec_future_submit_cont(fut);
+	/* READY set by a full barrier first: pairs with wait_event()'s. */
+	if (wq_has_sleeper(&fut->wq))
+		wake_up_all(&fut->wq);
+	return 0;
+}
+
+int exec_future_create(struct exec_future **futp)
+{
+	might_sleep();
+	if (!futp)
+		return -EINVAL;
+	*futp = exec_future_alloc(0, 1);
+	return *futp ? 0 : -ENOMEM;
+}
+EXPORT_SYMBOL_GPL(exec_future_create);
+
+/* The spawned work: completes the future, then drops the work's reference. */
+static void exec_future_run(struct exec_work *work)
+{
+	struct exec_future *fut = container_of(work, struct exec_future, work);
+
+	exec_future_settle(fut, fut->fn(fut->arg));
+	exec_future_put(fut);
+}
+
+static void exec_future_drop(struct exec_work *work)
+{
+	struct exec_future *fut = container_of(work, struct exec_future, work);
+
+	exec_future_settle(fut, -ECANCELED);
+	exec_future_put(fut);
+}
+
+int exec_spawn_future(struct exec_future **futp, struct exec_executor *ex,
+		      exec_task_fn fn, void *arg)
+{
+	struct exec_future *fut;
+	int ret;
+
+	might_sleep();
+	if (!futp)
+		return -EINVAL;
+	*futp = NULL;
+	if (!ex || !ex->ops || !fn)
+		return -EINVAL;
+	/* One reference for the caller, one for the work. */
+	fut = exec_future_alloc(EXEC_FUTURE_SPAWNED, 2);
+	if (!fut)
+		return -ENOMEM;
+	fut->fn = fn;
+	fut->arg = arg;
+	exec_work_init_discard(&fut->work, exec_future_run, exec_future_drop);
+	ret = exec_submit(ex, &fut->work);
+	if (ret)
+		goto err_free_future;
+	*futp = fut;
+	return 0;
+
+err_free_future:
+	kfree(fut);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_spawn_future);
+
+int exec_future_complete(struct exec_future *fut, long result)
+{
+	if (!fut || (atomic_read(&fut->state) & EXEC_FUTURE_SPAWNED))
+		return -EINVAL;
+	return exec_future_settle(fut, result);
+}
+EXPORT_SYMBOL_GPL(exec_future_complete);
+
+bool exec_future_ready(const struct exec_future *fut)
+{
+	/* Pairs with the fetch_or of READY in exec_future_settle(). */
+	return fut && (atomic_read_acquire(&fut->state) & EXEC_FUTURE_READY);
+}
+EXPORT_SYMBOL_GPL(exec_future_ready);
+
+int exec_future_wait(struct exec_future *fut, uint64_t timeout_ns,
+		     long *result)
+{
+	ktime_t timeout;
+	int old;
+
+	if (!fut || !result)
+		return -EINVAL;
+	if (atomic_read(&fut->state) & EXEC_FUTURE_THEN)
+		return -EINVAL;
+	if (!exec_future_ready(fut)) {
+		if (!timeout_ns)
+			return -ETIMEDOUT;
+		might_sleep();
+		timeout = timeout_ns >= (uint64_t)KTIME_MAX ?
+			  KTIME_MAX : ns_to_ktime(timeout_ns);
+		if (wait_event_hrtimeout(fut->wq, exec_future_ready(fut),
+					 timeout))
+			return -ETIMEDOUT;
+	}
+	old = atomic_read(&fut->state);
+	do {
+		if (old & EXEC_FUTURE_THEN)
+			return -EINVAL;
+		if (old & EXEC_FUTURE_TAKEN)
+			return -EALREADY;
+	} while (!atomic_try_cmpxchg(&fut->state, &old,
+				     old | EXEC_FUTURE_TAKEN));
+	/* READY was read by acquire in exec_future_ready(): @result is set. */
+	*result = fut->result;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_future_wait);
+
+int exec_future_then(struct exec_future *fut, struct exec_executor *ex,
+		     exec_result_fn cont, void *arg)
+{
+	int old;
+
+	if (!fut || !ex || !ex->ops || !cont)
+		return -EINVAL;
+	old = atomic_read(&fut->state);
+	do {
+		if (old & EXEC_FUTURE_THEN)
+			return -EBUSY;
+		if (old & EXEC_FUTURE_TAKEN)
+			return -EALREADY;
+	} while (!atomic_try_cmpxchg(&fut->state, &old,
+				     old | EXEC_FUTURE_THEN));
+	fut->cont_ex = ex;
+	fut->cont = cont;
+	fut->cont_arg = arg;
+	exec_work_init_discard(&fut->cont_work, exec_future_cont_run,
+			       exec_future_cont_drop);
+	exec_work_guard_init(&fut->cont_guard, ex);
+	/* The continuation's reference, dropped by exec_future_cont_call(). */
+	exec_future_get(fut);
+	/*
+	 * Full barrier: publishes the fields above before ARMED, and pairs
+	 * with the completer's fetch_or of READY in exec_future_settle().
+	 */
+	old = atomic_fetch_or(EXEC_FUTURE_ARMED, &fut->state);
+	if (old & EXEC_FUTURE_READY)
+		exec_future_submit_cont(fut);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_future_then);
+
+/* exec_spawn(): the work and its continuation in one item. */
+struct exec_spawn {
+	struct exec_work work;
+	exec_task_fn fn;
+	void *arg;
+	exec_result_fn cont;
+	void *cont_arg;
+};
+
+static void exec_spawn_run(struct exec_work *work)
+{
+	struct exec_spawn *s = container_of(work, struct exec_spawn, work);
+	exec_task_fn fn = s->fn;
+	exec_result_fn cont = s->cont;
+	void *arg = s->arg;
+	void *cont_arg = s->cont_arg;
+
+	kfree(s);
+	cont(cont_arg, fn(arg));
+}
+
+static void exec_spawn_drop(struct exec_work *work)
+{
+	struct exec_spawn *s = container_of(work, struct exec_spawn, work);
+	exec_result_fn cont = s->cont;
+	void *cont_arg = s->cont_arg;
+
+	kfree(s);
+	cont(cont_arg, -ECANCELED);
+}
+
+int exec_spawn(struct exec_executor *ex, exec_task_fn fn, void *arg,
+	       exec_result_fn cont, void *cont_arg)
+{
+	struct exec_spawn *s;
+	int ret;
+
+	might_sleep();
+	if (!ex || !ex->ops || !fn || !cont)
+		return -EINVAL;
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	exec_work_init_discard(&s->work, exec_spawn_run, exec_spawn_drop);
+	s->fn = fn;
+	s->arg = arg;
+	s->cont = cont;
+	s->cont_arg = cont_arg;
+	ret = exec_submit(ex, &s->work);
+	if (ret)
+		goto err_free_spawn;
+	return 0;
+
+err_free_spawn:
+	kfree(s);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_spawn);
+
+int exec_bind_executor(struct exec_handler *h, struct exec_executor *ex,
+		       exec_result_fn fn, void *arg)
+{
+	if (!h || !ex || !ex->ops || !fn)
+		return -EINVAL;
+	h->fn = fn;
+	h->arg = arg;
+	h->ex = ex;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_bind_executor);
+
+struct exec_executor *exec_handler_executor(const struct exec_handler *h,
+					    struct exec_executor *fallback)
+{
+	if (!h)
+		return NULL;
+	return h->ex ? h->ex : fallback;
+}
+EXPORT_SYMBOL_GPL(exec_handler_executor);
+
+/* exec_handler_complete(): a handler and its result, queued. */
+struct exec_handler_op {
+	struct exec_work work;
+	exec_result_fn fn;
+	void *arg;
+	long result;
+};
+
+static void exec_handler_op_run(struct exec_work *work)
+{
+	struct exec_handler_op *op = container_of(work, struct exec_handler_op,
+						  work);
+	exec_result_fn fn = op->fn;
+	void *arg = op->arg;
+	long result = op->result;
+
+	kfree(op);
+	fn(arg, result);
+}
+
+static void exec_handler_op_drop(struct exec_work *work)
+{
+	struct exec_handler_op *op = container_of(work, struct exec_handler_op,
+						  work);
+
+	op->result = -ECANCELED;
+	exec_handler_op_run(work);
+}
+
+int exec_handler_complete(const struct exec_handler *h,
+			  struct exec_executor *fallback, long result)
+{
+	struct exec_executor *ex = exec_handler_executor(h, fallback);
+	struct exec_handler_op *op;
+	int ret;
+
+	might_sleep();
+	if (!h || !h->fn || !ex || !ex->ops)
+		return -EINVAL;
+	/* The generic dispatch rule needs no item: call the handler here. */
+	if (!ex->ops->dispatch && exec_running_in_this_thread(ex)) {
+		h->fn(h->arg, result);
+		return 0;
+	}
+	op = kmalloc(sizeof(*op), GFP_KERNEL);
+	if (!op)
+		return -ENOMEM;
+	exec_work_init_discard(&op->work, exec_handler_op_run,
+			       exec_handler_op_drop);
+	op->fn = h->fn;
+	op->arg = h->arg;
+	op->result = result;
+	ret = exec_dispatch(ex, &op->work);
+	/* dispatch posts without waiting: wait for room, or run in place. */
+	if (ret == -EAGAIN || ret == -EOPNOTSUPP)
+		ret = exec_submit(ex, &op->work);
+	if (ret)
+		goto err_free_op;
+	return 0;
+
+err_free_op:
+	kfree(op);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_handler_complete);

@@ -33,8 +33,6 @@ struct fut_fx {
 struct cont_rec {
 	struct exec_executor *ex;	/* where it should run */
 	struct exec_executor *other;	/* where it should not */
-	struct exec_thread_pool *pool;	/* @ex's pool, if it is one */
-	struct exec_thread_pool *other_pool;
 	atomic_t runs;
 	long result;
 	bool on_ex;
@@ -84,35 +82,13 @@ static void rec_init(struct cont_rec *r, struct exec_executor *ex,
 	atomic_set(&r->runs, 0);
 }
 
-/* The pool's own answer too, for pools whose ops do not answer it. */
-static bool on_executor(struct exec_executor *ex, struct exec_thread_pool *pool)
-{
-	return exec_running_in_this_thread(ex) ||
-	       (pool && exec_thread_pool_running_in_this_thread(pool));
-}
-
-/* Which of the fixture's pools @ex is, if any. */
-static struct exec_thread_pool *fx_pool(struct fut_fx *fx,
-					struct exec_executor *ex)
-{
-	if (ex == fx->ex_one)
-		return fx->one;
-	return ex == fx->ex_two ? fx->two : NULL;
-}
-
-static void rec_pools(struct cont_rec *r, struct fut_fx *fx)
-{
-	r->pool = fx_pool(fx, r->ex);
-	r->other_pool = fx_pool(fx, r->other);
-}
-
 static void rec_cont(void *arg, long result)
 {
 	struct cont_rec *r = arg;
 
 	r->result = result;
-	r->on_ex = on_executor(r->ex, r->pool);
-	r->on_other = r->other && on_executor(r->other, r->other_pool);
+	r->on_ex = exec_running_in_this_thread(r->ex);
+	r->on_other = r->other && exec_running_in_this_thread(r->other);
 	exec_test_count(&r->runs);
 }
 
@@ -126,7 +102,7 @@ static long work_42(void *arg)
 {
 	struct fut_fx *fx = arg;
 
-	if (!on_executor(fx->ex_one, fx->one))
+	if (!exec_running_in_this_thread(fx->ex_one))
 		exec_test_count(&fx->wrong_executor);
 	exec_test_count(&fx->runs);
 	return 42;
@@ -278,7 +254,6 @@ static void future_then_before_completion_runs_once_on_its_executor(struct kunit
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	rec_init(&r, fx->ex_two, fx->ex_one);
-	rec_pools(&r, fx);
 	/* Spawned on one, continued on two. */
 	KUNIT_ASSERT_EQ(test, exec_spawn_future(&fut, fx->ex_one, work_gated,
 						fx), 0);
@@ -309,7 +284,6 @@ static void future_then_after_completion_runs_once_on_its_executor(struct kunit 
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	rec_init(&r, fx->ex_two, fx->ex_one);
-	rec_pools(&r, fx);
 	KUNIT_ASSERT_EQ(test, exec_spawn_future(&fut, fx->ex_one, work_42, fx),
 			0);
 	deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
@@ -337,7 +311,6 @@ static void future_complete_by_hand_runs_continuation(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	rec_init(&r, fx->ex_two, fx->ex_one);
-	rec_pools(&r, fx);
 	KUNIT_ASSERT_EQ(test, exec_future_create(&fut), 0);
 	KUNIT_EXPECT_EQ(test, exec_future_then(fut, fx->ex_two, rec_cont, &r),
 			0);
@@ -429,7 +402,6 @@ static void future_discarded_by_loop_destroy_ecanceled(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	rec_init(&r, fx->ex_two, NULL);
-	rec_pools(&r, fx);
 	if (exec_loop_create(&loop)) {
 		KUNIT_FAIL(test, "cannot create the loop");
 		goto out;
@@ -588,7 +560,6 @@ static void spawn_runs_continuation_on_same_executor(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	rec_init(&r, fx->ex_two, fx->ex_one);
-	rec_pools(&r, fx);
 	KUNIT_EXPECT_EQ(test, exec_spawn(fx->ex_two, work_echo,
 					 (void *)(uintptr_t)9, rec_cont, &r),
 			0);
@@ -636,7 +607,6 @@ static void bound_handler_completes_on_its_executor(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	rec_init(&r, fx->ex_two, fx->ex_one);
-	rec_pools(&r, fx);
 	KUNIT_EXPECT_EQ(test, exec_bind_executor(&h, fx->ex_two, rec_cont, &r),
 			0);
 	KUNIT_EXPECT_PTR_EQ(test, exec_handler_executor(&h, fx->ex_one),
@@ -661,7 +631,6 @@ static void unbound_handler_completes_on_fallback(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	rec_init(&r, fx->ex_one, fx->ex_two);
-	rec_pools(&r, fx);
 	exec_handler_init(&h, rec_cont, &r);
 	KUNIT_EXPECT_PTR_EQ(test, exec_handler_executor(&h, fx->ex_one),
 			    fx->ex_one);

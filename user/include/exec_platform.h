@@ -290,6 +290,8 @@ void exec_futex_wait(u32 *uaddr, u32 val);
 void exec_futex_wake(u32 *uaddr, int nr);
 void exec_futex_wait_until(u32 *uaddr, u32 val, bool realtime, u64 when);
 
+#define DECLARE_WAIT_QUEUE_HEAD(name)	wait_queue_head_t name = { 0, 0 }
+
 static inline void init_waitqueue_head(wait_queue_head_t *wq)
 {
 	wq->seq = 0;
@@ -327,6 +329,37 @@ static inline bool wq_has_sleeper(wait_queue_head_t *wq)
 		__atomic_sub_fetch(&(wq).waiters, 1, __ATOMIC_SEQ_CST);	\
 	}								\
 } while (0)
+
+/*
+ * wait_event() bounded by @timeout nanoseconds on CLOCK_MONOTONIC, as the
+ * kernel's: 0 once @cond holds, -ETIME if the time ran out first; a timeout
+ * of LLONG_MAX (KTIME_MAX) waits without limit.
+ */
+#define wait_event_hrtimeout(wq, cond, timeout) ({			\
+	s64 __to = (timeout);						\
+	u64 __when = __to == LLONG_MAX ? U64_MAX :			\
+		     ktime_get_ns() + (u64)(__to > 0 ? __to : 0);	\
+	int __ret = 0;							\
+	for (;;) {							\
+		u32 __seq = __atomic_load_n(&(wq).seq, __ATOMIC_ACQUIRE);\
+		if (cond)						\
+			break;						\
+		if (__when != U64_MAX && ktime_get_ns() >= __when) {	\
+			__ret = -ETIME;					\
+			break;						\
+		}							\
+		__atomic_add_fetch(&(wq).waiters, 1, __ATOMIC_SEQ_CST);	\
+		if (!(cond)) {						\
+			if (__when == U64_MAX)				\
+				exec_futex_wait(&(wq).seq, __seq);	\
+			else						\
+				exec_futex_wait_until(&(wq).seq, __seq,	\
+						      false, __when);	\
+		}							\
+		__atomic_sub_fetch(&(wq).waiters, 1, __ATOMIC_SEQ_CST);	\
+	}								\
+	__ret;								\
+})
 
 /* Bit searches and hashing (<linux/bitops.h>, <linux/hash.h>) */
 static inline int fls64(u64 x)

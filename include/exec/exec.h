@@ -15,5 +15,6 @@
 #include "loop.h"
 #include "simple.h"
 #include "timer.h"
+#include "group.h"
 
 #endif /* EXEC_EXEC_H */

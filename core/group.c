@@ -31,9 +31,9 @@
 
 /* @word: the low half (less one bit) counts queued items. */
 #define EXEC_GROUP_QUEUED_BITS	(sizeof(long) * 4 - 1)
-#define EXEC_GROUP_QUEUED_MASK	((1UL << EXEC_GROUP_QUEUED_BITS) - 1)
-#define EXEC_GROUP_CANCELLED	(1UL << EXEC_GROUP_QUEUED_BITS)
-#define EXEC_GROUP_EPOCH_ONE	(1UL << (EXEC_GROUP_QUEUED_BITS + 1))
+#define EXEC_GROUP_QUEUED_MASK	(BIT(EXEC_GROUP_QUEUED_BITS) - 1)
+#define EXEC_GROUP_CANCELLED	BIT(EXEC_GROUP_QUEUED_BITS)
+#define EXEC_GROUP_EPOCH_ONE	BIT(EXEC_GROUP_QUEUED_BITS + 1)
 #define EXEC_GROUP_EPOCH_MASK	(~(EXEC_GROUP_EPOCH_ONE - 1))
 
 #define EXEC_GROUP_ITEM_PENDING_BIT	0
@@ -508,10 +508,12 @@ static DECLARE_WAIT_QUEUE_HEAD(exec_latch_wq);
 /* The latch is done: publish it, then wake its waiters, if any. */
 static void exec_latch_set_done(struct exec_latch *l)
 {
-	/* Pairs with the acquire of @done in exec_latch_wait(). */
-	smp_store_release(&l->done, 1UL);
-	/* Full barrier before wq_has_sleeper(): pairs with wait_event(). */
-	smp_mb();
+	/*
+	 * Fully ordered: releases what came before to the acquire of @done in
+	 * exec_latch_wait(), and is the full barrier before wq_has_sleeper()
+	 * that pairs with the waiter's in wait_event_hrtimeout().
+	 */
+	(void)xchg(&l->done, 1UL);
 	if (wq_has_sleeper(&exec_latch_wq))
 		wake_up_all(&exec_latch_wq);
 }
@@ -583,12 +585,13 @@ int exec_latch_wait(struct exec_latch *l, u64 timeout_ns)
 
 	if (!l)
 		return -EINVAL;
-	/* Acquire: pairs with the release in exec_latch_set_done(). */
+	/* Acquire: pairs with the xchg() in exec_latch_set_done(). */
 	if (smp_load_acquire(&l->done))
 		return 0;
 	if (!timeout_ns)
 		return -ETIMEDOUT;
 	might_sleep();
+	/* Acquire: pairs with the xchg() in exec_latch_set_done(). */
 	ret = wait_event_hrtimeout(exec_latch_wq, smp_load_acquire(&l->done),
 				   exec_group_ktime(timeout_ns));
 	return ret ? -ETIMEDOUT : 0;

@@ -183,6 +183,17 @@ static void gx_finish(struct gx_fx *fx)
 	kfree(fx);
 }
 
+/* Wait until @v >= @n, with the usual deadline. */
+static bool gx_wait_ge(atomic_t *v, int n)
+{
+	return exec_test_wait_atomic_ge(v, n, EXEC_TEST_TIMEOUT_MS);
+}
+
+static bool gx_join(struct exec_test_thread *t)
+{
+	return exec_test_thread_join(t, EXEC_TEST_TIMEOUT_MS);
+}
+
 /* Wait until @ex has @n items queued; false after the timeout. */
 static bool gx_wait_pending(struct exec_executor *ex, unsigned long n)
 {
@@ -223,7 +234,7 @@ static void gx_spin_until_cancelled(void *arg)
 
 	exec_test_count(&s->started);
 	while (!exec_cancel_requested(s->tok) && !exec_test_expired(deadline))
-		msleep(1);
+		usleep_range(500, 1000);
 	s->stopped_by_token = exec_cancel_requested(s->tok);
 	exec_test_count(&s->done);
 }
@@ -241,13 +252,11 @@ static void group_token_request_is_seen_by_running_work(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, exec_cancel_requested(&tok));
 	KUNIT_ASSERT_EQ(test, exec_submit_fn(gx_pool_ex(fx),
 					     gx_spin_until_cancelled, &s), 0);
-	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&s.started, 1,
-						EXEC_TEST_TIMEOUT_MS));
+	KUNIT_ASSERT_TRUE(test, gx_wait_ge(&s.started, 1));
 	start = ktime_get_ns();
 	KUNIT_EXPECT_EQ(test, exec_cancel_request(&tok), 0);
 	KUNIT_EXPECT_EQ(test, exec_cancel_request(&tok), -EALREADY);
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&s.done, 1,
-						EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test, gx_wait_ge(&s.done, 1));
 	/* It stopped by itself, early, because of the token. */
 	KUNIT_EXPECT_EQ(test, s.stopped_by_token, 1);
 	KUNIT_EXPECT_LT(test, ktime_get_ns() - start,
@@ -407,8 +416,7 @@ static void group_notify_on_thread_pool_after_cancel(struct kunit *test)
 						gx_notify, fx), 0);
 	KUNIT_EXPECT_EQ(test, exec_group_cancel(fx->g), 20L);
 	exec_test_gate_open(&fx->gate);
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->notified, 1,
-						EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test, gx_wait_ge(&fx->notified, 1));
 	KUNIT_EXPECT_EQ(test, fx->notify_on_ex, 1);
 	/* Discards count as done: the continuation saw all 21. */
 	KUNIT_EXPECT_EQ(test, fx->notify_saw_runs, 21);
@@ -450,9 +458,11 @@ static void group_closures_are_counted_and_removed(struct kunit *test)
 	atomic_set(&gx_closure_runs, 0);
 	atomic_set(&gx_closure_discards, 0);
 	for (i = 0; i < 5; i++)
-		KUNIT_EXPECT_EQ(test, exec_group_submit_fn(fx->g,
-						gx_loop_ex(fx), gx_closure,
-						gx_closure_discard, NULL), 0);
+		KUNIT_EXPECT_EQ(test,
+				exec_group_submit_fn(fx->g, gx_loop_ex(fx),
+						     gx_closure,
+						     gx_closure_discard, NULL),
+				0);
 	KUNIT_EXPECT_EQ(test, exec_loop_try_run_one_closure(fx->loop), 1);
 	KUNIT_EXPECT_EQ(test, exec_group_cancel(fx->g), 4L);
 	KUNIT_EXPECT_EQ(test, exec_loop_run_queued_closures(fx->loop), 4L);
@@ -487,22 +497,23 @@ static int gx_submitter(void *arg)
 static void group_counts_every_item_from_several_threads(struct kunit *test)
 {
 	struct gx_fx *fx = gx_create(test, 2, false);
+	unsigned int i, per = GX_ITEMS / GX_THREADS;
 	int accepted, runs, discards;
-	unsigned int i;
 	long removed;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	for (i = 0; i < GX_THREADS; i++)
-		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->threads[i],
-				gx_submitter,
-				&fx->items[i * (GX_ITEMS / GX_THREADS)],
-				"gx-submit"), 0);
+		KUNIT_ASSERT_EQ(test,
+				exec_test_thread_start(&fx->threads[i],
+						       gx_submitter,
+						       &fx->items[i * per],
+						       "gx-submit"),
+				0);
 	exec_test_wait_atomic_ge(&fx->accepted, GX_ITEMS / 4,
 				 EXEC_TEST_TIMEOUT_MS);
 	removed = exec_group_cancel(fx->g);
 	for (i = 0; i < GX_THREADS; i++) {
-		KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&fx->threads[i],
-						EXEC_TEST_TIMEOUT_MS));
+		KUNIT_ASSERT_TRUE(test, gx_join(&fx->threads[i]));
 		KUNIT_EXPECT_EQ(test, fx->threads[i].ret, 0L);
 	}
 	KUNIT_EXPECT_EQ(test,
@@ -520,8 +531,7 @@ static void group_counts_every_item_from_several_threads(struct kunit *test)
 	gx_finish(fx);
 }
 
-static void group_cancel_racing_execution_runs_or_discards_each(
-	struct kunit *test)
+static void group_cancel_racing_runs_or_discards_each(struct kunit *test)
 {
 	struct gx_fx *fx = gx_create(test, 2, false);
 	unsigned int round, i, n = 32;
@@ -653,16 +663,16 @@ static void latch_runs_continuation_once_after_count_downs(struct kunit *test)
 					      GX_THREADS * GX_LATCH_PER_THREAD,
 					      lf->ex, gx_latch_done, lf), 0);
 	for (i = 0; i < GX_THREADS; i++)
-		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->threads[i],
-						gx_counter, lf, "gx-count"),
+		KUNIT_ASSERT_EQ(test,
+				exec_test_thread_start(&fx->threads[i],
+						       gx_counter, lf,
+						       "gx-count"),
 				0);
 	for (i = 0; i < GX_THREADS; i++)
-		KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&fx->threads[i],
-						EXEC_TEST_TIMEOUT_MS));
+		KUNIT_ASSERT_TRUE(test, gx_join(&fx->threads[i]));
 	KUNIT_EXPECT_EQ(test, exec_latch_wait(&lf->latch,
 					      EXEC_TEST_TIMEOUT_MS * GX_MS), 0);
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&lf->runs, 1,
-						EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test, gx_wait_ge(&lf->runs, 1));
 	msleep(EXEC_TEST_SETTLE_MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&lf->runs), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&lf->opened), 1);
@@ -777,7 +787,7 @@ static struct kunit_case exec_group_cases[] = {
 	KUNIT_CASE(group_submit_after_cancel_ecanceled_until_reset),
 	KUNIT_CASE(group_closures_are_counted_and_removed),
 	KUNIT_CASE(group_counts_every_item_from_several_threads),
-	KUNIT_CASE(group_cancel_racing_execution_runs_or_discards_each),
+	KUNIT_CASE(group_cancel_racing_runs_or_discards_each),
 	KUNIT_CASE(group_wait_sleeps_until_group_is_empty),
 	KUNIT_CASE(group_and_latch_waits_time_out),
 	KUNIT_CASE(latch_runs_continuation_once_after_count_downs),

@@ -716,6 +716,213 @@ static void latch_count_down_past_zero_einval_counted(struct kunit *test)
 	kfree(lf);
 }
 
+/*
+ * A hand-driven executor: queues items until the test runs them, can refuse
+ * them, can cancel a group from inside its submit (to land a cancel between
+ * a group's count and the executor's refusal), and counts outstanding work.
+ */
+struct gx_cex {
+	struct exec_executor ex;
+	struct exec_work *q[8];
+	unsigned int nr;
+	int refuse;
+	struct exec_group *cancel_in_submit;
+	long cancelled;
+	atomic_t started;
+	atomic_t finished;
+};
+
+static int gx_cex_submit(struct exec_executor *ex, struct exec_work *work,
+			 unsigned int flags)
+{
+	struct gx_cex *c = container_of(ex, struct gx_cex, ex);
+
+	if (c->cancel_in_submit)
+		c->cancelled = exec_group_cancel(c->cancel_in_submit);
+	if (c->refuse || c->nr == ARRAY_SIZE(c->q))
+		return -ESHUTDOWN;
+	c->q[c->nr++] = work;
+	return 0;
+}
+
+static unsigned long gx_cex_pending(struct exec_executor *ex)
+{
+	return container_of(ex, struct gx_cex, ex)->nr;
+}
+
+static void gx_cex_work_started(struct exec_executor *ex)
+{
+	exec_test_count(&container_of(ex, struct gx_cex, ex)->started);
+}
+
+static void gx_cex_work_finished(struct exec_executor *ex)
+{
+	exec_test_count(&container_of(ex, struct gx_cex, ex)->finished);
+}
+
+static const struct exec_executor_ops gx_cex_ops = {
+	.kind = "gx-custom",
+	.submit = gx_cex_submit,
+	.pending = gx_cex_pending,
+	.work_started = gx_cex_work_started,
+	.work_finished = gx_cex_work_finished,
+};
+
+/* Start the oldest item as an executor must: clear the bit, then call. */
+static bool gx_cex_run_one(struct gx_cex *c)
+{
+	struct exec_work *w;
+	unsigned int i;
+
+	if (!c->nr)
+		return false;
+	w = c->q[0];
+	for (i = 1; i < c->nr; i++)
+		c->q[i - 1] = c->q[i];
+	c->nr--;
+	clear_bit(0, &w->flags);	/* EXEC_WORK_PENDING is bit 0 */
+	w->func(w);
+	return true;
+}
+
+static struct gx_cex *gx_cex_create(struct kunit *test)
+{
+	struct gx_cex *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	if (!c || exec_executor_init(&c->ex, &gx_cex_ops))
+		return NULL;
+	return c;
+}
+
+static void group_notify_holds_work_guard_on_its_executor(struct kunit *test)
+{
+	struct gx_fx *fx = gx_create(test, 0, true);
+	struct gx_cex *c = gx_cex_create(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	fx->notify_ex = &c->ex;
+	gx_submit(fx, gx_loop_ex(fx), 0, 3);
+	KUNIT_EXPECT_EQ(test, exec_group_notify(fx->g, &c->ex, gx_notify, fx),
+			0);
+	/* One unit of outstanding work while the group counts items. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->started), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->finished), 0);
+	KUNIT_EXPECT_EQ(test, exec_loop_run_queued_closures(fx->loop), 3L);
+	/* Released once the continuation is queued on the executor. */
+	KUNIT_EXPECT_EQ(test, c->nr, 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->finished), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->notified), 0);
+	KUNIT_EXPECT_TRUE(test, gx_cex_run_one(c));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->notified), 1);
+	KUNIT_EXPECT_EQ(test, fx->notify_saw_runs, 3);
+	/* An empty group: submitted at once, no guard taken. */
+	KUNIT_EXPECT_EQ(test, exec_group_notify(fx->g, &c->ex, gx_notify, fx),
+			0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->started), 1);
+	KUNIT_EXPECT_TRUE(test, gx_cex_run_one(c));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->notified), 2);
+	gx_finish(fx);
+	exec_executor_fini(&c->ex);
+}
+
+static void group_notify_refused_runs_in_emptying_thread(struct kunit *test)
+{
+	struct gx_fx *fx = gx_create(test, 0, true);
+	struct gx_cex *c = gx_cex_create(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	fx->notify_ex = &c->ex;
+	gx_submit(fx, gx_loop_ex(fx), 0, 2);
+	KUNIT_EXPECT_EQ(test, exec_group_notify(fx->g, &c->ex, gx_notify, fx),
+			0);
+	c->refuse = 1;
+	/* One continuation at a time. */
+	KUNIT_EXPECT_EQ(test, exec_group_notify(fx->g, &c->ex, gx_notify, fx),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, exec_loop_run_queued_closures(fx->loop), 2L);
+	/* Not lost: it ran in the thread that emptied the group. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->notified), 1);
+	KUNIT_EXPECT_EQ(test, fx->notify_on_ex, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->finished), 1);
+	/* Refused on an empty group: the error, and nothing runs. */
+	KUNIT_EXPECT_EQ(test, exec_group_notify(fx->g, &c->ex, gx_notify, fx),
+			-ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->notified), 1);
+	gx_finish(fx);
+	exec_executor_fini(&c->ex);
+}
+
+static void group_submit_refused_by_executor_is_not_counted(struct kunit *test)
+{
+	struct gx_fx *fx = gx_create(test, 0, false);
+	struct gx_cex *c = gx_cex_create(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->refuse = 1;
+	KUNIT_EXPECT_EQ(test, exec_group_submit(fx->g, &c->ex,
+						&fx->items[0].item),
+			-ESHUTDOWN);
+	KUNIT_EXPECT_FALSE(test, exec_group_item_pending(&fx->items[0].item));
+	KUNIT_EXPECT_EQ(test, exec_group_count(fx->g), 0UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_discards), 0);
+	/* Nothing was left queued for a cancel to remove. */
+	KUNIT_EXPECT_EQ(test, exec_group_cancel(fx->g), 0L);
+	gx_finish(fx);
+	exec_executor_fini(&c->ex);
+}
+
+static void group_submit_refused_after_cancel_discards(struct kunit *test)
+{
+	struct gx_fx *fx = gx_create(test, 0, false);
+	struct gx_cex *c = gx_cex_create(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	/* The cancel lands after the group counted the item. */
+	c->cancel_in_submit = fx->g;
+	c->refuse = 1;
+	KUNIT_EXPECT_EQ(test, exec_group_submit(fx->g, &c->ex,
+						&fx->items[0].item), 0);
+	KUNIT_EXPECT_EQ(test, c->cancelled, 1L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[0].discards), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[0].runs), 0);
+	KUNIT_EXPECT_FALSE(test, exec_group_item_pending(&fx->items[0].item));
+	KUNIT_EXPECT_EQ(test, exec_group_count(fx->g), 0UL);
+	/* Accepted after the cancel, the item is discarded when reached. */
+	c->refuse = 0;
+	KUNIT_EXPECT_EQ(test, exec_group_reset(fx->g), 0);
+	KUNIT_EXPECT_EQ(test, exec_group_submit(fx->g, &c->ex,
+						&fx->items[1].item), 0);
+	KUNIT_EXPECT_EQ(test, c->cancelled, 1L);
+	KUNIT_EXPECT_TRUE(test, gx_cex_run_one(c));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[1].discards), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[1].runs), 0);
+	c->cancel_in_submit = NULL;
+	gx_finish(fx);
+	exec_executor_fini(&c->ex);
+}
+
+static void latch_continuation_refused_runs_in_caller(struct kunit *test)
+{
+	struct gx_latch_fx *lf = kunit_kzalloc(test, sizeof(*lf), GFP_KERNEL);
+	struct gx_cex *c = gx_cex_create(test);
+
+	KUNIT_ASSERT_NOT_NULL(test, lf);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	lf->ex = &c->ex;
+	KUNIT_ASSERT_EQ(test, exec_latch_init(&lf->latch, 1, &c->ex,
+					      gx_latch_done, lf), 0);
+	c->refuse = 1;
+	KUNIT_EXPECT_EQ(test, exec_latch_count_down(&lf->latch), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&lf->runs), 1);
+	KUNIT_EXPECT_EQ(test, lf->on_ex, 0);
+	KUNIT_EXPECT_EQ(test, exec_latch_wait(&lf->latch, 0), 0);
+	exec_executor_fini(&c->ex);
+}
+
 static void group_bad_input(struct kunit *test)
 {
 	struct gx_fx *fx = gx_create(test, 0, true);
@@ -792,6 +999,11 @@ static struct kunit_case exec_group_cases[] = {
 	KUNIT_CASE(group_and_latch_waits_time_out),
 	KUNIT_CASE(latch_runs_continuation_once_after_count_downs),
 	KUNIT_CASE(latch_count_down_past_zero_einval_counted),
+	KUNIT_CASE(group_notify_holds_work_guard_on_its_executor),
+	KUNIT_CASE(group_notify_refused_runs_in_emptying_thread),
+	KUNIT_CASE(group_submit_refused_by_executor_is_not_counted),
+	KUNIT_CASE(group_submit_refused_after_cancel_discards),
+	KUNIT_CASE(latch_continuation_refused_runs_in_caller),
 	KUNIT_CASE(group_bad_input),
 	{}
 };

@@ -177,9 +177,13 @@ static void gx_finish(struct gx_fx *fx)
 		KUNIT_EXPECT_EQ(fx->test, exec_thread_pool_destroy(fx->pool), 0);
 	if (fx->loop)
 		KUNIT_EXPECT_GE(fx->test, exec_loop_destroy(fx->loop), 0L);
-	KUNIT_EXPECT_EQ(fx->test,
-			exec_group_wait(fx->g, EXEC_TEST_TIMEOUT_MS * GX_MS), 0);
-	KUNIT_EXPECT_EQ(fx->test, exec_group_destroy(fx->g), 0);
+	if (fx->g) {
+		KUNIT_EXPECT_EQ(fx->test,
+				exec_group_wait(fx->g,
+						EXEC_TEST_TIMEOUT_MS * GX_MS),
+				0);
+		KUNIT_EXPECT_EQ(fx->test, exec_group_destroy(fx->g), 0);
+	}
 	kfree(fx);
 }
 
@@ -422,6 +426,32 @@ static void group_notify_on_thread_pool_after_cancel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fx->notify_saw_runs, 21);
 	msleep(EXEC_TEST_SETTLE_MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->notified), 1);
+	gx_finish(fx);
+}
+
+static void gx_destroy_group(void *arg)
+{
+	struct gx_fx *fx = arg;
+
+	fx->notify_saw_runs = exec_group_destroy(fx->g);
+	fx->g = NULL;
+	exec_test_count(&fx->notified);
+}
+
+static void group_notify_continuation_may_destroy_group(struct kunit *test)
+{
+	struct gx_fx *fx = gx_create(test, 0, true);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	gx_submit(fx, gx_loop_ex(fx), 0, 2);
+	KUNIT_EXPECT_EQ(test, exec_group_notify(fx->g, gx_loop_ex(fx),
+						gx_destroy_group, fx), 0);
+	/* The items, then the continuation queued behind them. */
+	KUNIT_EXPECT_EQ(test, exec_loop_run_queued_closures(fx->loop), 2L);
+	KUNIT_EXPECT_EQ(test, exec_loop_run_queued_closures(fx->loop), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->notified), 1);
+	KUNIT_EXPECT_EQ(test, fx->notify_saw_runs, 0);
+	KUNIT_EXPECT_NULL(test, fx->g);
 	gx_finish(fx);
 }
 
@@ -991,6 +1021,7 @@ static struct kunit_case exec_group_cases[] = {
 	KUNIT_CASE(group_items_dropped_by_executor_are_discarded),
 	KUNIT_CASE(group_notify_runs_once_on_its_executor_when_empty),
 	KUNIT_CASE(group_notify_on_thread_pool_after_cancel),
+	KUNIT_CASE(group_notify_continuation_may_destroy_group),
 	KUNIT_CASE(group_submit_after_cancel_ecanceled_until_reset),
 	KUNIT_CASE(group_closures_are_counted_and_removed),
 	KUNIT_CASE(group_counts_every_item_from_several_threads),

@@ -114,8 +114,9 @@ typedef void (*exec_group_fn)(struct exec_group_item *item);
  * @func: run once per accepted submission, unless the group removes it
  * @discard: called instead of @func when the item is removed by
  *	exec_group_cancel() or dropped by its executor; may be NULL
- * @group: private: the group of the pending submission
- * @epoch: private: the group's cancel epoch at submission
+ * @group: private: O: the group of the pending submission, written by the
+ *	submitter before the executor can see the item
+ * @epoch: private: O: the group's cancel epoch at submission, likewise
  * @state: private: A: EXEC_GROUP_ITEM_PENDING, set by the submission and
  *	cleared just before @func or @discard is called
  *
@@ -287,7 +288,8 @@ int exec_group_wait(struct exec_group *g, uint64_t timeout_ns);
  * nothing is allocated.  Should @ex refuse it then (shut down), or drop it,
  * @fn(@arg) is called by the thread that emptied the group, or dropped it,
  * rather than lost.  A new continuation may be registered once the previous
- * one has started, from that one too.
+ * one has started, from that one too; the continuation may also destroy the
+ * group.
  *
  * Context: Any context; never sleeps.
  * Return: 0; -EINVAL for NULL arguments; -EBUSY if a continuation is already

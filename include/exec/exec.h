@@ -17,5 +17,6 @@
 #include "timer.h"
 #include "context.h"
 #include "future.h"
+#include "group.h"
 
 #endif /* EXEC_EXEC_H */

@@ -290,6 +290,8 @@ void exec_futex_wait(u32 *uaddr, u32 val);
 void exec_futex_wake(u32 *uaddr, int nr);
 void exec_futex_wait_until(u32 *uaddr, u32 val, bool realtime, u64 when);
 
+#define DECLARE_WAIT_QUEUE_HEAD(name)	wait_queue_head_t name = { 0, 0 }
+
 static inline void init_waitqueue_head(wait_queue_head_t *wq)
 {
 	wq->seq = 0;

@@ -83,19 +83,11 @@ static void gx_discard(struct exec_group_item *item)
 	exec_test_count(&w->fx->total_discards);
 }
 
-/* Whether the caller runs an item of @ex (a pool's own test for a pool). */
-static bool gx_on(struct exec_thread_pool *pool, struct exec_executor *ex)
-{
-	if (pool && ex == exec_thread_pool_executor(pool))
-		return exec_thread_pool_running_in_this_thread(pool);
-	return exec_running_in_this_thread(ex);
-}
-
 static void gx_notify(void *arg)
 {
 	struct gx_fx *fx = arg;
 
-	fx->notify_on_ex = gx_on(fx->pool, fx->notify_ex);
+	fx->notify_on_ex = exec_running_in_this_thread(fx->notify_ex);
 	fx->notify_saw_runs = atomic_read(&fx->total_runs) +
 			      atomic_read(&fx->total_discards);
 	exec_test_count(&fx->notified);
@@ -658,7 +650,7 @@ static void gx_latch_done(void *arg)
 {
 	struct gx_latch_fx *lf = arg;
 
-	lf->on_ex = gx_on(lf->pool, lf->ex);
+	lf->on_ex = exec_running_in_this_thread(lf->ex);
 	lf->remaining_at_run = exec_latch_remaining(&lf->latch);
 	exec_test_count(&lf->runs);
 }

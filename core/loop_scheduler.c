@@ -255,7 +255,8 @@ static struct exec_work *exec_ls_pop(struct exec_loop_scheduler *ls)
 	return work;
 }
 
-static struct exec_ls_sleeper *exec_ls_sleeper_get(struct exec_loop_scheduler *ls)
+static struct exec_ls_sleeper *
+exec_ls_sleeper_get(struct exec_loop_scheduler *ls)
 {
 	struct exec_ls_sleeper *s;
 	unsigned long flags;

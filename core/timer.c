@@ -1107,8 +1107,9 @@ long exec_timers_shutdown(struct exec_executor *ex)
 
 	for (; list; list = next, n++) {
 		next = list->next;
-		/* Its target is alive: a dead one has no items in the wheels. */
-		exec_target_work_finished(exec_flags_target(READ_ONCE(list->flags)));
+		/* Its target is alive: a dead one has no armed items. */
+		exec_target_work_finished(
+			exec_flags_target(READ_ONCE(list->flags)));
 		exec_timer_release(exec_work_timer(list));
 		exec_timer_wake_sync(exec_work_timer(list));
 		if (list->discard)

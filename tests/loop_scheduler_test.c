@@ -25,10 +25,10 @@ enum lsw_action {
 	LSW_COUNT,
 	LSW_STOP,		/* exec_loop_scheduler_stop() */
 	LSW_RESET_GUARD,	/* release the fixture's work guard */
-	LSW_NESTED,		/* blocking run functions, destroy: -EDEADLK */
+	LSW_NESTED,		/* blocking run calls, destroy: -EDEADLK */
 	LSW_POLL,		/* a nested poll: allowed */
 	LSW_RESTART,		/* restart from inside: -EBUSY */
-	LSW_DISPATCH,		/* dispatch, post and defer of the next items */
+	LSW_DISPATCH,		/* dispatch, post, defer the next items */
 	LSW_GATE,		/* wait at the fixture's gate */
 };
 
@@ -41,8 +41,8 @@ struct lsw {
 	atomic_t runs;
 	atomic_t discards;
 	long nested[8];
-	bool inside;		/* exec_running_in_this_thread() in the item */
-	bool next_ran;		/* the dispatched item had run on return */
+	bool inside;		/* running_in_this_thread in the item */
+	bool next_ran;		/* dispatched item had run on return */
 };
 
 /* A timed item. */
@@ -218,7 +218,8 @@ static void lsw_func(struct exec_work *work)
 		w->next_ran = atomic_read(&w[1].runs) == 1;
 		w->nested[1] = exec_post(fx->ex, &w[2].work);
 		w->nested[2] = exec_defer(fx->ex, &w[3].work);
-		w->nested[3] = atomic_read(&w[2].runs) + atomic_read(&w[3].runs);
+		w->nested[3] = atomic_read(&w[2].runs) +
+			       atomic_read(&w[3].runs);
 		break;
 	case LSW_GATE:
 		exec_test_gate_pass(&fx->gate);
@@ -309,8 +310,8 @@ static void lsfx_submit(struct ls_fx *fx, unsigned int first, unsigned int n)
 	unsigned int i;
 
 	for (i = first; i < first + n; i++)
-		KUNIT_EXPECT_EQ(fx->test, exec_submit(fx->ex, &fx->items[i].work),
-				0);
+		KUNIT_EXPECT_EQ(fx->test,
+				exec_submit(fx->ex, &fx->items[i].work), 0);
 }
 
 static void lsfx_hold(struct ls_fx *fx)
@@ -354,7 +355,7 @@ static void ls_run_without_guard_returns_when_items_run_out(struct kunit *test)
 	lsfx_finish(fx);
 }
 
-static void ls_run_with_guard_returns_when_guard_reset_by_item(struct kunit *test)
+static void ls_run_with_guard_returns_when_item_resets_it(struct kunit *test)
 {
 	struct ls_fx *fx = lsfx_create(test);
 
@@ -914,7 +915,7 @@ static void ls_null_arguments_einval(struct kunit *test)
 static struct kunit_case exec_loop_scheduler_cases[] = {
 	KUNIT_CASE(ls_run_with_no_work_returns_0_and_stops),
 	KUNIT_CASE(ls_run_without_guard_returns_when_items_run_out),
-	KUNIT_CASE(ls_run_with_guard_returns_when_guard_reset_by_item),
+	KUNIT_CASE(ls_run_with_guard_returns_when_item_resets_it),
 	KUNIT_CASE(ls_run_with_guard_sleeps_until_guard_reset),
 	KUNIT_CASE(ls_run_one_runs_exactly_one),
 	KUNIT_CASE(ls_poll_runs_only_ready_items_without_sleeping),

@@ -1073,7 +1073,7 @@ static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
  */
 long exec_timers_shutdown(struct exec_executor *ex)
 {
-	struct exec_timer_target *target = ex->timers;
+	struct exec_timer_target *target = ex->timers, *owner;
 	struct exec_timer_base *base;
 	struct exec_work *list, *next;
 	unsigned long flags;
@@ -1108,8 +1108,8 @@ long exec_timers_shutdown(struct exec_executor *ex)
 	for (; list; list = next, n++) {
 		next = list->next;
 		/* Its target is alive: a dead one has no armed items. */
-		exec_target_work_finished(
-			exec_flags_target(READ_ONCE(list->flags)));
+		owner = exec_flags_target(READ_ONCE(list->flags));
+		exec_target_work_finished(owner);
 		exec_timer_release(exec_work_timer(list));
 		exec_timer_wake_sync(exec_work_timer(list));
 		if (list->discard)

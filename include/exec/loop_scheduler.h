@@ -216,9 +216,9 @@ int exec_loop_scheduler_restart(struct exec_loop_scheduler *ls);
  * @ls: the loop scheduler
  *
  * Items never run, and timed items still armed, are handed to their discard
- * callbacks and never run.  Submissions that begin after destroy has begun
- * fail with -ESHUTDOWN.  Work guards still held on @ls must not be reset
- * after this returns.
+ * callbacks and never run.  A submission racing with destroy is either
+ * discarded with the rest or fails with -ESHUTDOWN; none is lost.  Work
+ * guards still held on @ls must not be reset after this returns.
  *
  * Context: Process context; may sleep.
  * Return: the number of items discarded (>= 0); -EINVAL for NULL; -EDEADLK

@@ -234,6 +234,7 @@ void exec_timer_discard(struct exec_work *work);
 void exec_timer_sys_init(void);
 int exec_timers_create(struct exec_executor *ex);
 int exec_timers_share(struct exec_executor *ex, struct exec_executor *from);
+void exec_timers_count_work(struct exec_executor *ex);
 long exec_timers_shutdown(struct exec_executor *ex);
 void exec_timers_free(struct exec_executor *ex);
 unsigned long exec_timers_armed(struct exec_executor *ex);

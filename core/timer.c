@@ -86,6 +86,9 @@ struct exec_timer_base {
  * @nr_armed: L: items of @ex in @base's wheels (for exec_pending_count())
  * @dead: L: @ex is being destroyed; nothing can be armed for it
  * @owns_base: @base was created for @ex and goes with it
+ * @counts_work: @ex counts its timed items as outstanding work, from arming
+ *	until they reach its queue or are taken back (its ops' work_started
+ *	and work_finished); set before anything is armed
  *
  * Its address is kept in exec_work::flags above EXEC_WORK_FLAG_BITS bits,
  * hence the alignment.
@@ -96,6 +99,7 @@ struct exec_timer_target {
 	unsigned long nr_armed;
 	bool dead;
 	bool owns_base;
+	bool counts_work;
 } __aligned(1 << EXEC_WORK_FLAG_BITS);
 
 /**
@@ -164,6 +168,29 @@ static struct exec_timer_target *exec_flags_target(unsigned long flags)
 static bool exec_timer_linked(struct exec_work **link)
 {
 	return (unsigned long)link > EXEC_TIMER_STATE_MAX;
+}
+
+/*
+ * An item is armed for @target: one more in its wheels, and one unit of
+ * outstanding work if its executor counts them.  Under the base lock:
+ * work_started() may be called in any context.
+ */
+static void exec_target_armed_inc(struct exec_timer_target *target)
+{
+	target->nr_armed++;
+	if (target->counts_work)
+		target->ex->ops->work_started(target->ex);
+}
+
+/*
+ * Releases the unit of outstanding work of an item armed for @target that
+ * has reached the executor's queue or has been taken back.  Called without
+ * the base lock, since work_finished() may wake the executor's threads.
+ */
+static void exec_target_work_finished(struct exec_timer_target *target)
+{
+	if (target->counts_work)
+		target->ex->ops->work_finished(target->ex);
 }
 
 /* Ends the item's pending state: drops the pending bit and the target. */
@@ -315,6 +342,8 @@ static void exec_timer_submit_due(struct exec_timer *t)
 	if (ex->ops->submit(ex, &t->work,
 			    EXEC_SUBMIT_NOWAIT | EXEC_SUBMIT_FORCE))
 		exec_work_discard(&t->work);
+	/* Queued (or discarded): the executor counts it now, if it counts. */
+	exec_target_work_finished(target);
 }
 
 /*
@@ -376,7 +405,7 @@ static bool exec_timer_enqueue(struct exec_timer_base *base,
 
 	lockdep_assert_held(&base->lock);
 	WRITE_ONCE(t->expires, deadline);
-	exec_flags_target(READ_ONCE(t->work.flags))->nr_armed++;
+	exec_target_armed_inc(exec_flags_target(READ_ONCE(t->work.flags)));
 	if (clock == EXEC_CLOCK_REALTIME) {
 		/* The realtime clock may have gone back since @clk was set. */
 		now = exec_clock_now(clock);
@@ -452,7 +481,7 @@ static int exec_timer_move(struct exec_timer_target *target,
 	struct exec_timer_base *base = target->base;
 	unsigned long flags, wflags;
 	struct exec_work **link;
-	bool due = false;
+	bool due = false, moved = false;
 	int ret = 1;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
@@ -465,6 +494,8 @@ static int exec_timer_move(struct exec_timer_target *target,
 		exec_wheel_del(base->wheel, EXEC_CLOCK_COUNT, t);
 		target->nr_armed--;
 		due = exec_timer_enqueue(base, t, clock, deadline);
+		/* The enqueue took a unit of work: release the old one. */
+		moved = true;
 	} else {
 		/* Dequeued later by the executor, then filed again. */
 		WRITE_ONCE(t->expires, deadline);
@@ -472,6 +503,8 @@ static int exec_timer_move(struct exec_timer_target *target,
 							 EXEC_TIMER_MOVED_MONO;
 	}
 	raw_spin_unlock_irqrestore(&base->lock, flags);
+	if (moved)
+		exec_target_work_finished(target);
 	if (due)
 		exec_timer_hand_over(base);
 	return ret;
@@ -649,12 +682,17 @@ static int exec_timer_cancel_pending(struct exec_timer *t)
 		t->link = EXEC_TIMER_IDLE;
 		target->nr_armed--;
 		exec_timer_release(t);
-		ret = 1;
+		ret = 2;
 	} else if (link != EXEC_TIMER_CANCELLED) {
 		t->link = EXEC_TIMER_CANCELLED;
 		ret = 1;
 	}
 	raw_spin_unlock_irqrestore(&base->lock, flags);
+	if (ret == 2) {
+		/* Taken out of the wheel: its unit of work goes with it. */
+		exec_target_work_finished(target);
+		ret = 1;
+	}
 	return ret;
 }
 
@@ -954,6 +992,25 @@ err_free_base:
 }
 
 /**
+ * exec_timers_count_work - count @ex's armed items as its outstanding work
+ * @ex: the executor, after exec_timers_create() and before anything is armed
+ *	on it; its ops have work_started and work_finished
+ *
+ * From then on, each timed item armed for @ex holds one unit of outstanding
+ * work (work_started) until it has been submitted to @ex, cancelled or
+ * discarded (work_finished), as an asynchronous operation would.  A unit
+ * is released only after the item is in @ex's queue, or after it has been
+ * re-armed (exec_timer_mod()), so the count never dips to zero in between.
+ *
+ * Context: Process context.
+ */
+void exec_timers_count_work(struct exec_executor *ex)
+{
+	if (ex->timers && ex->ops->work_started && ex->ops->work_finished)
+		ex->timers->counts_work = true;
+}
+
+/**
  * exec_timers_share - arm an executor's timed items on another's base
  * @ex: the executor (a serial executor)
  * @from: the executor whose base it uses; if that has none, neither has @ex
@@ -1016,7 +1073,7 @@ static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
  */
 long exec_timers_shutdown(struct exec_executor *ex)
 {
-	struct exec_timer_target *target = ex->timers;
+	struct exec_timer_target *target = ex->timers, *owner;
 	struct exec_timer_base *base;
 	struct exec_work *list, *next;
 	unsigned long flags;
@@ -1050,6 +1107,9 @@ long exec_timers_shutdown(struct exec_executor *ex)
 
 	for (; list; list = next, n++) {
 		next = list->next;
+		/* Its target is alive: a dead one has no armed items. */
+		owner = exec_flags_target(READ_ONCE(list->flags));
+		exec_target_work_finished(owner);
 		exec_timer_release(exec_work_timer(list));
 		exec_timer_wake_sync(exec_work_timer(list));
 		if (list->discard)

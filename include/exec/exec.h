@@ -13,6 +13,7 @@
 #include "thread_pool.h"
 #include "serial.h"
 #include "loop.h"
+#include "loop_scheduler.h"
 #include "simple.h"
 #include "timer.h"
 #include "context.h"

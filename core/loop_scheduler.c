@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The loop scheduler (P0113 loop_scheduler): items in an MPSC queue, run by
+ * every thread that is inside one of its run functions.  Those threads are
+ * the queue's consumers, serialised by @consume_lock for one pop each.
+ *
+ * Outstanding work is one counter, @work: +1 per submission (until the item
+ * has run), per unit of exec_on_work_started() and per timed item armed on
+ * the scheduler (core/timer.c calls work_started/work_finished for it, see
+ * exec_timers_count_work()).  The decrement that takes it to 0 stops the
+ * scheduler.  A run function that finds it at 0 stops it too.
+ *
+ * @state holds STOPPED, DYING (destroy has begun: no run function may
+ * start), CLOSED (no submission may start) and, above them, the number of
+ * threads inside run functions, so that restart and destroy see both in one
+ * word and refuse with -EBUSY while any thread runs.
+ *
+ * Idle threads sleep on parkers of sleep records taken from @spare (created
+ * on demand, freed by destroy) and put on the idle list.  The handshakes:
+ *
+ *   submitter                           thread going to sleep
+ *   push item (xchg: full barrier)      nr_idle++ (full barrier)
+ *   if nr_idle: wake one idle thread    if queue empty, not stopped: park
+ *
+ *   stopper
+ *   state |= STOPPED (full barrier)
+ *   if nr_idle: wake every idle thread
+ *
+ * so submitting to a scheduler whose threads are all busy makes no system
+ * call.  A thread that leaves a blocking run function (deadline, count)
+ * with items still queued and threads asleep wakes one, so that a wake-up
+ * it received is passed on rather than lost.
+ *
+ * Calls from outside the scheduler's threads that may touch it after its
+ * last run function has returned (submissions, stop, work_finished) count
+ * themselves in @nr_users; destroy sets CLOSED, then waits for @nr_users to
+ * drain before it frees anything.
+ */
+#include "internal.h"
+
+#define EXEC_LS_STOPPED		0x1
+#define EXEC_LS_DYING		0x2
+#define EXEC_LS_CLOSED		0x4
+/* One thread inside a run function; the count fills the bits above. */
+#define EXEC_LS_RUNNER		0x8
+#define EXEC_LS_FLAGS		(EXEC_LS_RUNNER - 1)
+
+/**
+ * struct exec_ls_sleeper - where one thread in a run function sleeps
+ * @next: L(idle_lock): link on the idle list or on the spare list
+ * @idle: L(idle_lock): on the idle list
+ * @parker: the sleep itself; used by one thread at a time, the one that
+ *	took the record from the spare list
+ */
+struct exec_ls_sleeper {
+	struct exec_ls_sleeper *next;
+	bool idle;
+	struct exec_parker parker;
+};
+
+/**
+ * struct exec_loop_scheduler - a loop scheduler
+ * @ex: the abstract executor
+ * @queue: items waiting, in submission order
+ * @nr_submitted: A: items pushed on @queue, ever (for pending counts)
+ * @work: A: outstanding work (see the top)
+ * @nr_users: A: calls from outside the run functions in progress; destroy
+ *	waits for them
+ * @consume_lock: serialises pops from @queue
+ * @nr_started: L(consume_lock): items popped from @queue, ever; read
+ *	racily for pending counts
+ * @state: A: EXEC_LS_STOPPED, _DYING, _CLOSED, and the number of threads
+ *	in run functions times EXEC_LS_RUNNER
+ * @nr_idle: A: records on the idle list; written under @idle_lock
+ * @idle_lock: guards the lists; raw, as hardirq submitters (timer expiry in
+ *	the kernel) take it
+ * @idle_list: L(idle_lock): records of threads parked or about to park
+ * @spare: L(idle_lock): records not in use
+ */
+struct exec_loop_scheduler {
+	struct exec_executor ex;
+	struct exec_mpsc queue;
+	/* Written by submitters: away from the consumers' head line. */
+	atomic_long_t nr_submitted ____cacheline_aligned;
+	atomic_long_t work;
+	atomic_t nr_users;
+
+	spinlock_t consume_lock ____cacheline_aligned;
+	unsigned long nr_started;
+
+	atomic_t state ____cacheline_aligned;
+	atomic_t nr_idle;
+	raw_spinlock_t idle_lock;
+	struct exec_ls_sleeper *idle_list;
+	struct exec_ls_sleeper *spare;
+};
+
+static const struct exec_executor_ops exec_ls_ops;
+
+static struct exec_loop_scheduler *exec_to_ls(struct exec_executor *ex)
+{
+	return container_of(ex, struct exec_loop_scheduler, ex);
+}
+
+static bool exec_ls_is_stopped(const struct exec_loop_scheduler *ls)
+{
+	return atomic_read(&ls->state) & EXEC_LS_STOPPED;
+}
+
+/* Counts a call from outside in @nr_users; false once destroy closed @ls. */
+static bool exec_ls_get(struct exec_loop_scheduler *ls)
+{
+	/*
+	 * Full barrier, then the state: pairs with destroy's atomic_fetch_or()
+	 * of CLOSED before it waits for @nr_users, so either this call sees
+	 * CLOSED or destroy waits for it.
+	 */
+	atomic_inc_return(&ls->nr_users);
+	if (unlikely(atomic_read(&ls->state) & EXEC_LS_CLOSED)) {
+		atomic_dec(&ls->nr_users);
+		return false;
+	}
+	return true;
+}
+
+static void exec_ls_put(struct exec_loop_scheduler *ls)
+{
+	/* Release: pairs with the acquire in destroy's wait. */
+	atomic_dec_return(&ls->nr_users);
+}
+
+/*
+ * Wakes one idle thread.  The record is unparked after the lock is dropped:
+ * if its thread has woken meanwhile, the record's next user sees a spurious
+ * wake-up, which parkers allow; records are freed only by destroy, after
+ * every caller of this has left.
+ */
+static void exec_ls_wake_one(struct exec_loop_scheduler *ls)
+{
+	struct exec_ls_sleeper *s;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ls->idle_lock, flags);
+	s = ls->idle_list;
+	if (s) {
+		ls->idle_list = s->next;
+		s->idle = false;
+		atomic_dec(&ls->nr_idle);
+	}
+	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+	if (s)
+		exec_parker_unpark(&s->parker);
+}
+
+static void exec_ls_wake_all(struct exec_loop_scheduler *ls)
+{
+	struct exec_ls_sleeper *s;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ls->idle_lock, flags);
+	while ((s = ls->idle_list)) {
+		ls->idle_list = s->next;
+		s->idle = false;
+		atomic_dec(&ls->nr_idle);
+		exec_parker_unpark(&s->parker);
+	}
+	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+}
+
+/* The caller is a run function or holds @nr_users. */
+static void __exec_ls_stop(struct exec_loop_scheduler *ls)
+{
+	/*
+	 * Fully ordered, then @nr_idle: pairs with the sleeper's
+	 * atomic_inc_return() of @nr_idle before it looks at the state.
+	 */
+	atomic_fetch_or(EXEC_LS_STOPPED, &ls->state);
+	if (atomic_read(&ls->nr_idle))
+		exec_ls_wake_all(ls);
+}
+
+static int exec_ls_submit(struct exec_executor *ex, struct exec_work *work,
+			  unsigned int flags)
+{
+	struct exec_loop_scheduler *ls = exec_to_ls(ex);
+	struct exec_frame *top = exec_thread_self_get();
+	/* An item of @ls submitting: destroy cannot run meanwhile. */
+	bool outside = !top || top->owner != ls;
+
+	if (outside && !exec_ls_get(ls))
+		return -ESHUTDOWN;
+	/* Counted before the push makes the item visible to consumers. */
+	atomic_long_inc(&ls->work);
+	exec_mpsc_push(&ls->queue, work);
+	atomic_long_inc(&ls->nr_submitted);
+	/* The push's xchg() orders it before this read; see the top. */
+	if (atomic_read(&ls->nr_idle))
+		exec_ls_wake_one(ls);
+	if (outside)
+		exec_ls_put(ls);
+	return 0;
+}
+
+static unsigned long exec_ls_pending(struct exec_executor *ex)
+{
+	struct exec_loop_scheduler *ls = exec_to_ls(ex);
+	long n = atomic_long_read(&ls->nr_submitted) -
+		 (long)READ_ONCE(ls->nr_started);
+
+	return n > 0 ? n : 0;
+}
+
+static bool exec_ls_running_in_this_thread(const struct exec_executor *ex)
+{
+	return exec_frame_find(container_of(ex, struct exec_loop_scheduler,
+					    ex));
+}
+
+static void exec_ls_work_started(struct exec_executor *ex)
+{
+	atomic_long_inc(&exec_to_ls(ex)->work);
+}
+
+static void exec_ls_work_finished(struct exec_executor *ex)
+{
+	struct exec_loop_scheduler *ls = exec_to_ls(ex);
+	long old;
+
+	if (!exec_ls_get(ls))
+		return;
+	old = atomic_long_read(&ls->work);
+	do {
+		/* More finished than started: a caller's bug; keep 0. */
+		if (WARN_ON_ONCE(old <= 0))
+			goto out;
+	} while (!atomic_long_try_cmpxchg(&ls->work, &old, old - 1));
+	if (old == 1)
+		__exec_ls_stop(ls);
+out:
+	exec_ls_put(ls);
+}
+
+static struct exec_work *exec_ls_pop(struct exec_loop_scheduler *ls)
+{
+	struct exec_work *work;
+	unsigned long flags;
+
+	if (!exec_mpsc_maybe_nonempty(&ls->queue))
+		return NULL;
+	spin_lock_irqsave(&ls->consume_lock, flags);
+	work = exec_mpsc_pop_wait(&ls->queue);
+	if (work)
+		WRITE_ONCE(ls->nr_started, ls->nr_started + 1);
+	spin_unlock_irqrestore(&ls->consume_lock, flags);
+	return work;
+}
+
+static struct exec_ls_sleeper *
+exec_ls_sleeper_get(struct exec_loop_scheduler *ls)
+{
+	struct exec_ls_sleeper *s;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ls->idle_lock, flags);
+	s = ls->spare;
+	if (s)
+		ls->spare = s->next;
+	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+	if (s)
+		return s;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	if (exec_parker_init(&s->parker)) {
+		kfree(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void exec_ls_sleeper_put(struct exec_loop_scheduler *ls,
+				struct exec_ls_sleeper *s)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ls->idle_lock, flags);
+	s->next = ls->spare;
+	ls->spare = s;
+	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+}
+
+/* Takes @s off the idle list unless a waker already did. */
+static void exec_ls_unidle(struct exec_loop_scheduler *ls,
+			   struct exec_ls_sleeper *s)
+{
+	struct exec_ls_sleeper **link;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ls->idle_lock, flags);
+	if (s->idle) {
+		for (link = &ls->idle_list; *link != s; link = &(*link)->next)
+			;
+		*link = s->next;
+		s->idle = false;
+		atomic_dec(&ls->nr_idle);
+	}
+	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+}
+
+/* Sleeps until woken, stopped, an item is queued, or @deadline. */
+static void exec_ls_sleep(struct exec_loop_scheduler *ls,
+			  struct exec_ls_sleeper *s, u64 deadline)
+{
+	u64 when[EXEC_CLOCK_COUNT] = {
+		[EXEC_CLOCK_MONOTONIC] = deadline,
+		[EXEC_CLOCK_REALTIME] = EXEC_TIME_NEVER,
+	};
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ls->idle_lock, flags);
+	s->idle = true;
+	s->next = ls->idle_list;
+	ls->idle_list = s;
+	/*
+	 * Full barrier, then the queue and the state: pairs with the xchg()
+	 * of the submitter's push and with the stopper's atomic_fetch_or().
+	 */
+	atomic_inc_return(&ls->nr_idle);
+	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+
+	if (!exec_mpsc_maybe_nonempty(&ls->queue) && !exec_ls_is_stopped(ls)) {
+		if (deadline == EXEC_TIME_NEVER)
+			exec_parker_park(&s->parker);
+		else
+			exec_parker_park_until(&s->parker, when);
+	}
+	exec_ls_unidle(ls, s);
+}
+
+static int exec_ls_enter(struct exec_loop_scheduler *ls)
+{
+	int old = atomic_read(&ls->state);
+
+	do {
+		if (old & EXEC_LS_DYING)
+			return -ESHUTDOWN;
+	} while (!atomic_try_cmpxchg(&ls->state, &old, old + EXEC_LS_RUNNER));
+	return 0;
+}
+
+static void exec_ls_leave(struct exec_loop_scheduler *ls)
+{
+	/*
+	 * Fully ordered: what the call did happens before a restart or a
+	 * destroy that sees the count drop (their cmpxchg on @state).
+	 */
+	atomic_sub_return(EXEC_LS_RUNNER, &ls->state);
+}
+
+static bool exec_ls_expired(u64 deadline)
+{
+	return deadline != EXEC_TIME_NEVER &&
+	       exec_clock_now(EXEC_CLOCK_MONOTONIC) >= deadline;
+}
+
+/*
+ * Every run function: runs at most @max items, until stopped, until
+ * @deadline (EXEC_TIME_NEVER: none); sleeps for more if @block, else
+ * returns when no item is ready.
+ */
+static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
+			u64 deadline, bool block)
+{
+	struct exec_ls_sleeper *s = NULL;
+	struct exec_frame frame;
+	struct exec_work *work;
+	long n = 0;
+	int ret;
+
+	might_sleep_if(block);
+	if (!ls)
+		return -EINVAL;
+	/* P0113: not from a thread already in a run function (it sleeps). */
+	if (block && exec_frame_find(ls))
+		return -EDEADLK;
+	ret = exec_ls_enter(ls);
+	if (ret)
+		return ret;
+	exec_frame_push(&frame, ls);
+	if (!atomic_long_read(&ls->work))
+		__exec_ls_stop(ls);
+	while (n < max && !exec_ls_is_stopped(ls)) {
+		if (exec_ls_expired(deadline))
+			break;
+		work = exec_ls_pop(ls);
+		if (work) {
+			exec_work_run(work);
+			/* Fully ordered: the item is done before a stop. */
+			if (atomic_long_dec_return(&ls->work) == 0)
+				__exec_ls_stop(ls);
+			n++;
+			if (block && need_resched())
+				cond_resched();
+			continue;
+		}
+		if (!block)
+			break;
+		if (!s) {
+			s = exec_ls_sleeper_get(ls);
+			if (!s) {
+				if (!n)
+					n = -ENOMEM;
+				break;
+			}
+		}
+		exec_ls_sleep(ls, s, deadline);
+	}
+	/* Pass on a wake-up this thread may have taken and not used. */
+	if (block && atomic_read(&ls->nr_idle) && !exec_ls_is_stopped(ls) &&
+	    exec_mpsc_maybe_nonempty(&ls->queue))
+		exec_ls_wake_one(ls);
+	exec_frame_pop(&frame);
+	if (s)
+		exec_ls_sleeper_put(ls, s);
+	exec_ls_leave(ls);
+	return n;
+}
+
+/* @ns from now on the monotonic clock, saturating. */
+static u64 exec_ls_deadline_after(u64 ns)
+{
+	u64 now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+
+	return now + ns < now ? EXEC_TIME_NEVER : now + ns;
+}
+
+long exec_loop_scheduler_run(struct exec_loop_scheduler *ls)
+{
+	return exec_ls_run(ls, LONG_MAX, EXEC_TIME_NEVER, true);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_run);
+
+long exec_loop_scheduler_run_for(struct exec_loop_scheduler *ls, uint64_t ns)
+{
+	return exec_ls_run(ls, LONG_MAX, exec_ls_deadline_after(ns), true);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_run_for);
+
+long exec_loop_scheduler_run_until(struct exec_loop_scheduler *ls,
+				   uint64_t deadline)
+{
+	return exec_ls_run(ls, LONG_MAX, deadline, true);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_run_until);
+
+long exec_loop_scheduler_run_one(struct exec_loop_scheduler *ls)
+{
+	return exec_ls_run(ls, 1, EXEC_TIME_NEVER, true);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_run_one);
+
+long exec_loop_scheduler_run_one_for(struct exec_loop_scheduler *ls,
+				     uint64_t ns)
+{
+	return exec_ls_run(ls, 1, exec_ls_deadline_after(ns), true);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_run_one_for);
+
+long exec_loop_scheduler_run_one_until(struct exec_loop_scheduler *ls,
+				       uint64_t deadline)
+{
+	return exec_ls_run(ls, 1, deadline, true);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_run_one_until);
+
+long exec_loop_scheduler_poll(struct exec_loop_scheduler *ls)
+{
+	return exec_ls_run(ls, LONG_MAX, EXEC_TIME_NEVER, false);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_poll);
+
+long exec_loop_scheduler_poll_one(struct exec_loop_scheduler *ls)
+{
+	return exec_ls_run(ls, 1, EXEC_TIME_NEVER, false);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_poll_one);
+
+void exec_loop_scheduler_stop(struct exec_loop_scheduler *ls)
+{
+	if (!ls || !exec_ls_get(ls))
+		return;
+	__exec_ls_stop(ls);
+	exec_ls_put(ls);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_stop);
+
+bool exec_loop_scheduler_stopped(const struct exec_loop_scheduler *ls)
+{
+	return !ls || exec_ls_is_stopped(ls);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_stopped);
+
+int exec_loop_scheduler_restart(struct exec_loop_scheduler *ls)
+{
+	int old;
+
+	if (!ls)
+		return -EINVAL;
+	old = atomic_read(&ls->state);
+	do {
+		if (old & EXEC_LS_DYING)
+			return -ESHUTDOWN;
+		if (old & ~EXEC_LS_FLAGS)
+			return -EBUSY;
+		if (!(old & EXEC_LS_STOPPED))
+			return 0;
+	} while (!atomic_try_cmpxchg(&ls->state, &old, old & ~EXEC_LS_STOPPED));
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_restart);
+
+int exec_loop_scheduler_create(struct exec_loop_scheduler **lsp)
+{
+	struct exec_loop_scheduler *ls;
+	int ret;
+
+	might_sleep();
+	if (!lsp)
+		return -EINVAL;
+	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
+	if (!ls)
+		return -ENOMEM;
+	ret = exec_executor_init(&ls->ex, &exec_ls_ops);
+	if (ret)
+		goto err_free_ls;
+	ret = exec_timers_create(&ls->ex);
+	if (ret)
+		goto err_fini_executor;
+	exec_timers_count_work(&ls->ex);
+	exec_mpsc_init(&ls->queue);
+	spin_lock_init(&ls->consume_lock);
+	raw_spin_lock_init(&ls->idle_lock);
+	*lsp = ls;
+	return 0;
+
+err_fini_executor:
+	exec_executor_fini(&ls->ex);
+err_free_ls:
+	kfree(ls);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_create);
+
+struct exec_executor *
+exec_loop_scheduler_executor(struct exec_loop_scheduler *ls)
+{
+	return ls ? &ls->ex : NULL;
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_executor);
+
+long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
+{
+	struct exec_ls_sleeper *s;
+	struct exec_work *work;
+	unsigned int spins = 0;
+	long discarded;
+	int old;
+
+	might_sleep();
+	if (!ls)
+		return -EINVAL;
+	if (exec_frame_find(ls))
+		return -EDEADLK;
+	/* DYING stays: no run function starts again. */
+	old = atomic_read(&ls->state);
+	do {
+		if (old & ~EXEC_LS_STOPPED)
+			return -EBUSY;
+	} while (!atomic_try_cmpxchg(&ls->state, &old, old | EXEC_LS_DYING));
+
+	/* Armed items are discarded, due ones reach the queue first. */
+	discarded = exec_timers_shutdown(&ls->ex);
+	/* Fully ordered, then @nr_users: pairs with exec_ls_get(). */
+	atomic_fetch_or(EXEC_LS_CLOSED, &ls->state);
+	/* Acquire: pairs with the release in exec_ls_put(). */
+	while (atomic_read_acquire(&ls->nr_users)) {
+		if (++spins < 1024)
+			cpu_relax();
+		else
+			cond_resched();
+	}
+	while ((work = exec_mpsc_pop_wait(&ls->queue))) {
+		exec_work_discard(work);
+		discarded++;
+	}
+
+	/* No thread is in a run function: every record is spare. */
+	while ((s = ls->spare)) {
+		ls->spare = s->next;
+		exec_parker_destroy(&s->parker);
+		kfree(s);
+	}
+	exec_timers_free(&ls->ex);
+	exec_executor_fini(&ls->ex);
+	spin_lock_destroy(&ls->consume_lock);
+	raw_spin_lock_destroy(&ls->idle_lock);
+	kfree(ls);
+	return discarded;
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_destroy);
+
+static const struct exec_executor_ops exec_ls_ops = {
+	.kind = "loop_scheduler",
+	.submit = exec_ls_submit,
+	.pending = exec_ls_pending,
+	.running_in_this_thread = exec_ls_running_in_this_thread,
+	.work_started = exec_ls_work_started,
+	.work_finished = exec_ls_work_finished,
+};

@@ -358,6 +358,7 @@ EXPORT_SYMBOL_GPL(exec_defer);
 
 int exec_dispatch(struct exec_executor *ex, struct exec_work *work)
 {
+	struct exec_dispatch_frame df;
 	int ret;
 
 	if (unlikely(!ex || !ex->ops || !work || !work->func))
@@ -370,8 +371,9 @@ int exec_dispatch(struct exec_executor *ex, struct exec_work *work)
 	if (ex->ops->dispatch) {
 		ret = ex->ops->dispatch(ex, work);
 	} else if (exec_running_in_this_thread(ex) &&
-		   exec_dispatch_may_nest()) {
-		exec_dispatch_run(work);
+		   exec_dispatch_enter(&df)) {
+		exec_work_run(work);
+		exec_dispatch_leave(&df);
 		return 0;
 	} else {
 		ret = ex->ops->submit(ex, work, EXEC_POST_FLAGS);
@@ -400,6 +402,7 @@ EXPORT_SYMBOL_GPL(exec_defer_fn);
 
 int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 {
+	struct exec_dispatch_frame df;
 	struct exec_closure *c;
 	int ret;
 
@@ -408,12 +411,9 @@ int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 		return -EINVAL;
 	/* The generic rule needs no item: call @fn right here. */
 	if (!ex->ops->dispatch && exec_running_in_this_thread(ex) &&
-	    exec_dispatch_may_nest()) {
-		struct exec_frame frame;
-
-		exec_frame_push(&frame, &exec_dispatch_marker);
+	    exec_dispatch_enter(&df)) {
 		fn(arg);
-		exec_frame_pop(&frame);
+		exec_dispatch_leave(&df);
 		return 0;
 	}
 	if (!ex->ops->dispatch)

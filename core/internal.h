@@ -200,31 +200,35 @@ static inline void exec_work_run(struct exec_work *work)
  * items each dispatching its successor from inside the executor would
  * recurse without bound.  Past EXEC_DISPATCH_DEPTH nested inline runs on one
  * thread, dispatch posts instead.  Each inline run pushes a frame owned by
- * exec_dispatch_marker, so the depth is a walk over the thread's frames.
+ * exec_dispatch_marker that records its depth, so the depth is that of the
+ * innermost such frame: usually the top one, a walk of one step.
  */
 #define EXEC_DISPATCH_DEPTH	16
 extern const char exec_dispatch_marker;
 
-static inline bool exec_dispatch_may_nest(void)
-{
-	struct exec_frame *frame;
-	unsigned int depth = 0;
+struct exec_dispatch_frame {
+	struct exec_frame frame;
+	unsigned int depth;
+};
 
-	for (frame = exec_thread_self_get(); frame; frame = frame->prev)
-		if (frame->owner == &exec_dispatch_marker &&
-		    ++depth >= EXEC_DISPATCH_DEPTH)
-			return false;
+/* Enters an inline run; false, and nothing pushed, if too deep already. */
+static inline bool exec_dispatch_enter(struct exec_dispatch_frame *df)
+{
+	struct exec_frame *frame = exec_frame_find(&exec_dispatch_marker);
+	unsigned int depth = frame ? container_of(frame,
+						  struct exec_dispatch_frame,
+						  frame)->depth : 0;
+
+	if (depth >= EXEC_DISPATCH_DEPTH)
+		return false;
+	df->depth = depth + 1;
+	exec_frame_push(&df->frame, &exec_dispatch_marker);
 	return true;
 }
 
-/* Runs a pending item in the caller, as dispatch does. */
-static inline void exec_dispatch_run(struct exec_work *work)
+static inline void exec_dispatch_leave(struct exec_dispatch_frame *df)
 {
-	struct exec_frame frame;
-
-	exec_frame_push(&frame, &exec_dispatch_marker);
-	exec_work_run(work);
-	exec_frame_pop(&frame);
+	exec_frame_pop(&df->frame);
 }
 
 void exec_work_discard(struct exec_work *work);

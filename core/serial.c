@@ -315,23 +315,28 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 				struct exec_work *work)
 {
 	struct exec_serial *s = exec_to_serial(ex);
-	struct exec_frame frame;
+	struct exec_dispatch_frame df;
 
-	if (!exec_dispatch_may_nest())
-		return exec_serial_submit(ex, work,
-					  EXEC_SUBMIT_POST | EXEC_SUBMIT_NOWAIT);
+	if (!exec_dispatch_enter(&df))
+		goto post;
 	if (exec_frame_find(s)) {
-		exec_dispatch_run(work);
+		exec_work_run(work);
+		exec_dispatch_leave(&df);
 		return 0;
 	}
-	if (!exec_running_in_this_thread(s->underlying))
-		return exec_serial_submit(ex, work,
-					  EXEC_SUBMIT_POST | EXEC_SUBMIT_NOWAIT);
-	if (unlikely(READ_ONCE(s->dying)))
+	if (!exec_running_in_this_thread(s->underlying)) {
+		exec_dispatch_leave(&df);
+		goto post;
+	}
+	if (unlikely(READ_ONCE(s->dying))) {
+		exec_dispatch_leave(&df);
 		return -ESHUTDOWN;
+	}
 	exec_mpsc_push(&s->queue, work);
-	if (atomic_long_inc_return(&s->nr_queued) != 1)
+	if (atomic_long_inc_return(&s->nr_queued) != 1) {
+		exec_dispatch_leave(&df);
 		return 0;
+	}
 	/*
 	 * Raising the count from 0 made us the owner, as it makes a submitter
 	 * schedule @runner: consume here, holding the reference a scheduled
@@ -340,10 +345,13 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 	 * in order, and what is left is passed on to @runner.
 	 */
 	atomic_inc(&s->refs);
-	exec_frame_push(&frame, &exec_dispatch_marker);
 	exec_serial_consume(s, true);
-	exec_frame_pop(&frame);
+	exec_dispatch_leave(&df);
 	return 0;
+
+post:
+	return exec_serial_submit(ex, work,
+				  EXEC_SUBMIT_POST | EXEC_SUBMIT_NOWAIT);
 }
 
 /* P0113: a strand's execution context is its inner executor's. */

@@ -368,16 +368,16 @@ int exec_dispatch(struct exec_executor *ex, struct exec_work *work)
 		return exec_post(ex, work);
 	if (test_and_set_bit(EXEC_WORK_PENDING_BIT, &work->flags))
 		return -EALREADY;
-	if (ex->ops->dispatch) {
-		ret = ex->ops->dispatch(ex, work);
-	} else if (exec_running_in_this_thread(ex) &&
-		   exec_dispatch_enter(&df)) {
+	if (!ex->ops->dispatch && exec_running_in_this_thread(ex) &&
+	    exec_dispatch_enter(&df)) {
 		exec_work_run(work);
 		exec_dispatch_leave(&df);
 		return 0;
-	} else {
-		ret = ex->ops->submit(ex, work, EXEC_POST_FLAGS);
 	}
+	if (ex->ops->dispatch)
+		ret = ex->ops->dispatch(ex, work);
+	else
+		ret = ex->ops->submit(ex, work, EXEC_POST_FLAGS);
 	if (unlikely(ret))
 		clear_bit_unlock(EXEC_WORK_PENDING_BIT, &work->flags);
 	return ret;

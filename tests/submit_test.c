@@ -662,6 +662,7 @@ struct sb_chain {
 static void sb_chain_hop(struct exec_work *work)
 {
 	struct sb_chain *c = container_of(work, struct sb_chain, work);
+	int err;
 
 	if (c->in_dispatch)
 		c->inline_runs++;
@@ -670,10 +671,14 @@ static void sb_chain_hop(struct exec_work *work)
 		return;
 	}
 	c->in_dispatch = true;
-	c->err = exec_dispatch(c->ex, &c->work);
-	c->in_dispatch = false;
-	if (c->err)
+	err = exec_dispatch(c->ex, &c->work);
+	/* The test reads the chain once done: nothing written after that. */
+	if (err) {
+		c->err = err;
 		exec_test_count(&c->done);
+		return;
+	}
+	c->in_dispatch = false;
 }
 
 /*

@@ -154,7 +154,8 @@ groups = {}
 for r in runs:
     groups.setdefault((r['bench'], col(r)), []).append(r)
 cols = sorted({c for _, c in groups},
-            key=lambda c: (c != 'libexec', c == 'hrtimer', c))
+            key=lambda c: (c != 'libexec', c.startswith('hrtimer'),
+                           c == 'hrtimer', c))
 sizes = {}
 for r in runs:
     if r['impl'] == 'libexec':
@@ -168,7 +169,8 @@ if start:
     print('module parameters: %s' % start)
 print('median of %d run(s) per cell; ratio = libexec / best workqueue, '
       '>= 1.00 means libexec is at least as good; hrtimer (raw timers, '
-      'the limit) is not in the ratio' %
+      'the limit) and hrtimer:percpu (an hrtimer queuing the work on a '
+      'per-CPU workqueue) are not in the ratio' %
       max((len(v) for v in groups.values()), default=0))
 head = ['workload', 'unit'] + cols + ['ratio', 'size']
 rows = []

@@ -60,6 +60,11 @@
  *                       item's work; hrtimer_try_to_cancel().  No thread
  *                       runs them: their lines say "threads":0.  They are
  *                       the limit, not an executor.
+ *   hrtimer:percpu      (timer_lateness only) the same hrtimers, whose
+ *                       callbacks queue_work() the item on the per-CPU
+ *                       workqueue: the kernel's own way to run precisely
+ *                       timed work in a thread, as libexec does, so the
+ *                       cost of the thread's wake-up is in both figures
  *
  * Every run first warms its executor (4 items per thread, one per strand),
  * then verifies its result as the userspace runs do: every item ran exactly
@@ -171,6 +176,9 @@ MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
  * @KB_WQ_PERCPU: a per-CPU workqueue
  * @KB_WQ_ORDERED: ordered workqueues (serial_throughput only)
  * @KB_HRTIMER: raw hrtimers (timer workloads only)
+ * @KB_HRTIMER_WQ: an hrtimer whose callback queues the work on a per-CPU
+ *	workqueue: the kernel's own precise timer with the work run in a
+ *	thread, as libexec runs it (timer_lateness only)
  */
 enum kb_impl {
 	KB_LIBEXEC,
@@ -178,6 +186,7 @@ enum kb_impl {
 	KB_WQ_PERCPU,
 	KB_WQ_ORDERED,
 	KB_HRTIMER,
+	KB_HRTIMER_WQ,
 };
 
 static const char * const kb_impl_names[] = {
@@ -186,6 +195,7 @@ static const char * const kb_impl_names[] = {
 	[KB_WQ_PERCPU] = "\"impl\":\"workqueue\",\"wq\":\"percpu\"",
 	[KB_WQ_ORDERED] = "\"impl\":\"workqueue\",\"wq\":\"ordered\"",
 	[KB_HRTIMER] = "\"impl\":\"hrtimer\"",
+	[KB_HRTIMER_WQ] = "\"impl\":\"hrtimer\",\"wq\":\"percpu\"",
 };
 
 /**
@@ -919,6 +929,7 @@ static unsigned long kb_delay_jiffies(u64 deadline, u64 now)
  * @et: the libexec timed item
  * @dw: the delayed work item
  * @hr: the hrtimer
+ * @hw: the hrtimer and the work item it queues (KB_HRTIMER_WQ)
  * @deadline: the deadline it was armed for, on kb_timer_now()'s clock
  * @ran_ns: when its function started
  * @runs: how many times its function ran
@@ -928,6 +939,10 @@ struct kb_late_item {
 		struct exec_timer et;
 		struct delayed_work dw;
 		struct hrtimer hr;
+		struct {
+			struct hrtimer hr;
+			struct work_struct work;
+		} hw;
 	};
 	u64 deadline;
 	u64 ran_ns;
@@ -938,6 +953,7 @@ static struct {
 	unsigned int total;
 	atomic_t ran;
 	struct completion done;
+	struct workqueue_struct *wq;	/* KB_HRTIMER_WQ's */
 } kb_late;
 
 static void kb_late_ran(struct kb_late_item *it, u64 now)
@@ -966,9 +982,27 @@ static enum hrtimer_restart kb_late_hfn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+static void kb_late_hwwork(struct work_struct *w)
+{
+	kb_late_ran(container_of(w, struct kb_late_item, hw.work),
+		    ktime_get_ns());
+}
+
+static enum hrtimer_restart kb_late_hwfn(struct hrtimer *t)
+{
+	queue_work(kb_late.wq,
+		   &container_of(t, struct kb_late_item, hw.hr)->hw.work);
+	return HRTIMER_NORESTART;
+}
+
 static void kb_late_init(const struct kb_exec *e, struct kb_late_item *it)
 {
 	switch (e->impl) {
+	case KB_HRTIMER_WQ:
+		hrtimer_init(&it->hw.hr, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+		it->hw.hr.function = kb_late_hwfn;
+		INIT_WORK(&it->hw.work, kb_late_hwwork);
+		break;
 	case KB_LIBEXEC:
 		exec_timer_init(&it->et, kb_late_efn, NULL);
 		break;
@@ -993,6 +1027,10 @@ static int kb_late_arm(const struct kb_exec *e, struct kb_late_item *it)
 				      it->deadline);
 	case KB_HRTIMER:
 		hrtimer_start(&it->hr, ns_to_ktime(it->deadline),
+			      HRTIMER_MODE_ABS);
+		return 0;
+	case KB_HRTIMER_WQ:
+		hrtimer_start(&it->hw.hr, ns_to_ktime(it->deadline),
 			      HRTIMER_MODE_ABS);
 		return 0;
 	default:
@@ -1020,6 +1058,10 @@ static unsigned int kb_late_quiesce(const struct kb_exec *e,
 			break;
 		case KB_HRTIMER:
 			pending += hrtimer_cancel(&items[k].hr);
+			break;
+		case KB_HRTIMER_WQ:
+			pending += hrtimer_cancel(&items[k].hw.hr);
+			pending += cancel_work_sync(&items[k].hw.work);
 			break;
 		default:
 			pending += cancel_delayed_work_sync(&items[k].dw);
@@ -1059,6 +1101,7 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 			kb_rand_below(&rng, KB_LATE_MAX_NS - KB_LATE_MIN_NS + 1);
 	}
 	kb_late.total = n;
+	kb_late.wq = e.q.wq;
 	atomic_set(&kb_late.ran, 0);
 	init_completion(&kb_late.done);
 
@@ -1539,7 +1582,7 @@ out_free:
 struct kb_workload {
 	const char *name;
 	void (*run)(enum kb_impl impl, unsigned int run);
-	enum kb_impl impls[4];
+	enum kb_impl impls[5];
 	unsigned int nr_impls;
 };
 
@@ -1551,7 +1594,8 @@ static const struct kb_workload kb_workloads[] = {
 	{ "wakeup_latency", kb_wakeup_latency,
 	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 3 },
 	{ "timer_lateness", kb_timer_lateness,
-	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER }, 4 },
+	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER_WQ,
+	    KB_HRTIMER }, 5 },
 	{ "timer_churn", kb_timer_churn,
 	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER }, 4 },
 	{ "serial_throughput", kb_serial_throughput,

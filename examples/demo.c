@@ -17,6 +17,9 @@
  *     after the session's "open" closure, in submission order;
  *   - each reply ran on the main thread, in order within its session;
  *   - each session's final state matches the state computed sequentially;
+ *   - each session's state, read back through a future spawned on the
+ *     session's serial executor (so it runs after every request), matches;
+ *   - the pool, joined (P0113), ran out of work and discarded nothing;
  *   - tearing down discarded nothing.
  *
  * Usage: demo [SESSIONS [REQUESTS_PER_SESSION]]
@@ -24,6 +27,7 @@
 #include <exec/exec.h>
 #include <exec/user.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -252,6 +256,45 @@ static int start_sessions(struct server *server)
 	return 0;
 }
 
+/* Runs on the session's serial executor, after every request of it. */
+static long audit_session(void *arg)
+{
+	struct session *s = arg;
+
+	return (long)(s->state & LONG_MAX);
+}
+
+/*
+ * Reads each session's state back through a future (P0113 use_future,
+ * N4143 spawn_future); returns the number of sessions that disagreed.
+ */
+static unsigned long audit_sessions(struct server *server)
+{
+	unsigned long bad = 0;
+	struct exec_future *fut;
+	unsigned int i;
+	long result;
+	int err;
+
+	for (i = 0; i < server->nr_sessions; i++) {
+		struct session *s = &server->sessions[i];
+
+		err = exec_spawn_future(&fut, exec_serial_executor(s->serial),
+					audit_session, s);
+		if (!err) {
+			err = exec_future_wait(fut, 10ULL * 1000000000ULL,
+					       &result);
+			exec_future_put(fut);
+		}
+		if (err || result != (long)(s->state & LONG_MAX)) {
+			fprintf(stderr, "demo: session %u: audit: %s\n", i,
+				err ? strerror(-err) : "wrong state");
+			bad++;
+		}
+	}
+	return bad;
+}
+
 static unsigned int parse_count(const char *arg, unsigned int max)
 {
 	char *end;
@@ -320,6 +363,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	errors += audit_sessions(&server);
+	printf("demo: %u sessions audited through futures\n",
+	       server.nr_sessions);
+
 	for (i = 0; i < server.nr_sessions; i++) {
 		ret = exec_serial_destroy(server.sessions[i].serial);
 		if (ret < 0) {
@@ -330,11 +377,20 @@ int main(int argc, char **argv)
 			discarded += ret;
 		}
 	}
-	err = exec_thread_pool_destroy(server.pool);
+	/* P0113 join: the pool runs out of work, then its workers exit. */
+	err = exec_thread_pool_join(server.pool);
 	if (err) {
-		fprintf(stderr, "demo: exec_thread_pool_destroy: %s\n",
+		fprintf(stderr, "demo: exec_thread_pool_join: %s\n",
 			strerror(-err));
 		errors++;
+	}
+	ret = exec_thread_pool_destroy(server.pool);
+	if (ret < 0) {
+		fprintf(stderr, "demo: exec_thread_pool_destroy: %s\n",
+			strerror((int)-ret));
+		errors++;
+	} else {
+		discarded += ret;
 	}
 	ret = exec_loop_destroy(server.loop);
 	if (ret < 0) {

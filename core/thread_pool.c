@@ -85,6 +85,7 @@ struct exec_thread_pool;
  * @pool: the pool
  * @idle_next: L(idle_lock): link on the pool's idle list
  * @idle: L(idle_lock): on the idle list
+ * @idle_cpu: L(idle_lock): the CPU it went idle on, a hint for wakers
  * @steal_victim: O: next worker whose slot this one looks at while spinning
  * @steal_seen: O: item seen in that slot at the previous look
  * @next_streak: O: items in a row taken from @next
@@ -101,6 +102,7 @@ struct exec_pool_worker {
 	struct exec_thread_pool *pool;
 	struct exec_pool_worker *idle_next;
 	bool idle;
+	int idle_cpu;
 	unsigned int steal_victim;
 	struct exec_work *steal_seen;
 	unsigned int next_streak;
@@ -172,15 +174,37 @@ static struct exec_pool_worker *exec_pool_self(const struct exec_thread_pool *po
 		       NULL;
 }
 
+/*
+ * Wakes one idle worker: preferably one that went idle on the waker's CPU,
+ * looking at the first few on the list, so that a wake-up from an interrupt
+ * (a timer coming due) or from a busy CPU's neighbour needs no cross-CPU
+ * interrupt when the scheduler keeps the worker where it was; otherwise the
+ * one that went idle last.
+ */
+#define EXEC_POOL_WAKE_SCAN	8
+
 static void exec_pool_wake_one(struct exec_thread_pool *pool)
 {
-	struct exec_pool_worker *w;
+	struct exec_pool_worker *w, **link, **pick;
 	unsigned long flags;
+	unsigned int scan;
+	int cpu;
 
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
-	w = pool->idle_list;
+	pick = &pool->idle_list;
+	if (*pick && (*pick)->idle_next) {
+		cpu = raw_smp_processor_id();
+		for (link = pick, scan = 0; *link && scan < EXEC_POOL_WAKE_SCAN;
+		     link = &(*link)->idle_next, scan++) {
+			if ((*link)->idle_cpu == cpu) {
+				pick = link;
+				break;
+			}
+		}
+	}
+	w = *pick;
 	if (w) {
-		pool->idle_list = w->idle_next;
+		*pick = w->idle_next;
 		w->idle = false;
 		atomic_dec(&pool->nr_idle);
 	}
@@ -506,6 +530,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	w->idle = true;
+	w->idle_cpu = raw_smp_processor_id();
 	w->idle_next = pool->idle_list;
 	pool->idle_list = w;
 	/* Full barrier: pairs with the submitter's publishing xchg(). */

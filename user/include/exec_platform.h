@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +102,18 @@ typedef int64_t s64;
 #define try_cmpxchg(p, po, n)						\
 	__atomic_compare_exchange_n((p), (po), (n), false,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+
+/*
+ * The CPU the caller runs on, as a hint: it may have moved by the time the
+ * caller looks (as with the kernel's raw_smp_processor_id() in preemptible
+ * code).  sched_getcpu() is a vDSO call; 0 where it cannot tell.
+ */
+static inline int raw_smp_processor_id(void)
+{
+	int cpu = sched_getcpu();
+
+	return cpu < 0 ? 0 : cpu;
+}
 
 static inline void cpu_relax(void)
 {

@@ -144,10 +144,14 @@ static void sb_dispatch_other(struct sb_item *it)
 	atomic_set(&it->fx->in_call, 0);
 }
 
-/* post from a worker: the item goes to the queue, never runs in the call. */
+/*
+ * post from a worker: the item goes to the queue, never runs in the call.
+ * One worker, busy with A, so B can only have run before post returned if
+ * post ran it in the caller.
+ */
 static void submit_post_from_worker_never_runs_in_caller(struct kunit *test)
 {
-	struct sb_fx *fx = sb_create(test, 2, 0);
+	struct sb_fx *fx = sb_create(test, 1, 0);
 	struct sb_item *a, *b;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
@@ -158,8 +162,11 @@ static void submit_post_from_worker_never_runs_in_caller(struct kunit *test)
 	a->target = fx->ex;
 	KUNIT_EXPECT_EQ(test, exec_post(fx->ex, &a->work), 0);
 	KUNIT_EXPECT_TRUE(test, sb_wait_runs(b, 1));
+	KUNIT_EXPECT_TRUE(test, sb_wait_runs(a, 1));
 	KUNIT_EXPECT_EQ(test, a->ret, 0);
 	KUNIT_EXPECT_FALSE(test, a->other_ran_before_return);
+	KUNIT_EXPECT_FALSE(test, b->inside_caller);
+	KUNIT_EXPECT_LT(test, a->order, b->order);
 	KUNIT_EXPECT_TRUE(test, a->in_pool);
 	KUNIT_EXPECT_TRUE(test, b->in_pool);
 	sb_finish(fx);

@@ -276,7 +276,13 @@ static void exec_closure_set(struct exec_closure *c, exec_fn fn,
 	c->arg = arg;
 }
 
-/* A closure around @fn(@arg), allocated with @gfp, submitted with @flags. */
+/* exec_closure_submit(): hand the closure to exec_dispatch(), not submit. */
+#define EXEC_CLOSURE_DISPATCH	(1U << 30)
+
+/*
+ * A closure around @fn(@arg), allocated with @gfp, submitted with @flags,
+ * or dispatched with EXEC_CLOSURE_DISPATCH.
+ */
 static int exec_closure_submit(struct exec_executor *ex, exec_fn fn,
 			       exec_fn discard, void *arg, unsigned int flags,
 			       gfp_t gfp)
@@ -290,7 +296,10 @@ static int exec_closure_submit(struct exec_executor *ex, exec_fn fn,
 	if (unlikely(!c))
 		return -ENOMEM;
 	exec_closure_set(c, fn, discard, arg);
-	ret = exec_submit_flags(ex, &c->work, flags);
+	if (flags & EXEC_CLOSURE_DISPATCH)
+		ret = exec_dispatch(ex, &c->work);
+	else
+		ret = exec_submit_flags(ex, &c->work, flags);
 	if (unlikely(ret))
 		exec_closure_free(c);
 	return ret;
@@ -403,8 +412,6 @@ EXPORT_SYMBOL_GPL(exec_defer_fn);
 int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 {
 	struct exec_dispatch_frame df;
-	struct exec_closure *c;
-	int ret;
 
 	might_sleep();
 	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
@@ -416,16 +423,10 @@ int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 		exec_dispatch_leave(&df);
 		return 0;
 	}
-	if (!ex->ops->dispatch)
-		return exec_post_fn(ex, fn, arg);
-	c = exec_closure_alloc(ex->closures, GFP_KERNEL);
-	if (unlikely(!c))
-		return -ENOMEM;
-	exec_closure_set(c, fn, NULL, arg);
-	ret = exec_dispatch(ex, &c->work);
-	if (unlikely(ret))
-		exec_closure_free(c);
-	return ret;
+	return exec_closure_submit(ex, fn, NULL, arg,
+				   ex->ops->dispatch ? EXEC_CLOSURE_DISPATCH :
+						       EXEC_POST_FLAGS,
+				   GFP_KERNEL);
 }
 EXPORT_SYMBOL_GPL(exec_dispatch_fn);
 

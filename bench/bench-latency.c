@@ -3,7 +3,8 @@
  * exec-bench: the latency workloads, chain_latency and wakeup_latency.
  *
  * Both run on a thread pool, on a loop executor run by a dedicated thread,
- * or on a serial executor over a thread pool.
+ * or on a serial executor over a thread pool; wakeup_latency also on its raw
+ * reference, raw_futex (bench-raw.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -177,7 +178,8 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	unsigned long n = opts->samples, k;
 	uint64_t deadline, *lat = NULL;
 	int err, ret = BENCH_EXIT_FAIL;
-	struct bench_exec be;
+	struct bench_raw_futex *raw = NULL;
+	struct bench_exec be = { .threads = 1 };
 	struct wake_item *it;
 	double secs;
 
@@ -196,8 +198,12 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	for (k = 0; k < n; k++)
 		exec_work_init(&wake.items[k].work, wake_fn);
 
-	if (bench_exec_create(&be, opts->kind, opts->threads))
+	if (opts->kind == BENCH_RAW_FUTEX) {
+		if (bench_raw_futex_start(&raw))
+			goto out_free;
+	} else if (bench_exec_create(&be, opts->kind, opts->threads)) {
 		goto out_free;
+	}
 
 	/*
 	 * The default timer slack (50 us) would stretch every 200 us period;
@@ -211,7 +217,10 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 		bench_sleep_until(deadline);
 		it = &wake.items[k];
 		it->submit_ns = bench_now_ns();
-		err = exec_submit(be.ex, &it->work);
+		if (raw)
+			err = bench_raw_futex_submit(raw, &it->work);
+		else
+			err = exec_submit(be.ex, &it->work);
 		if (err) {
 			bench_err("exec_submit: %s", strerror(-err));
 			/* Samples already queued may still be running. */
@@ -228,7 +237,9 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	}
 	if (bench_wait(&wake.done))
 		exit(BENCH_EXIT_FAIL);
-	if (bench_exec_destroy(&be))
+	if (raw)
+		bench_raw_futex_stop(raw);
+	else if (bench_exec_destroy(&be))
 		goto out_free;
 	if (wake.ran != n) {
 		bench_err("wakeup_latency: %lu samples ran, %lu submitted",

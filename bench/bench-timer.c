@@ -4,7 +4,8 @@
  *
  * Both arm intrusive struct exec_timer items with exec_submit_at() on the
  * executor under test: a thread pool, a serial executor over one, or a loop
- * executor run by a dedicated thread.  Every deadline is on
+ * executor run by a dedicated thread; timer_lateness also on its raw
+ * reference, raw_uring_timeout (bench-raw.c).  Every deadline is on
  * EXEC_CLOCK_MONOTONIC and counts from one start time read with
  * exec_clock_now() just before the first arm, so that slow arming shows up
  * as lateness, as the contract asks.  The deadlines come from a generator
@@ -95,8 +96,9 @@ int bench_timer_lateness(const struct bench_opts *opts)
 	unsigned long n = opts->samples, k, bad = 0, early = 0;
 	uint64_t t0, last = 0, rng = TIMER_SEED, *lat;
 	int err, ret = BENCH_EXIT_FAIL;
+	struct bench_raw_timers *raw = NULL;
+	struct bench_exec be = { .threads = 1 };
 	struct late_item *items, *it;
-	struct bench_exec be;
 
 	if (sem_init(&late.done, 0, 0)) {
 		bench_err("sem_init: %s", strerror(errno));
@@ -119,25 +121,38 @@ int bench_timer_lateness(const struct bench_opts *opts)
 			timer_rand_below(&rng, LATE_MAX_NS - LATE_MIN_NS + 1);
 	}
 
-	if (bench_exec_create(&be, opts->kind, opts->threads))
+	if (opts->kind == BENCH_RAW_URING_TIMEOUT) {
+		if (bench_raw_timers_start(&raw, n))
+			goto out_free;
+	} else if (bench_exec_create(&be, opts->kind, opts->threads)) {
 		goto out_free;
+	}
 
 	t0 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
 	for (k = 0; k < n; k++) {
 		it = &items[k];
 		it->deadline += t0;
-		err = exec_submit_at(be.ex, &it->timer, EXEC_CLOCK_MONOTONIC,
-				     it->deadline);
+		if (raw)
+			err = bench_raw_timers_add(raw, &it->timer.work,
+						   it->deadline);
+		else
+			err = exec_submit_at(be.ex, &it->timer,
+					     EXEC_CLOCK_MONOTONIC,
+					     it->deadline);
 		if (err) {
 			bench_err("exec_submit_at: %s", strerror(-err));
 			/* Timers already armed may still run. */
 			exit(BENCH_EXIT_FAIL);
 		}
 	}
+	if (raw)
+		bench_raw_timers_go(raw);
 	if (bench_wait(&late.done))
 		exit(BENCH_EXIT_FAIL);
 	/* Destroying joins the workers: their writes are visible after. */
-	if (bench_exec_destroy(&be))
+	if (raw)
+		bench_raw_timers_stop(raw);
+	else if (bench_exec_destroy(&be))
 		goto out_free;
 
 	for (k = 0; k < n; k++) {

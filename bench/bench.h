@@ -55,7 +55,16 @@ enum bench_kind {
 	BENCH_THREAD_POOL,
 	BENCH_LOOP,		/* a loop executor on a thread of its own */
 	BENCH_SERIAL,		/* a serial executor over a thread pool */
+	/* Raw references (bench-raw.c), not executors: */
+	BENCH_RAW_FUTEX,	/* wakeup_latency: a thread in FUTEX_WAIT */
+	BENCH_RAW_URING_TIMEOUT, /* timer_lateness: one re-armed timeout */
 };
+
+/* The kinds that are raw references rather than libexec's executors. */
+static inline bool bench_kind_is_raw(enum bench_kind kind)
+{
+	return kind >= BENCH_RAW_FUTEX;
+}
 
 /* How tasks are handed to the executor (--submit). */
 enum bench_submit {
@@ -142,6 +151,19 @@ void bench_out_uint(const char *key, unsigned long long val);
 void bench_out_int(const char *key, long long val);
 void bench_out_double(const char *key, const char *fmt, double val);
 void bench_out_end(void);
+
+/* bench-raw.c: the raw references. */
+struct bench_raw_futex;
+int bench_raw_futex_start(struct bench_raw_futex **rfp);
+int bench_raw_futex_submit(struct bench_raw_futex *rf,
+			   struct exec_work *work);
+void bench_raw_futex_stop(struct bench_raw_futex *rf);
+struct bench_raw_timers;
+int bench_raw_timers_start(struct bench_raw_timers **rtp, unsigned long max);
+int bench_raw_timers_add(struct bench_raw_timers *rt, struct exec_work *work,
+			 uint64_t deadline);
+void bench_raw_timers_go(struct bench_raw_timers *rt);
+void bench_raw_timers_stop(struct bench_raw_timers *rt);
 
 /* One workload: returns a BENCH_EXIT_* status. */
 int bench_post_throughput(const struct bench_opts *opts);

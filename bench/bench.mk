@@ -12,7 +12,8 @@
 # Listed by name: bench/ also holds stand-alone tools with a main() of their
 # own (parker-wake.c), built by hand.
 BENCH_SRC := bench/exec-bench.c bench/bench-throughput.c \
-	bench/bench-latency.c bench/bench-timer.c bench/bench-idle.c
+	bench/bench-latency.c bench/bench-timer.c bench/bench-idle.c \
+	bench/bench-raw.c
 BENCH_HDR := bench/bench.h $(wildcard include/exec/*.h)
 BENCH_BIN := $(O)/exec-bench
 

@@ -72,7 +72,8 @@ static const struct bench_workload bench_workloads[] = {
 		.default_samples = 20000,
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
 			 BENCH_KIND_BIT(BENCH_LOOP) |
-			 BENCH_KIND_BIT(BENCH_SERIAL),
+			 BENCH_KIND_BIT(BENCH_SERIAL) |
+			 BENCH_KIND_BIT(BENCH_RAW_FUTEX),
 		.default_kind = BENCH_THREAD_POOL,
 	}, {
 		.name = "timer_lateness",
@@ -80,7 +81,8 @@ static const struct bench_workload bench_workloads[] = {
 		.default_samples = 10000,
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
 			 BENCH_KIND_BIT(BENCH_LOOP) |
-			 BENCH_KIND_BIT(BENCH_SERIAL),
+			 BENCH_KIND_BIT(BENCH_SERIAL) |
+			 BENCH_KIND_BIT(BENCH_RAW_URING_TIMEOUT),
 		.default_kind = BENCH_THREAD_POOL,
 	}, {
 		.name = "timer_churn",
@@ -118,6 +120,8 @@ static const char * const bench_kind_names[] = {
 	[BENCH_THREAD_POOL] = "thread_pool",
 	[BENCH_LOOP] = "loop",
 	[BENCH_SERIAL] = "serial",
+	[BENCH_RAW_FUTEX] = "raw_futex",
+	[BENCH_RAW_URING_TIMEOUT] = "raw_uring_timeout",
 };
 
 #define BENCH_NR_KINDS		ARRAY_SIZE(bench_kind_names)
@@ -149,6 +153,14 @@ static void bench_usage(FILE *f)
 	      "                   take loop (a loop executor run by a dedicated\n"
 	      "                   thread) and serial (a serial executor over a pool\n"
 	      "                   of T threads)\n"
+	      "                   Raw references, the limits read against:\n"
+	      "                   wakeup_latency takes raw_futex (one thread in\n"
+	      "                   FUTEX_WAIT, woken by the submitter) and\n"
+	      "                   timer_lateness raw_uring_timeout (one thread\n"
+	      "                   re-arming one absolute IORING_OP_TIMEOUT for\n"
+	      "                   the earliest deadline of a sorted array, running\n"
+	      "                   the items inline); their lines say\n"
+	      "                   \"impl\":\"raw\"\n"
 	      "  --threads T      worker threads (default: online CPUs)\n"
 	      "  --producers P    post_throughput's producer threads (default 1)\n"
 	      "  --tasks N        tasks (post_throughput, serial_throughput: 2000000),\n"
@@ -281,12 +293,16 @@ static const char *const bench_submit_names[] = {
 	[BENCH_SUBMIT_DEFER] = "defer",
 };
 
+/* The line being written is a raw reference's. */
+static bool bench_out_raw;
+
 void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 {
 	bench_line_len = 0;
+	bench_out_raw = bench_kind_is_raw(opts->kind);
 	bench_out("{\"bench\":\"%s\",\"impl\":\"%s\",\"executor\":\"%s\",\"threads\":%u",
-		  opts->workload, BENCH_IMPL, bench_kind_name(opts->kind),
-		  threads);
+		  opts->workload, bench_out_raw ? "raw" : BENCH_IMPL,
+		  bench_kind_name(opts->kind), threads);
 	if (opts->submit != BENCH_SUBMIT_SUBMIT)
 		bench_out_str("submit", bench_submit_names[opts->submit]);
 }
@@ -321,9 +337,11 @@ void bench_out_end(void)
 {
 	/*
 	 * Extension: how idle workers sleep and are woken differs between
-	 * kernels, and the latency figures with it.
+	 * kernels, and the latency figures with it.  A raw reference has
+	 * none.
 	 */
-	bench_out_str("backend", exec_user_wakeup_backend());
+	if (!bench_out_raw)
+		bench_out_str("backend", exec_user_wakeup_backend());
 	bench_out("}\n");
 	fputs(bench_line, stdout);
 	fflush(stdout);
@@ -576,7 +594,7 @@ static int bench_parse_kind(const char *s, enum bench_kind *kind)
 			return 0;
 		}
 	}
-	bench_err("--executor: unknown executor kind '%s' (thread_pool, loop, serial)",
+	bench_err("--executor: unknown executor kind '%s' (thread_pool, loop, serial, raw_futex, raw_uring_timeout)",
 		  s);
 	return -1;
 }
@@ -806,11 +824,11 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	/* serial_throughput's executor is serial, whatever the pool's name. */
 	if (w->default_kind == BENCH_SERIAL)
 		opts->kind = BENCH_SERIAL;
-	if (opts->kind == BENCH_LOOP) {
+	if (opts->kind == BENCH_LOOP || bench_kind_is_raw(opts->kind)) {
 		/* A loop executor runs on the one thread donated to it. */
 		if (threads_set && opts->threads != 1) {
-			bench_err("--executor loop runs on one thread; --threads %u makes no sense",
-				  opts->threads);
+			bench_err("--executor %s runs on one thread; --threads %u makes no sense",
+				  bench_kind_name(opts->kind), opts->threads);
 			return -1;
 		}
 		opts->threads = 1;

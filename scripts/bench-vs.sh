@@ -1,0 +1,149 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Runs one exec-bench workload on libexec and on a reference, interleaved,
+# for ROUNDS rounds (default 5), and prints each figure's median on both
+# sides and their ratio: the way this project reads a figure on a shared,
+# noisy machine.  The two alternate which goes first in each round, so that
+# neither always runs on a cooler (or hotter) machine.
+#
+#   scripts/bench-vs.sh WORKLOAD REFERENCE [ARGS...]
+#
+#   scripts/bench-vs.sh wakeup_latency raw_futex
+#   scripts/bench-vs.sh timer_lateness raw_uring_timeout
+#   scripts/bench-vs.sh wakeup_latency raw_futex --executor loop
+#
+# REFERENCE is the reference's --executor kind.  ARGS go to both sides
+# (for instance --samples 5000), except --executor and --threads, which
+# pick the libexec executor under test (for instance --executor loop).  Environment: EXEC_BENCH (default
+# build/exec-bench), ROUNDS, BENCH_LOG (a file to which every JSON line is
+# appended).  Exit status 1 if any run failed or did not verify.
+
+set -u
+
+BENCH=${EXEC_BENCH:-build/exec-bench}
+ROUNDS=${ROUNDS:-5}
+
+if [ $# -lt 2 ]; then
+	sed -n '3,20s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+fi
+workload=$1
+ref=$2
+shift 2
+
+if [ ! -x "$BENCH" ]; then
+	echo "bench-vs.sh: $BENCH not found; run 'make bench' first" >&2
+	exit 2
+fi
+
+case $workload in
+wakeup_latency)		keys='p50_ns p99_ns p999_ns max_ns' ;;
+timer_lateness)		keys='p50_ns p99_ns max_ns' ;;
+chain_latency)		keys='ns_per_hop' ;;
+post_throughput | serial_throughput)	keys='ops_per_s' ;;
+timer_churn)		keys='arm_ns cancel_ns rss_kb' ;;
+*)
+	echo "bench-vs.sh: no figures known for '$workload'" >&2
+	exit 2
+	;;
+esac
+
+json_get() {
+	printf '%s\n' "$1" |
+		sed -n 's/.*"'"$2"'":"\{0,1\}\([^,"}]*\)"\{0,1\}[,}].*/\1/p'
+}
+
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# The reference's arguments: ARGS without --executor and --threads, one
+# per line in $tmp/refargs.
+: > "$tmp/refargs"
+skip=0
+for a in "$@"; do
+	if [ "$skip" -eq 1 ]; then
+		skip=0
+		continue
+	fi
+	case $a in
+	--executor=* | --threads=*) ;;
+	--executor | --threads) skip=1 ;;
+	*) printf '%s\n' "$a" >> "$tmp/refargs" ;;
+	esac
+done
+
+# run_ref: one reference run, with its arguments read back.
+run_ref() {
+	set -- --executor "$ref"
+	while IFS= read -r a; do
+		set -- "$@" "$a"
+	done < "$tmp/refargs"
+	run ref "$@"
+}
+
+# run SIDE ARGS...: one run, its line kept in $tmp/SIDE.
+run() {
+	side=$1
+	shift
+	if ! line=$("$BENCH" "$workload" "$@" 2>"$tmp/err"); then
+		echo "bench-vs.sh: $workload $* failed:" >&2
+		cat "$tmp/err" >&2
+		: > "$tmp/failed"
+		return
+	fi
+	[ -n "${BENCH_LOG:-}" ] && printf '%s\n' "$line" >> "$BENCH_LOG"
+	printf '%s\n' "$line" >> "$tmp/$side"
+}
+
+: > "$tmp/lib"
+: > "$tmp/ref"
+i=0
+while [ "$i" -lt "$ROUNDS" ]; do
+	if [ $((i % 2)) -eq 0 ]; then
+		run lib "$@"
+		run_ref
+	else
+		run_ref
+		run lib "$@"
+	fi
+	i=$((i + 1))
+done
+
+# median SIDE KEY: the median of KEY over SIDE's runs (empty if none).
+median() {
+	while read -r line; do
+		json_get "$line" "$2"
+	done < "$tmp/$1" | sort -g > "$tmp/vals"
+	n=$(wc -l < "$tmp/vals")
+	[ "$n" -gt 0 ] || return
+	if [ $((n % 2)) -eq 1 ]; then
+		sed -n "$(((n + 1) / 2))p" "$tmp/vals"
+	else
+		a=$(sed -n "$((n / 2))p" "$tmp/vals")
+		b=$(sed -n "$((n / 2 + 1))p" "$tmp/vals")
+		awk -v a="$a" -v b="$b" 'BEGIN { printf "%.6g\n", (a + b) / 2 }'
+	fi
+}
+
+lib_line=$(head -n 1 "$tmp/lib")
+echo "# $workload: libexec ($(json_get "$lib_line" executor)," \
+	"$(json_get "$lib_line" threads) threads, backend" \
+	"$(json_get "$lib_line" backend)) against $ref; medians of" \
+	"$(wc -l < "$tmp/lib") and $(wc -l < "$tmp/ref") interleaved runs;" \
+	"$(uname -r), $(nproc) CPUs"
+printf '%-12s %14s %14s %8s   %s\n' figure libexec "$ref" ratio \
+	'libexec runs'
+for k in $keys; do
+	a=$(median lib "$k")
+	b=$(median ref "$k")
+	all=$(while read -r line; do json_get "$line" "$k"; done < "$tmp/lib" |
+		tr '\n' ' ')
+	ratio=$(awk -v a="${a:-0}" -v b="${b:-0}" \
+		'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+	printf '%-12s %14s %14s %8s   %s\n' "$k" "${a:--}" "${b:--}" \
+		"$ratio" "${all% }"
+done
+
+[ -e "$tmp/failed" ] && exit 1
+exit 0

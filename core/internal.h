@@ -242,6 +242,11 @@ void exec_timers_count_work(struct exec_executor *ex);
 long exec_timers_shutdown(struct exec_executor *ex);
 void exec_timers_free(struct exec_executor *ex);
 unsigned long exec_timers_armed(struct exec_executor *ex);
+bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
+		       u64 *when);
+bool exec_timers_watch_due(struct exec_executor *ex);
+void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
+			 bool keep);
 void exec_timer_test_set_realtime_offset(s64 offset);
 
 /* Closure cache of the executors that live as long as the library. */

@@ -61,9 +61,15 @@
  * @due_tail: L: the last link of @due
  * @handing: L: a thread is submitting @due's items; others leave theirs to
  *	it, so that items reach their executors in the order they came due
- * @programmed: L: per clock, the time the clock event was last asked to
- *	fire, on the core's clock; EXEC_TIME_NEVER if none
+ * @programmed: L: per clock, the time of the next event asked for (of the
+ *	device or of the watcher), on the core's clock; EXEC_TIME_NEVER if
+ *	none.  Also read without the lock by exec_timers_watch_due()
+ * @device: L: per clock, the time @clockev is armed for, on the system's
+ *	clock; EXEC_TIME_NEVER if disarmed or fired (exec_timer_sync_device())
  * @wheel: L: per clock, the armed items
+ * @watcher: L: the parker of the thread of the owning executor that waits
+ *	for the next event itself (exec_timers_watch()), or NULL.  Also read
+ *	without the lock, as a hint, by exec_timers_watch()
  * @next: G: link in the list of all bases (exec_timer_bases_lock)
  * @clockev: the backend's clock event device
  */
@@ -73,7 +79,9 @@ struct exec_timer_base {
 	struct exec_work *due;
 	struct exec_work **due_tail;
 	bool handing;
+	struct exec_parker *watcher;
 	u64 programmed[EXEC_CLOCK_COUNT];
+	u64 device[EXEC_CLOCK_COUNT];
 	struct exec_wheel wheel[EXEC_CLOCK_COUNT];
 	struct exec_timer_base *next;
 	struct exec_clockev clockev;
@@ -235,28 +243,104 @@ static u64 exec_timer_apply_slack(u64 deadline, u64 slack)
 	return latest & ~((1ULL << (fls64(deadline ^ latest) - 1)) - 1);
 }
 
-/* Asks the clock event for @when on @clock, when that is earlier. */
-static void exec_timer_program_at(struct exec_timer_base *base,
-				  enum exec_clock clock, u64 when, bool force)
+/* @when (the core's time on @clock) on the system's clock. */
+static u64 exec_timer_backend_ns(enum exec_clock clock, u64 when)
 {
-	u64 backend = when;
+	if (clock == EXEC_CLOCK_REALTIME && when != EXEC_TIME_NEVER)
+		return when - (u64)READ_ONCE(exec_realtime_offset);
+	return when;
+}
+
+/* exec_timer_program_at() flags */
+#define EXEC_TIMER_FORCE	0x1	/* the time on the system's clock moved */
+#define EXEC_TIMER_BACKSTOP	0x2	/* a watcher is leaving */
+
+/*
+ * How late a due item may come when the thread that watched for it is kept
+ * busy by what it took, and no other thread watches: the clock event
+ * device's slack while a watcher exists or has just left.
+ */
+#define EXEC_TIMER_BACKSTOP_NS	200000ULL
+
+static void exec_timer_arm_device(struct exec_timer_base *base,
+				  enum exec_clock clock, u64 at)
+{
+	base->device[clock] = at;
+	exec_clockev_program(&base->clockev, clock, at);
+}
+
+/*
+ * Keeps the clock event device in step with @programmed[@clock]: armed
+ * for that time while no thread watches (always, in the kernel).  While a
+ * watcher waits for it, or runs what came due (@backstop), the device is
+ * only a backstop, no later than EXEC_TIMER_BACKSTOP_NS after it, in case
+ * the watcher stays busy; one armed earlier is left alone: it fires once,
+ * finds the watcher keeping up (exec_timer_expire()), and the watcher's
+ * next pass re-arms it.  So a watcher that takes the items as they come
+ * due arms the device about once per EXEC_TIMER_BACKSTOP_NS, not once per
+ * item, and each item costs one wake-up.
+ */
+static void exec_timer_sync_device(struct exec_timer_base *base,
+				   enum exec_clock clock, bool backstop)
+{
+	u64 want = exec_timer_backend_ns(clock, base->programmed[clock]);
+	u64 dev = base->device[clock];
 
 	lockdep_assert_held(&base->lock);
-	if (when == base->programmed[clock] && !force)
+	/* A one-shot device whose time has passed fired, or is firing. */
+	if (dev != EXEC_TIME_NEVER &&
+	    dev <= exec_timer_backend_ns(clock, exec_clock_now(clock)))
+		dev = EXEC_TIME_NEVER;
+	if (want == EXEC_TIME_NEVER) {
+		/* Nothing armed: an idle base must not wake at all. */
+		if (dev != EXEC_TIME_NEVER)
+			exec_timer_arm_device(base, clock, EXEC_TIME_NEVER);
 		return;
-	base->programmed[clock] = when;
-	if (clock == EXEC_CLOCK_REALTIME && when != EXEC_TIME_NEVER)
-		backend = when - (u64)READ_ONCE(exec_realtime_offset);
-	exec_clockev_program(&base->clockev, clock, backend);
+	}
+	if (!backstop && !base->watcher) {
+		if (dev != want)
+			exec_timer_arm_device(base, clock, want);
+		return;
+	}
+	if (want < EXEC_TIME_NEVER - EXEC_TIMER_BACKSTOP_NS)
+		want += EXEC_TIMER_BACKSTOP_NS;
+	if (dev > want)
+		exec_timer_arm_device(base, clock, want);
+}
+
+/*
+ * Asks for an event at @when on @clock: from the clock event device, or
+ * from the watcher, which is woken to take an earlier time.
+ */
+static void exec_timer_program_at(struct exec_timer_base *base,
+				  enum exec_clock clock, u64 when,
+				  unsigned int flags)
+{
+	u64 old = base->programmed[clock];
+
+	lockdep_assert_held(&base->lock);
+	if (when == old && !flags)
+		return;
+	/* Read locklessly by exec_timers_watch_due(). */
+	WRITE_ONCE(base->programmed[clock], when);
+	/*
+	 * The unpark's exchange orders the store above before the watcher's
+	 * next look, which its park makes after taking the permit.  A later
+	 * time waits for the watcher's next look: a spurious wake-up at the
+	 * earlier one.
+	 */
+	if (base->watcher && (when < old || (flags & EXEC_TIMER_FORCE)))
+		exec_parker_unpark(base->watcher);
+	exec_timer_sync_device(base, clock, flags & EXEC_TIMER_BACKSTOP);
 }
 
 static void exec_timer_program(struct exec_timer_base *base,
-			       enum exec_clock clock, bool force)
+			       enum exec_clock clock, unsigned int flags)
 {
 	unsigned int lvl;
 	u64 tick = exec_wheel_next_event(&base->wheel[clock], &lvl);
 
-	exec_timer_program_at(base, clock, exec_tick_wake_ns(tick), force);
+	exec_timer_program_at(base, clock, exec_tick_wake_ns(tick), flags);
 }
 
 /*
@@ -333,14 +417,14 @@ static void exec_wheel_advance(struct exec_timer_base *base,
  * Submits a due item to its executor.  The executor may start, finish and
  * free it before the call returns: the item is not touched afterwards.
  */
-static void exec_timer_submit_due(struct exec_timer *t)
+static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
 {
 	struct exec_timer_target *target =
 		exec_flags_target(READ_ONCE(t->work.flags));
 	struct exec_executor *ex = target->ex;
 
 	if (ex->ops->submit(ex, &t->work,
-			    EXEC_SUBMIT_NOWAIT | EXEC_SUBMIT_FORCE))
+			    EXEC_SUBMIT_NOWAIT | EXEC_SUBMIT_FORCE | flags))
 		exec_work_discard(&t->work);
 	/* Queued (or discarded): the executor counts it now, if it counts. */
 	exec_target_work_finished(target);
@@ -352,11 +436,19 @@ static void exec_timer_submit_due(struct exec_timer *t)
  * keeps that order); a caller that finds another at it leaves its items to
  * that one, which loops until the list is empty.  Preemption stays off
  * meanwhile, so that a preempted submitter does not hold up due items.
+ *
+ * @self, if not NULL, is the executor the caller is a thread of, which
+ * waited for these items (exec_timers_unwatch()): the first item due on it
+ * is deferred (EXEC_SUBMIT_DEFER), so that the caller runs it next without
+ * waking anybody; the rest wake other threads as submissions do.
  */
-static void exec_timer_hand_over(struct exec_timer_base *base)
+static void exec_timer_hand_over_to(struct exec_timer_base *base,
+				    struct exec_executor *self)
 {
 	struct exec_work *list, *next;
 	unsigned long flags;
+	unsigned int defer;
+	struct exec_timer *t;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
 	if (base->handing) {
@@ -371,13 +463,25 @@ static void exec_timer_hand_over(struct exec_timer_base *base)
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		for (; list; list = next) {
 			next = READ_ONCE(list->next);
-			exec_timer_submit_due(exec_work_timer(list));
+			t = exec_work_timer(list);
+			defer = 0;
+			if (self && exec_flags_target(READ_ONCE(t->work.flags))->ex ==
+				    self) {
+				defer = EXEC_SUBMIT_DEFER;
+				self = NULL;
+			}
+			exec_timer_submit_due(t, defer);
 		}
 		raw_spin_lock_irqsave(&base->lock, flags);
 	}
 	base->handing = false;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	preempt_enable();
+}
+
+static void exec_timer_hand_over(struct exec_timer_base *base)
+{
+	exec_timer_hand_over_to(base, NULL);
 }
 
 /* The last tick whose items are all due at @now. */
@@ -424,23 +528,23 @@ static bool exec_timer_enqueue(struct exec_timer_base *base,
 	}
 	tick = exec_wheel_add(wh, t, tick);
 	if (exec_tick_wake_ns(tick) < base->programmed[clock])
-		exec_timer_program_at(base, clock, exec_tick_wake_ns(tick),
-				      false);
+		exec_timer_program_at(base, clock, exec_tick_wake_ns(tick), 0);
 	return false;
 }
 
-/* The clock event's handler; hard interrupt context in the kernel. */
-static void exec_timer_expire(struct exec_clockev *ce)
+/*
+ * Moves what is due on each clock to the due list and asks for the next
+ * event (@flags as exec_timer_program_at() takes them).  Returns whether
+ * anything is due.
+ */
+static bool exec_timer_advance(struct exec_timer_base *base,
+			       unsigned int flags)
 {
-	struct exec_timer_base *base =
-		container_of(ce, struct exec_timer_base, clockev);
 	struct exec_wheel *wh;
-	unsigned long flags;
 	unsigned int clock;
-	bool due;
 	u64 limit;
 
-	raw_spin_lock_irqsave(&base->lock, flags);
+	lockdep_assert_held(&base->lock);
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		wh = &base->wheel[clock];
 		if (exec_timer_limit(exec_clock_now(clock), &limit)) {
@@ -448,9 +552,51 @@ static void exec_timer_expire(struct exec_clockev *ce)
 				exec_wheel_rebase(wh, limit);
 			exec_wheel_advance(base, wh, limit);
 		}
-		exec_timer_program(base, clock, false);
+		exec_timer_program(base, clock, flags);
+		/* Also for an unchanged time, after the device fired. */
+		exec_timer_sync_device(base, clock, flags & EXEC_TIMER_BACKSTOP);
 	}
-	due = base->due;
+	return base->due;
+}
+
+/*
+ * Whether a watcher takes the due items in time: none is later than the
+ * backstop's slack.  A look without the lock, for the clock event handler.
+ */
+static bool exec_timer_watcher_keeps_up(struct exec_timer_base *base)
+{
+	unsigned int clock;
+	u64 when;
+
+	if (!READ_ONCE(base->watcher))
+		return false;
+	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
+		when = READ_ONCE(base->programmed[clock]);
+		if (when != EXEC_TIME_NEVER &&
+		    when + EXEC_TIMER_BACKSTOP_NS <= exec_clock_now(clock))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The clock event's handler; hard interrupt context in the kernel.  While
+ * a thread watches and keeps up, the device leaves everything to it and
+ * does not even take the lock (the watcher re-arms the device as it goes:
+ * exec_timer_sync_device() sees that it fired); otherwise it takes what is
+ * due.
+ */
+static void exec_timer_expire(struct exec_clockev *ce)
+{
+	struct exec_timer_base *base =
+		container_of(ce, struct exec_timer_base, clockev);
+	unsigned long flags;
+	bool due;
+
+	if (exec_timer_watcher_keeps_up(base))
+		return;
+	raw_spin_lock_irqsave(&base->lock, flags);
+	due = exec_timer_advance(base, 0);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	if (due)
 		exec_timer_hand_over(base);
@@ -964,6 +1110,7 @@ int exec_timers_create(struct exec_executor *ex)
 	base->due_tail = &base->due;
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		base->programmed[clock] = EXEC_TIME_NEVER;
+		base->device[clock] = EXEC_TIME_NEVER;
 		if (!exec_timer_limit(exec_clock_now(clock), &clk))
 			clk = 0;
 		exec_wheel_init(&base->wheel[clock], clk);
@@ -1160,6 +1307,140 @@ unsigned long exec_timers_armed(struct exec_executor *ex)
 	return ex->timers ? READ_ONCE(ex->timers->nr_armed) : 0;
 }
 
+/* Whether @ex owns a timer base that a thread of it may watch. */
+static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
+{
+	struct exec_timer_target *target = ex->timers;
+
+	if (!exec_clockev_is_thread() || !target || !target->owns_base)
+		return NULL;
+	return target->base;
+}
+
+/**
+ * exec_timers_watch - let the calling thread wait for the next timed event
+ * @ex: the executor the caller is a thread of, which owns its timer base
+ * @parker: the caller's parker: unparked when an earlier event is armed
+ * @when: set to the times to park until, per clock, on the system clock
+ *	(EXEC_TIME_NEVER for none), as exec_parker_park_until() takes them
+ *
+ * Where the clock event device is a thread (userspace), a due item costs
+ * two wake-ups, the device's and then a worker's.  A thread of the
+ * executor about to wait for work calls this instead, parks until @when,
+ * and calls exec_timers_unwatch() when it stops waiting, which hands the
+ * due items over with the first one kept for the caller: one wake-up per
+ * timed item.  At most one thread watches a base at a time, and it stays
+ * the watcher while it runs what came due (exec_timers_unwatch() with
+ * @keep), so that coming back to wait costs no lock.  Meanwhile the device
+ * is only a backstop (exec_timer_sync_device()).  Items armed on other
+ * executors that share the base (serial executors over this one) are
+ * handed over by the watcher too.
+ *
+ * Context: Process context, a thread of @ex.
+ * Return: true if the caller watches (then exec_timers_unwatch() must
+ * follow); false if it is not needed (the device is an hrtimer, another
+ * thread watches, the base is shutting down).
+ */
+bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
+		       u64 *when)
+{
+	struct exec_timer_base *base = exec_timers_watchable(ex);
+	struct exec_parker *watcher;
+	unsigned long flags;
+	unsigned int clock;
+
+	if (!base)
+		return false;
+	/* Only the watcher itself changes @watcher from itself. */
+	watcher = READ_ONCE(base->watcher);
+	if (watcher == parker) {
+		/*
+		 * A time read here may be stale: one programmed after the
+		 * read unparks us (exec_timer_program_at()), and the park
+		 * returns at once.
+		 */
+		for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++)
+			when[clock] = exec_timer_backend_ns(clock,
+				READ_ONCE(base->programmed[clock]));
+		return true;
+	}
+	if (watcher)
+		return false;
+	raw_spin_lock_irqsave(&base->lock, flags);
+	if (base->dead || base->watcher) {
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		return false;
+	}
+	WRITE_ONCE(base->watcher, parker);
+	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
+		exec_timer_sync_device(base, clock, false);
+		when[clock] = exec_timer_backend_ns(clock,
+						    base->programmed[clock]);
+	}
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return true;
+}
+
+/**
+ * exec_timers_watch_due - whether a watcher's event has come
+ * @ex: the executor, whose thread watches its base
+ *
+ * For a watcher that spins before it parks: a look without the lock.
+ *
+ * Context: Any context.
+ * Return: true if the earliest programmed time has passed.
+ */
+bool exec_timers_watch_due(struct exec_executor *ex)
+{
+	struct exec_timer_base *base = ex->timers->base;
+	u64 mono = READ_ONCE(base->programmed[EXEC_CLOCK_MONOTONIC]);
+	u64 real = READ_ONCE(base->programmed[EXEC_CLOCK_REALTIME]);
+
+	return (mono != EXEC_TIME_NEVER &&
+		mono <= exec_clock_now(EXEC_CLOCK_MONOTONIC)) ||
+	       (real != EXEC_TIME_NEVER &&
+		real <= exec_clock_now(EXEC_CLOCK_REALTIME));
+}
+
+/**
+ * exec_timers_unwatch - hand over what is due; maybe stop watching
+ * @ex: the executor, whose thread may watch its base
+ * @parker: the caller's parker, as given to exec_timers_watch()
+ * @keep: go on watching: the caller runs what came due and comes back to
+ *	wait; false when it leaves for other work, or exits
+ *
+ * Hands the due items over, the first one due on @ex deferred to the
+ * caller, so that it runs it next without waking anybody
+ * (EXEC_SUBMIT_DEFER).  With @keep, nothing is done unless something is
+ * due, and the device stays a backstop, in case the caller stays busy;
+ * without it the device is armed for the next event itself.  A caller
+ * that is not the watcher does nothing.
+ *
+ * Context: Process context, a thread of @ex.
+ */
+void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
+			 bool keep)
+{
+	struct exec_timer_base *base = exec_timers_watchable(ex);
+	unsigned long flags;
+	bool due = false;
+
+	if (!base || READ_ONCE(base->watcher) != parker ||
+	    (keep && !exec_timers_watch_due(ex)))
+		return;
+	raw_spin_lock_irqsave(&base->lock, flags);
+	if (!keep)
+		WRITE_ONCE(base->watcher, NULL);
+	/* Nothing armed: nothing is due, and the device needs nothing. */
+	if (!base->dead &&
+	    (base->programmed[EXEC_CLOCK_MONOTONIC] != EXEC_TIME_NEVER ||
+	     base->programmed[EXEC_CLOCK_REALTIME] != EXEC_TIME_NEVER))
+		due = exec_timer_advance(base, keep ? EXEC_TIMER_BACKSTOP : 0);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	if (due)
+		exec_timer_hand_over_to(base, ex);
+}
+
 /**
  * exec_timer_test_set_realtime_offset - move the library's realtime clock
  * @offset: nanoseconds added to the system's CLOCK_REALTIME from now on
@@ -1184,7 +1465,7 @@ void exec_timer_test_set_realtime_offset(s64 offset)
 		if (!dead)
 			exec_timer_program_at(base, EXEC_CLOCK_REALTIME,
 					      base->programmed[EXEC_CLOCK_REALTIME],
-					      true);
+					      EXEC_TIMER_FORCE);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		/* Items the new time made due go now. */
 		if (!dead)

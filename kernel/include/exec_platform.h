@@ -121,4 +121,13 @@ struct exec_clockev {
 	void (*handler)(struct exec_clockev *ce);
 };
 
+/*
+ * The hrtimers wake the worker that runs a due item themselves: a worker
+ * that waited for the next event on its own would save nothing.
+ */
+static inline bool exec_clockev_is_thread(void)
+{
+	return false;
+}
+
 #endif /* EXEC_KERNEL_PLATFORM_H */

@@ -502,15 +502,15 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when);
 void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
 
 /*
- * struct exec_clockev - a timer base's clock event device: a thread asleep
- * on io_uring timeouts (absolute, one per clock) in its parker's ring, or on
- * a futex with a timeout in the futex backend.  See user/clockev.c.
+ * struct exec_clockev - a timer base's clock event device: one timerfd per
+ * clock, and a thread asleep in poll() on them.  See user/clockev.c.
  * @handler: called by the thread when a programmed time has come
  * @when: A: per clock, the programmed time, on the system clock; written
- *	under the base's lock, read by the thread
+ *	under the base's lock, read by start()
  * @state: A: EXEC_CLOCKEV_IDLE, _RUNNING, _STOPPING, _STOPPED
  * @lock: serialises start and stop
- * @parker: where the thread sleeps
+ * @tfd: per clock, the timerfd; created by start()
+ * @stop_fd: an eventfd that stop() writes to end the thread's poll()
  * @thread: the thread, started by the first arm
  */
 struct exec_clockev {
@@ -518,8 +518,18 @@ struct exec_clockev {
 	u64 when[2];
 	int state;
 	pthread_mutex_t lock;
-	struct exec_parker parker;
+	int tfd[2];
+	int stop_fd;
 	struct exec_thread thread;
 };
+
+/*
+ * The clock event device is a thread here: a thread of the executor that
+ * waits for the next event itself saves a wake-up (core/timer.c).
+ */
+static inline bool exec_clockev_is_thread(void)
+{
+	return true;
+}
 
 #endif /* EXEC_USER_PLATFORM_H */

@@ -510,6 +510,13 @@ static void exec_pool_unidle(struct exec_pool_worker *w)
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 }
 
+/* A waiting worker has something to do: work queued, or the pool stops. */
+static bool exec_pool_wait_over(struct exec_thread_pool *pool)
+{
+	return exec_pool_has_work(pool) ||
+	       (READ_ONCE(pool->state) & (EXEC_POOL_STOP | EXEC_POOL_HALT));
+}
+
 /*
  * The worker stops waiting: it takes what came due on the pool's timers,
  * and goes on watching for the next only if it has nothing else to do (a
@@ -519,11 +526,9 @@ static void exec_pool_unwatch(struct exec_pool_worker *w,
 			      struct exec_work *work)
 {
 	struct exec_thread_pool *pool = w->pool;
-	bool keep = !work && !exec_pool_has_work(pool) &&
-		    !(READ_ONCE(pool->state) & (EXEC_POOL_STOP |
-						EXEC_POOL_HALT));
 
-	exec_timers_unwatch(&pool->ex, &w->parker, keep);
+	exec_timers_unwatch(&pool->ex, &w->parker,
+			    !work && !exec_pool_wait_over(pool));
 }
 
 /*
@@ -555,8 +560,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	watching = exec_timers_watch(&pool->ex, &w->parker, when);
 	atomic_inc_return(&pool->nr_spinning);
 	for (i = 1; i <= EXEC_POOL_SPIN && !work; i++) {
-		if (exec_pool_has_work(pool) ||
-		    (READ_ONCE(pool->state) & (EXEC_POOL_STOP | EXEC_POOL_HALT)))
+		if (exec_pool_wait_over(pool))
 			break;
 		if (!(i % EXEC_POOL_STEAL_EVERY)) {
 			work = exec_pool_steal(w, false);
@@ -584,8 +588,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	atomic_inc_return(&pool->nr_idle);
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 
-	if (exec_pool_has_work(pool) ||
-	    (READ_ONCE(pool->state) & (EXEC_POOL_STOP | EXEC_POOL_HALT))) {
+	if (exec_pool_wait_over(pool)) {
 		/* Look again without sleeping. */
 	} else if (unlikely(exec_pool_join_done(pool))) {
 		exec_pool_set_state(pool, EXEC_POOL_STOP);

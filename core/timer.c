@@ -560,23 +560,22 @@ static bool exec_timer_advance(struct exec_timer_base *base,
 }
 
 /*
- * Whether a watcher takes the due items in time: none is later than the
- * backstop's slack.  A look without the lock, for the clock event handler.
+ * Whether the next event on some clock is @slack or more in the past.  A
+ * look without the lock, for a watcher that spins and for the clock event
+ * handler.
  */
-static bool exec_timer_watcher_keeps_up(struct exec_timer_base *base)
+static bool exec_timer_late(struct exec_timer_base *base, u64 slack)
 {
 	unsigned int clock;
 	u64 when;
 
-	if (!READ_ONCE(base->watcher))
-		return false;
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		when = READ_ONCE(base->programmed[clock]);
 		if (when != EXEC_TIME_NEVER &&
-		    when + EXEC_TIMER_BACKSTOP_NS <= exec_clock_now(clock))
-			return false;
+		    when + slack <= exec_clock_now(clock))
+			return true;
 	}
-	return true;
+	return false;
 }
 
 /*
@@ -593,7 +592,9 @@ static void exec_timer_expire(struct exec_clockev *ce)
 	unsigned long flags;
 	bool due;
 
-	if (exec_timer_watcher_keeps_up(base))
+	/* A watcher keeps up: nothing is late by the backstop's slack. */
+	if (READ_ONCE(base->watcher) &&
+	    !exec_timer_late(base, EXEC_TIMER_BACKSTOP_NS))
 		return;
 	raw_spin_lock_irqsave(&base->lock, flags);
 	due = exec_timer_advance(base, 0);
@@ -1392,14 +1393,7 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
  */
 bool exec_timers_watch_due(struct exec_executor *ex)
 {
-	struct exec_timer_base *base = ex->timers->base;
-	u64 mono = READ_ONCE(base->programmed[EXEC_CLOCK_MONOTONIC]);
-	u64 real = READ_ONCE(base->programmed[EXEC_CLOCK_REALTIME]);
-
-	return (mono != EXEC_TIME_NEVER &&
-		mono <= exec_clock_now(EXEC_CLOCK_MONOTONIC)) ||
-	       (real != EXEC_TIME_NEVER &&
-		real <= exec_clock_now(EXEC_CLOCK_REALTIME));
+	return exec_timer_late(ex->timers->base, 0);
 }
 
 /**

@@ -59,6 +59,8 @@
 
 /* Pause iterations a worker spins before parking (a few us; see below). */
 #define EXEC_POOL_SPIN		64
+/* ... after a wake-up that found nothing to do (see exec_pool_wait()). */
+#define EXEC_POOL_SPIN_LONG	512
 /* How often (in pauses) a spinning worker looks at other workers' slots. */
 #define EXEC_POOL_STEAL_EVERY	32
 #define EXEC_POOL_NEXT_STREAK	16
@@ -93,6 +95,8 @@ struct exec_thread_pool;
  * @next_streak: O: items in a row taken from @next
  * @was_spinning: O: has just stopped waiting (spinning or parked) for work;
  *	the first item it takes from the shared queue passes wake-ups on
+ * @woken_idle: O: has parked and found no work since it woke; its next
+ *	spin is the long one
  * @parker: where the worker sleeps
  * @thread: the thread
  *
@@ -110,6 +114,7 @@ struct exec_pool_worker {
 	struct exec_work *steal_seen;
 	unsigned int next_streak;
 	bool was_spinning;
+	bool woken_idle;
 	struct exec_parker parker;
 	struct exec_thread thread;
 } ____cacheline_aligned;
@@ -542,9 +547,9 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	struct exec_thread_pool *pool = w->pool;
 	struct exec_work *work = NULL;
 	u64 when[EXEC_CLOCK_COUNT];
+	unsigned int i, spin;
 	unsigned long flags;
 	bool watching;
-	unsigned int i;
 
 	if (unlikely(exec_pool_halted(pool))) {
 		*exit = true;
@@ -559,7 +564,15 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	 */
 	watching = exec_timers_watch(&pool->ex, &w->parker, when);
 	atomic_inc_return(&pool->nr_spinning);
-	for (i = 1; i <= EXEC_POOL_SPIN && !work; i++) {
+	/*
+	 * Woken, and found nothing: the item was run by the worker that
+	 * posted it to its own slot, as in a chain of self-posts, each of
+	 * which wakes a sleeper.  Spinning longer saves that worker the
+	 * system calls; a worker that finds work goes back to the short spin.
+	 */
+	spin = w->woken_idle ? EXEC_POOL_SPIN_LONG : EXEC_POOL_SPIN;
+	w->woken_idle = false;
+	for (i = 1; i <= spin && !work; i++) {
 		if (exec_pool_wait_over(pool))
 			break;
 		if (!(i % EXEC_POOL_STEAL_EVERY)) {
@@ -571,7 +584,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	}
 	/* Full barrier, before the look at the queue in exec_pool_take(). */
 	atomic_dec_return(&pool->nr_spinning);
-	if (work || i <= EXEC_POOL_SPIN) {
+	if (work || i <= spin) {
 		if (watching)
 			exec_pool_unwatch(w, work);
 		w->was_spinning = !work;
@@ -601,6 +614,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 			exec_parker_park(&w->parker);
 	}
 	exec_pool_unidle(w);
+	w->woken_idle = !work;
 	/* Its due items: the first is deferred to this worker. */
 	if (watching)
 		exec_pool_unwatch(w, work);
@@ -636,6 +650,7 @@ static int exec_pool_worker_fn(void *arg)
 			work = exec_pool_wait(w, &exit);
 		if (!work)
 			continue;
+		w->woken_idle = false;
 		if (pool->queue_limit)
 			exec_pool_unreserve(pool);
 		exec_work_run(work);

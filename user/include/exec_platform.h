@@ -407,9 +407,33 @@ typedef unsigned int gfp_t;
 #define GFP_KERNEL	0U
 #define GFP_ATOMIC	1U
 #define GFP_NOWAIT	2U
-#define kmalloc(size, gfp)	malloc(size)
-#define kzalloc(size, gfp)	calloc(1, (size))
-#define kcalloc(n, size, gfp)	calloc((n), (size))
+/*
+ * Like the kernel's slab caches, objects of a cache line or more start on a
+ * cache line, so that ____cacheline_aligned members of a kmalloc()ed struct
+ * are on lines of their own, as in the kernel; malloc() only promises 16.
+ */
+static inline void *exec_user_kmalloc(size_t size, bool zero)
+{
+	void *p;
+
+	if (size < 64)
+		return zero ? calloc(1, size) : malloc(size);
+	p = aligned_alloc(64, (size + 63) & ~(size_t)63);
+	if (p && zero)
+		memset(p, 0, size);
+	return p;
+}
+
+static inline void *exec_user_kcalloc(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return exec_user_kmalloc(n * size, true);
+}
+
+#define kmalloc(size, gfp)	exec_user_kmalloc((size), false)
+#define kzalloc(size, gfp)	exec_user_kmalloc((size), true)
+#define kcalloc(n, size, gfp)	exec_user_kcalloc((n), (size))
 #define kfree(p)	free(p)
 
 /* Clock */

@@ -4,103 +4,116 @@
  * every executor, and closures with their per-executor cache.
  *
  * A closure is an exec_work with a function and an argument around it,
- * allocated from the cache of the executor it is submitted to.  The cache
- * hands out closures from a private free list under @lock and takes them back
- * lock-free onto @returned, because closures are allocated by submitters but
- * freed by whichever worker ran them.  Memory comes in chunks that live as
- * long as the executor.
+ * allocated from the cache of the executor it is submitted to.  Closures are
+ * allocated by submitters but finished by whichever thread ran them, so the
+ * cache is a ring of chunks in which the allocator, under @lock, walks a
+ * cursor over closures in order, and a closure is given back by clearing
+ * its own @in_use: freeing writes only the closure's own line, which its
+ * runner has just read, and no line that others write.  Items run roughly
+ * in the order they were submitted, so the closure under the cursor is
+ * normally long done; the allocator looks at a few, and adds a chunk to the
+ * ring when they are all still in use.  Memory lives as long as the
+ * executor.
  */
 #include "internal.h"
 
-#define EXEC_CLOSURES_PER_CHUNK	64
+/* A chunk is one page: 63 closures of a cache line each, and the link. */
+#define EXEC_CLOSURES_PER_CHUNK	63
+/*
+ * Closures the allocator looks at before it adds a chunk: workers finish
+ * closures slightly out of order, and one that is late should not cost a
+ * chunk.
+ */
+#define EXEC_CLOSURE_SCAN	8
 
+/*
+ * @in_use: set by the allocator under the cache's lock; cleared with release
+ * by whoever finishes with the closure, once it has read what it needs.
+ */
 struct exec_closure {
 	struct exec_work work;
 	exec_fn fn;
 	exec_fn discard;
 	void *arg;
-	struct exec_closure_cache *cache;
-};
+	unsigned long in_use;
+} ____cacheline_aligned;
 
 struct exec_closure_chunk {
-	struct exec_closure_chunk *next;
 	struct exec_closure closures[EXEC_CLOSURES_PER_CHUNK];
+	struct exec_closure_chunk *next;
 };
 
 /**
  * struct exec_closure_cache - closures of one executor
- * @lock: guards @free and @chunks
- * @free: L: closures ready to hand out, linked through work.next
- * @chunks: L: every chunk, for exec_executor_fini()
- * @returned: A: closures given back; pushed with cmpxchg() by any thread,
- *	taken all at once with xchg() by an allocator holding @lock, so no ABA
+ * @lock: guards the ring and the cursor
+ * @chunk: L: the chunk the cursor is in, NULL until the first allocation;
+ *	the chunks form a ring through their @next
+ * @index: L: the cursor's closure in @chunk
  */
 struct exec_closure_cache {
 	spinlock_t lock;
-	struct exec_closure *free;
-	struct exec_closure_chunk *chunks;
-	struct exec_closure *returned;
+	struct exec_closure_chunk *chunk;
+	unsigned int index;
 };
 
-/* Free closures are linked through work.next; @work is the first member. */
 struct exec_closure_cache exec_static_closures = {
 	.lock = __SPIN_LOCK_UNLOCKED(exec_static_closures.lock),
 };
 
-static struct exec_closure *exec_closure_next(struct exec_closure *c)
+/* Takes the closure under the cursor if it is free; moves the cursor on. */
+static struct exec_closure *exec_closure_take(struct exec_closure_cache *cache)
 {
-	return (struct exec_closure *)c->work.next;
-}
+	struct exec_closure *c = &cache->chunk->closures[cache->index];
 
-static struct exec_work *exec_closure_link(struct exec_closure *c)
-{
-	return (struct exec_work *)c;
+	if (++cache->index == EXEC_CLOSURES_PER_CHUNK) {
+		cache->index = 0;
+		cache->chunk = cache->chunk->next;
+	}
+	/* Acquire: pairs with the release in exec_closure_free(). */
+	if (smp_load_acquire(&c->in_use))
+		return NULL;
+	c->in_use = 1;
+	return c;
 }
 
 static struct exec_closure *exec_closure_alloc(struct exec_closure_cache *cache,
 					       gfp_t gfp)
 {
 	struct exec_closure_chunk *chunk;
-	struct exec_closure *c;
+	struct exec_closure *c = NULL;
 	unsigned long flags;
 	unsigned int i;
 
 	spin_lock_irqsave(&cache->lock, flags);
-	if (!cache->free)
-		cache->free = xchg(&cache->returned, NULL);
-	c = cache->free;
-	if (c)
-		cache->free = exec_closure_next(c);
+	for (i = 0; cache->chunk && !c && i < EXEC_CLOSURE_SCAN; i++)
+		c = exec_closure_take(cache);
 	spin_unlock_irqrestore(&cache->lock, flags);
 	if (c)
 		return c;
 
-	chunk = kmalloc(sizeof(*chunk), gfp);
+	chunk = kzalloc(sizeof(*chunk), gfp);
 	if (!chunk)
 		return NULL;
-	for (i = 0; i < EXEC_CLOSURES_PER_CHUNK; i++)
-		chunk->closures[i].cache = cache;
-	for (i = 1; i + 1 < EXEC_CLOSURES_PER_CHUNK; i++)
-		chunk->closures[i].work.next = &chunk->closures[i + 1].work;
+	chunk->closures[0].in_use = 1;
 
+	/* Into the ring at the cursor: the closures it skipped come later. */
 	spin_lock_irqsave(&cache->lock, flags);
-	chunk->next = cache->chunks;
-	cache->chunks = chunk;
-	chunk->closures[EXEC_CLOSURES_PER_CHUNK - 1].work.next =
-		exec_closure_link(cache->free);
-	cache->free = &chunk->closures[1];
+	if (cache->chunk) {
+		chunk->next = cache->chunk->next;
+		cache->chunk->next = chunk;
+	} else {
+		chunk->next = chunk;
+	}
+	cache->chunk = chunk;
+	cache->index = 1;
 	spin_unlock_irqrestore(&cache->lock, flags);
 	return &chunk->closures[0];
 }
 
 static void exec_closure_free(struct exec_closure *c)
 {
-	struct exec_closure_cache *cache = c->cache;
-	struct exec_closure *old = READ_ONCE(cache->returned);
-
-	do {
-		c->work.next = exec_closure_link(old);
-	} while (!try_cmpxchg(&cache->returned, &old, c));
+	/* Release: the reads of @c come first (exec_closure_take()). */
+	smp_store_release(&c->in_use, 0);
 }
 
 static void exec_closure_run(struct exec_work *work)
@@ -131,6 +144,7 @@ int exec_executor_init(struct exec_executor *ex,
 	struct exec_closure_cache *cache;
 
 	BUILD_BUG_ON(offsetof(struct exec_closure, work) != 0);
+	BUILD_BUG_ON(sizeof(struct exec_closure_chunk) > 4096);
 	if (!ex || !ops || !ops->submit)
 		return -EINVAL;
 	cache = kzalloc(sizeof(*cache), GFP_KERNEL);
@@ -147,14 +161,18 @@ EXPORT_SYMBOL_GPL(exec_executor_init);
 
 static void exec_closure_cache_release(struct exec_closure_cache *cache)
 {
-	struct exec_closure_chunk *chunk;
+	struct exec_closure_chunk *first = cache->chunk, *chunk, *next;
 
-	while ((chunk = cache->chunks)) {
-		cache->chunks = chunk->next;
+	if (!first)
+		return;
+	chunk = first;
+	do {
+		next = chunk->next;
 		kfree(chunk);
-	}
-	cache->free = NULL;
-	cache->returned = NULL;
+		chunk = next;
+	} while (chunk != first);
+	cache->chunk = NULL;
+	cache->index = 0;
 }
 
 void exec_executor_fini(struct exec_executor *ex)
@@ -170,6 +188,34 @@ void exec_executor_fini(struct exec_executor *ex)
 	ex->closures = NULL;
 }
 EXPORT_SYMBOL_GPL(exec_executor_fini);
+
+/**
+ * exec_closures_allocated - how many closures an executor's cache holds
+ * @ex: the executor
+ *
+ * For the tests, which check that closures are reused.
+ *
+ * Context: Any context.
+ * Return: the closures allocated so far, free or in use.
+ */
+unsigned long exec_closures_allocated(struct exec_executor *ex)
+{
+	struct exec_closure_cache *cache = ex->closures;
+	struct exec_closure_chunk *chunk;
+	unsigned long flags, n = 0;
+
+	spin_lock_irqsave(&cache->lock, flags);
+	chunk = cache->chunk;
+	if (chunk) {
+		do {
+			n += EXEC_CLOSURES_PER_CHUNK;
+			chunk = chunk->next;
+		} while (chunk != cache->chunk);
+	}
+	spin_unlock_irqrestore(&cache->lock, flags);
+	return n;
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_closures_allocated);
 
 /**
  * exec_static_closures_release - free the library-lifetime closure cache

@@ -252,6 +252,7 @@ void exec_timer_test_set_realtime_offset(s64 offset);
 /* Closure cache of the executors that live as long as the library. */
 extern struct exec_closure_cache exec_static_closures;
 void exec_static_closures_release(void);
+unsigned long exec_closures_allocated(struct exec_executor *ex);
 
 /*
  * Fault injection for the tests: after @after more thread starts succeed,

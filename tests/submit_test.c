@@ -10,7 +10,7 @@
 #include <kunit/test.h>
 #include <exec/exec.h>
 
-#include "platform.h"
+#include "internal.h"
 #include "exec_test.h"
 
 #define SB_ITEMS	64
@@ -316,6 +316,36 @@ static void submit_closure_forms_run_once(struct kunit *test)
 	sb_finish(fx);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[0].calls), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&outside), 3);
+}
+
+/*
+ * Closures are reused: after a thousand rounds of sixteen closures on two
+ * workers, which finish them slightly out of order, the cache holds no more
+ * than twice what the first round needed.
+ */
+static void submit_closures_reused(struct kunit *test)
+{
+	struct sb_fx *fx = sb_create(test, 2, 0);
+	unsigned long first = 0;
+	unsigned int round;
+	atomic_t count;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	atomic_set(&count, 0);
+	for (round = 0; round < 1000; round++) {
+		for (i = 0; i < 16; i++)
+			KUNIT_ASSERT_EQ(test, exec_post_fn(fx->ex, sb_fn_count,
+							   &count), 0);
+		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&count,
+			16 * (round + 1), EXEC_TEST_TIMEOUT_MS));
+		if (!round)
+			first = exec_closures_allocated(fx->ex);
+	}
+	KUNIT_EXPECT_GT(test, first, 0UL);
+	KUNIT_EXPECT_LE(test, exec_closures_allocated(fx->ex), 2 * first);
+	sb_finish(fx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&count), 16000);
 }
 
 /* The inline executor can only run items in the caller. */
@@ -724,6 +754,7 @@ static struct kunit_case exec_submit_cases[] = {
 	KUNIT_CASE(submit_defer_outside_behaves_as_post),
 	KUNIT_CASE(submit_post_on_full_bounded_pool_eagain),
 	KUNIT_CASE(submit_closure_forms_run_once),
+	KUNIT_CASE(submit_closures_reused),
 	KUNIT_CASE(submit_inline_post_defer_eopnotsupp_dispatch_runs),
 	KUNIT_CASE(submit_running_in_this_thread_per_kind),
 	KUNIT_CASE(submit_strands_compare_by_identity),

@@ -151,8 +151,10 @@ struct exec_thread_pool {
 	spinlock_t consume_lock ____cacheline_aligned;
 	unsigned long nr_started;
 
+	/* Written whenever a worker starts or stops spinning. */
 	atomic_t nr_spinning ____cacheline_aligned;
-	atomic_t nr_idle;
+	/* Written when a worker parks or is woken: read first by submitters. */
+	atomic_t nr_idle ____cacheline_aligned;
 	raw_spinlock_t idle_lock;
 	struct exec_pool_worker *idle_list;
 
@@ -246,10 +248,15 @@ static void exec_pool_wake_all(struct exec_thread_pool *pool)
 		exec_parker_unpark(&pool->workers[i].parker);
 }
 
-/* After publishing an item: the submitter's half of the handshake. */
+/*
+ * After publishing an item: the submitter's half of the handshake.  @nr_idle
+ * first: it changes only when workers park or wake, so while they are busy
+ * or spinning its line stays in the submitter's cache, where @nr_spinning's
+ * changes with every item they take.
+ */
 static void exec_pool_kick(struct exec_thread_pool *pool)
 {
-	if (!atomic_read(&pool->nr_spinning) && atomic_read(&pool->nr_idle))
+	if (atomic_read(&pool->nr_idle) && !atomic_read(&pool->nr_spinning))
 		exec_pool_wake_one(pool);
 }
 

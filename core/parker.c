@@ -6,13 +6,17 @@
  *   exec_parker_sleep()  sleep until woken; may return spuriously, and must
  *                        return at once if @permit is already set (a wake
  *                        that came before the sleep is not lost)
- *   exec_parker_wake()   wake the owner sleeping in exec_parker_sleep()
+ *   exec_parker_sleep_until()  the same, bounded by deadlines
+ *   exec_parker_wake()   wake the owner sleeping in either, told which
  *
  * The owner sets @sleeping and then tests @permit; unpark() sets @permit and
  * then tests @sleeping, each with a full barrier between its store and its
  * load (Dekker), so either the owner sees the permit and does not sleep, or
  * the waker sees @sleeping and wakes it.  An unpark() that finds the owner
- * awake costs one exchange and one load: no system call.
+ * awake costs one exchange and one load: no system call.  @sleeping says
+ * which of the two sleeps the owner is in (EXEC_PARKER_SLEEP or
+ * EXEC_PARKER_SLEEP_UNTIL), published by the same store, so a backend whose
+ * two sleeps wake differently knows which wake-up to send.
  */
 #include "internal.h"
 
@@ -31,7 +35,7 @@ void exec_parker_park(struct exec_parker *parker)
 	 */
 	while (!xchg(&parker->permit, 0)) {
 		/* Full barrier: pairs with the xchg() in unpark(). */
-		smp_store_mb(parker->sleeping, 1);
+		smp_store_mb(parker->sleeping, EXEC_PARKER_SLEEP);
 		/* Ordered after the store above by its full barrier. */
 		if (!smp_load_acquire(&parker->permit))
 			exec_parker_sleep(parker);
@@ -54,6 +58,8 @@ EXPORT_SYMBOL_FOR_TESTS(exec_parker_park);
  */
 void exec_parker_unpark(struct exec_parker *parker)
 {
+	int sleeping;
+
 	/*
 	 * A permit already there was given by a waker that also wakes the
 	 * owner if needed.  Full barrier between this exchange and the load
@@ -62,8 +68,9 @@ void exec_parker_unpark(struct exec_parker *parker)
 	if (xchg(&parker->permit, 1))
 		return;
 	/* Ordered after the exchange above, which is a full barrier. */
-	if (smp_load_acquire(&parker->sleeping))
-		exec_parker_wake(parker);
+	sleeping = smp_load_acquire(&parker->sleeping);
+	if (sleeping)
+		exec_parker_wake(parker, sleeping);
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_unpark);
 
@@ -84,7 +91,7 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
 	if (xchg(&parker->permit, 0))
 		return;
 	/* Full barrier: pairs with the xchg() in unpark(). */
-	smp_store_mb(parker->sleeping, 1);
+	smp_store_mb(parker->sleeping, EXEC_PARKER_SLEEP_UNTIL);
 	/* Ordered after the store above by its full barrier. */
 	if (!smp_load_acquire(&parker->permit))
 		exec_parker_sleep_until(parker, when);

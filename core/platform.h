@@ -55,6 +55,11 @@ void exec_clockev_stop(struct exec_clockev *ce);
 /* For backends that sleep on one clock at a time (core/parker.c). */
 u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
 
+/* exec_parker::sleeping: which sleep the owner is (about to be) in. */
+#define EXEC_PARKER_AWAKE	0
+#define EXEC_PARKER_SLEEP	1	/* exec_parker_sleep() */
+#define EXEC_PARKER_SLEEP_UNTIL	2	/* exec_parker_sleep_until() */
+
 /*
  * Both backends must provide, as functions or static inlines:
  *
@@ -66,7 +71,7 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  *   int exec_parker_init(struct exec_parker *parker);
  *   void exec_parker_destroy(struct exec_parker *parker);
  *   void exec_parker_sleep(struct exec_parker *parker);
- *   void exec_parker_wake(struct exec_parker *parker);
+ *   void exec_parker_wake(struct exec_parker *parker, int sleeping);
  *
  * and struct exec_parker with the fields @permit and @sleeping; park() and
  * unpark() over them are core/parker.c.
@@ -92,7 +97,9 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  *
  * exec_parker_sleep_until() is exec_parker_sleep() bounded by absolute
  * times on each clock (@when[EXEC_CLOCK_*], EXEC_TIME_NEVER for none);
- * core/parker.c builds exec_parker_park_until() on it.
+ * core/parker.c builds exec_parker_park_until() on it.  exec_parker_wake()
+ * is told which of the two sleeps the owner is in (EXEC_PARKER_SLEEP or
+ * EXEC_PARKER_SLEEP_UNTIL), in case the backend wakes them differently.
  */
 
 #endif /* EXEC_CORE_PLATFORM_H */

@@ -396,10 +396,11 @@ void exec_parker_sleep(struct exec_parker *parker)
 /**
  * exec_parker_wake - wake the owner (see core/parker.c)
  * @parker: the parker
+ * @sleeping: which sleep the owner is in; both end the same way here
  *
  * Context: Any context, hard interrupt context included; never sleeps.
  */
-void exec_parker_wake(struct exec_parker *parker)
+void exec_parker_wake(struct exec_parker *parker, int sleeping)
 {
 	swake_up_one(&parker->wait);
 }

@@ -79,8 +79,8 @@ unsigned int exec_online_cpus(void);
 /**
  * struct exec_parker - one thread's sleep/wake point
  * @permit: 1 when an unpark() has not been consumed yet
- * @sleeping: 1 while the owner is (about to be) asleep; an unpark() that
- *	finds 0 does not touch @wait
+ * @sleeping: EXEC_PARKER_* of core/platform.h: non-zero while the owner is
+ *	(about to be) asleep; an unpark() that finds 0 does not touch @wait
  * @wait: where the owner sleeps.  A simple wait queue: its lock is a raw
  *	spinlock, so unpark() may be called from hard interrupt context, also
  *	on PREEMPT_RT.
@@ -97,7 +97,7 @@ int exec_parker_init(struct exec_parker *parker);
 void exec_parker_destroy(struct exec_parker *parker);
 void exec_parker_park(struct exec_parker *parker);
 void exec_parker_sleep(struct exec_parker *parker);
-void exec_parker_wake(struct exec_parker *parker);
+void exec_parker_wake(struct exec_parker *parker, int sleeping);
 void exec_parker_unpark(struct exec_parker *parker);
 void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when);
 void exec_parker_park_until(struct exec_parker *parker, const u64 *when);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "exec/timer.h"
 #include "exec/user.h"
 
 #define NR_TESTS	6
@@ -183,6 +184,7 @@ struct pingpong {
 	u32 turn;
 	unsigned long rounds;		/* per side */
 	unsigned long count[2];
+	bool timed;			/* park_until() with a far deadline */
 };
 
 struct pp_side {
@@ -197,9 +199,17 @@ static int pingpong_fn(void *arg)
 	int me = side->me;
 	unsigned long i;
 
+	u64 when[2] = { EXEC_TIME_NEVER, EXEC_TIME_NEVER };
+
+	/* Far enough never to end a sleep: only the wakes do. */
+	when[0] = exec_clock_read(0) + 3600ULL * 1000000000ULL;
 	for (i = 0; i < pp->rounds; i++) {
-		while (__atomic_load_n(&pp->turn, __ATOMIC_ACQUIRE) != (u32)me)
-			exec_parker_park(&pp->parker[me]);
+		while (__atomic_load_n(&pp->turn, __ATOMIC_ACQUIRE) != (u32)me) {
+			if (pp->timed)
+				exec_parker_park_until(&pp->parker[me], when);
+			else
+				exec_parker_park(&pp->parker[me]);
+		}
 		pp->count[me]++;
 		__atomic_store_n(&pp->turn, (u32)!me, __ATOMIC_RELEASE);
 		exec_parker_unpark(&pp->parker[!me]);
@@ -235,7 +245,9 @@ static int producer_fn(void *arg)
 /*
  * No wake is lost: 1,000,000 handoffs between two threads that each park
  * until it is their turn (a lost wake hangs, and the watchdog fails it),
- * then four threads unparking one consumer concurrently.
+ * the same with park_until() (whose sleep, with io_uring, is the ring's,
+ * woken by MSG_RING), then four threads unparking one consumer
+ * concurrently.
  */
 static bool test_no_lost_wakes(void)
 {
@@ -249,20 +261,26 @@ static bool test_no_lost_wakes(void)
 	u64 start;
 	int i;
 
-	memset(&pp, 0, sizeof(pp));
-	pp.rounds = handoffs / 2;
-	CHECK(exec_parker_init(&pp.parker[0]) == 0);
-	CHECK(exec_parker_init(&pp.parker[1]) == 0);
-	start = ktime_get_ns();
-	CHECK(exec_thread_start(&t[0], pingpong_fn, &side[0], "pt-ping") == 0);
-	CHECK(exec_thread_start(&t[1], pingpong_fn, &side[1], "pt-pong") == 0);
-	exec_thread_join(&t[0]);
-	exec_thread_join(&t[1]);
-	printf("  %lu handoffs in %.2f s\n", pp.count[0] + pp.count[1],
-	       elapsed_s(start));
-	CHECK(pp.count[0] == pp.rounds && pp.count[1] == pp.rounds);
-	exec_parker_destroy(&pp.parker[0]);
-	exec_parker_destroy(&pp.parker[1]);
+	for (i = 0; i < 2; i++) {
+		memset(&pp, 0, sizeof(pp));
+		pp.rounds = handoffs / 2;
+		pp.timed = i;
+		CHECK(exec_parker_init(&pp.parker[0]) == 0);
+		CHECK(exec_parker_init(&pp.parker[1]) == 0);
+		start = ktime_get_ns();
+		CHECK(exec_thread_start(&t[0], pingpong_fn, &side[0],
+					"pt-ping") == 0);
+		CHECK(exec_thread_start(&t[1], pingpong_fn, &side[1],
+					"pt-pong") == 0);
+		exec_thread_join(&t[0]);
+		exec_thread_join(&t[1]);
+		printf("  %lu handoffs%s in %.2f s\n",
+		       pp.count[0] + pp.count[1],
+		       pp.timed ? " (park_until)" : "", elapsed_s(start));
+		CHECK(pp.count[0] == pp.rounds && pp.count[1] == pp.rounds);
+		exec_parker_destroy(&pp.parker[0]);
+		exec_parker_destroy(&pp.parker[1]);
+	}
 
 	CHECK(exec_parker_init(&f.parker) == 0);
 	for (i = 0; i < NR_PRODUCERS; i++)

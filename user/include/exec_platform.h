@@ -501,8 +501,8 @@ unsigned int exec_online_cpus(void);
  * struct exec_parker - one thread's sleep/wake point
  * @permit: 1 when an unpark() has not been consumed yet; also the futex word
  *	of the futex backend
- * @sleeping: 1 while the owner is (about to be) asleep; an unpark() that
- *	finds 0 makes no system call
+ * @sleeping: EXEC_PARKER_* of core/platform.h: which sleep the owner is
+ *	(about to be) in; an unpark() that finds 0 makes no system call
  * @ring: the owner's io_uring (io_uring backend), or NULL
  * @armed: per clock, the deadline of the timeout the owner has in @ring
  *	(exec_parker_sleep_until()), EXEC_TIME_NEVER if none; owner only
@@ -520,7 +520,7 @@ int exec_parker_init(struct exec_parker *parker);
 void exec_parker_destroy(struct exec_parker *parker);
 void exec_parker_park(struct exec_parker *parker);
 void exec_parker_sleep(struct exec_parker *parker);
-void exec_parker_wake(struct exec_parker *parker);
+void exec_parker_wake(struct exec_parker *parker, int sleeping);
 void exec_parker_unpark(struct exec_parker *parker);
 void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when);
 void exec_parker_park_until(struct exec_parker *parker, const u64 *when);

@@ -402,7 +402,7 @@ int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 {
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = threads,
-		.name = "bench-pool",
+		.thread.name = "bench-pool",
 	};
 	int err;
 

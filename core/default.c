@@ -45,7 +45,9 @@ static struct exec_executor *exec_system_executor(void)
 	mutex_lock(&exec_system_mutex);
 	pool = exec_system_pool;
 	if (!pool) {
-		struct exec_thread_pool_attr attr = { .name = "exec-system" };
+		struct exec_thread_pool_attr attr = {
+			.thread.name = "exec-system",
+		};
 
 		if (exec_thread_pool_create(&pool, &attr))
 			pool = NULL;

@@ -261,6 +261,12 @@ unsigned long exec_closures_allocated(struct exec_executor *ex);
 void exec_fault_inject_thread_start(int after);
 bool exec_fault_thread_start(void);
 
+/* Thread attributes (core/thread_attr.c). */
+int exec_thread_attr_check(const struct exec_thread_attr *attr);
+int exec_thread_attr_dup(struct exec_thread_attr *dst,
+			 const struct exec_thread_attr *src);
+void exec_thread_attr_free(struct exec_thread_attr *attr);
+
 /* Execution contexts (core/context.c). */
 void exec_executor_context_release(struct exec_executor *ex);
 void exec_static_context_release(void);

@@ -16,6 +16,9 @@
  *
  *   struct exec_thread             a worker thread (pthread / kthread)
  *   exec_thread_start()            start one; returns 0 or -errno
+ *   exec_thread_start_attr()       the same, with thread attributes
+ *   exec_thread_stack_check()      whether a stack size can be had
+ *   exec_cpu_online()              whether a CPU is online
  *   exec_thread_join()             wait for it to return and reap it
  *   exec_thread_self_get/set()     one pointer of the core's per thread
  *   struct exec_parker             one thread's sleep/wake point
@@ -42,7 +45,27 @@
 #ifndef EXEC_CORE_PLATFORM_H
 #define EXEC_CORE_PLATFORM_H
 
+#include <exec/thread_attr.h>
+
 #include "exec_platform.h"
+
+/*
+ * Threads with attributes.  The core checks @attr first
+ * (exec_thread_attr_check(), which uses the other two); the backend applies
+ * it: the name given (already "prefix/N"), the nice value and the CPU mask,
+ * set by the new thread itself before it runs @fn, and the stack size.  The
+ * thread reports whether that worked before exec_thread_start_attr()
+ * returns; if not, it exits without running @fn, is joined, and the error
+ * is returned.  @attr->name is not used here; NULL @attr is
+ * exec_thread_start().
+ */
+int exec_thread_start_attr(struct exec_thread *thread, int (*fn)(void *arg),
+			   void *arg, const char *name,
+			   const struct exec_thread_attr *attr);
+/* 0 if threads can have a stack of @size bytes (0: the default), or -errno. */
+int exec_thread_stack_check(size_t size);
+/* Whether @cpu is online now. */
+bool exec_cpu_online(unsigned int cpu);
 
 /* Declared once here; each backend defines them (the contract below). */
 int exec_clockev_init(struct exec_clockev *ce,

@@ -67,14 +67,18 @@ struct exec_tpt_thread {
  * @lock: guards @done, @nr_live
  * @done: L: finished threads not yet joined
  * @nr_live: L: threads started and not yet finished
+ * @nr_named: L: threads given a name "prefix/N" so far (the next N)
  * @wq: destroy waits here for @nr_live to reach 0
+ * @attr: the threads' attributes, a copy owned by the executor
  */
 struct exec_thread_per_task {
 	struct exec_executor ex;
 	spinlock_t lock;
 	struct exec_tpt_thread *done;
 	unsigned long nr_live;
+	unsigned int nr_named;
 	wait_queue_head_t wq;
+	struct exec_thread_attr attr;
 };
 
 static struct exec_thread_per_task *exec_to_tpt(struct exec_executor *ex)
@@ -127,6 +131,7 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 	struct exec_thread_per_task *tpt = exec_to_tpt(ex);
 	struct exec_tpt_thread *t;
 	unsigned long irqflags;
+	char name[32];
 	int ret;
 
 	might_sleep();
@@ -138,9 +143,14 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 	t->tpt = tpt;
 	spin_lock_irqsave(&tpt->lock, irqflags);
 	tpt->nr_live++;
+	if (tpt->attr.name)
+		snprintf(name, sizeof(name), "%s/%u", tpt->attr.name,
+			 tpt->nr_named++);
 	spin_unlock_irqrestore(&tpt->lock, irqflags);
 	ret = exec_fault_thread_start() ? -EAGAIN :
-	      exec_thread_start(&t->thread, exec_tpt_thread_fn, t, "exec-task");
+	      exec_thread_start_attr(&t->thread, exec_tpt_thread_fn, t,
+				     tpt->attr.name ? name : "exec-task",
+				     &tpt->attr);
 	if (ret) {
 		spin_lock_irqsave(&tpt->lock, irqflags);
 		tpt->nr_live--;
@@ -176,7 +186,8 @@ static const struct exec_executor_ops exec_tpt_ops = {
 	.dispatch = exec_tpt_dispatch,
 };
 
-int exec_thread_per_task_create(struct exec_thread_per_task **tptp)
+int exec_thread_per_task_create_attr(struct exec_thread_per_task **tptp,
+				     const struct exec_thread_attr *attr)
 {
 	struct exec_thread_per_task *tpt;
 	int ret;
@@ -184,18 +195,34 @@ int exec_thread_per_task_create(struct exec_thread_per_task **tptp)
 	might_sleep();
 	if (!tptp)
 		return -EINVAL;
+	ret = exec_thread_attr_check(attr);
+	if (ret)
+		return ret;
 	tpt = kzalloc(sizeof(*tpt), GFP_KERNEL);
 	if (!tpt)
 		return -ENOMEM;
+	ret = exec_thread_attr_dup(&tpt->attr, attr);
+	if (ret)
+		goto err_free;
 	ret = exec_executor_init(&tpt->ex, &exec_tpt_ops);
-	if (ret) {
-		kfree(tpt);
-		return ret;
-	}
+	if (ret)
+		goto err_free_attr;
 	spin_lock_init(&tpt->lock);
 	init_waitqueue_head(&tpt->wq);
 	*tptp = tpt;
 	return 0;
+
+err_free_attr:
+	exec_thread_attr_free(&tpt->attr);
+err_free:
+	kfree(tpt);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_thread_per_task_create_attr);
+
+int exec_thread_per_task_create(struct exec_thread_per_task **tptp)
+{
+	return exec_thread_per_task_create_attr(tptp, NULL);
 }
 EXPORT_SYMBOL_GPL(exec_thread_per_task_create);
 
@@ -227,6 +254,7 @@ int exec_thread_per_task_destroy(struct exec_thread_per_task *tpt)
 	exec_tpt_reap(tpt);
 	exec_executor_fini(&tpt->ex);
 	spin_lock_destroy(&tpt->lock);
+	exec_thread_attr_free(&tpt->attr);
 	kfree(tpt);
 	return 0;
 }

@@ -713,6 +713,9 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	nr = attr->nr_threads ? attr->nr_threads : exec_online_cpus();
 	if (nr > EXEC_THREAD_POOL_MAX_THREADS)
 		return -EINVAL;
+	ret = exec_thread_attr_check(&attr->thread);
+	if (ret)
+		return ret;
 
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
@@ -744,11 +747,13 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	}
 	for (started = 0; started < nr; started++) {
 		snprintf(name, sizeof(name), "%s/%u",
-			 attr->name ? attr->name : "exec-pool", started);
+			 attr->thread.name ? attr->thread.name : "exec-pool",
+			 started);
 		ret = exec_fault_thread_start() ? -EAGAIN :
-		      exec_thread_start(&pool->workers[started].thread,
-					exec_pool_worker_fn,
-					&pool->workers[started], name);
+		      exec_thread_start_attr(&pool->workers[started].thread,
+					     exec_pool_worker_fn,
+					     &pool->workers[started], name,
+					     &attr->thread);
 		if (ret)
 			goto err_stop_threads;
 	}

@@ -312,7 +312,7 @@ int main(int argc, char **argv)
 {
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = DEMO_WORKERS,
-		.name = "demo",
+		.thread.name = "demo",
 	};
 	struct server server = {
 		.nr_sessions = DEMO_SESSIONS,

@@ -47,10 +47,55 @@
 
 /* --- threads ----------------------------------------------------------- */
 
+/**
+ * struct exec_kthread_boot - what a new kthread applies to itself
+ * @attr: the attributes
+ * @cpus: @attr's CPU mask as a cpumask, or NULL
+ * @started: completed by the kthread once it has applied them; the last
+ *	thing it does with this structure, which lives on the creator's stack
+ * @status: 0, or the negative errno with which applying them failed
+ */
+struct exec_kthread_boot {
+	const struct exec_thread_attr *attr;
+	const struct cpumask *cpus;
+	struct completion started;
+	int status;
+};
+
+/*
+ * The CPU mask and the nice value, applied by the new kthread to itself:
+ * before it first ran, the kernel may still set the affinity of a new
+ * kthread (as kthread() does in recent kernels), and kthread_bind_mask()
+ * is not exported to modules.
+ */
+static int exec_kthread_apply(const struct exec_kthread_boot *boot)
+{
+	int ret;
+
+	if (boot->cpus) {
+		ret = set_cpus_allowed_ptr(current, boot->cpus);
+		if (ret)
+			return ret;
+	}
+	if (boot->attr->set_nice)
+		set_user_nice(current, boot->attr->nice);
+	return 0;
+}
+
 static int exec_kthread_main(void *arg)
 {
 	struct exec_thread *thread = arg;
+	struct exec_kthread_boot *boot = thread->boot;
+	int ret;
 
+	if (boot) {
+		ret = exec_kthread_apply(boot);
+		boot->status = ret;
+		/* The creator may return, and @boot go, from here on. */
+		complete(&boot->started);
+		if (ret)
+			kthread_complete_and_exit(&thread->exited, ret);
+	}
 	thread->fn(thread->arg);
 	/*
 	 * Completes @exited and exits without returning here: after the
@@ -60,6 +105,34 @@ static int exec_kthread_main(void *arg)
 	kthread_complete_and_exit(&thread->exited, 0);
 }
 
+/* Creates and wakes the kthread; waits for it to apply @boot, if any. */
+static int exec_kthread_run(struct exec_thread *thread, const char *name,
+			    struct exec_kthread_boot *boot)
+{
+	struct task_struct *task;
+	int ret = 0;
+
+	thread->boot = boot;
+	if (boot)
+		init_completion(&boot->started);
+	task = kthread_create(exec_kthread_main, thread, "%s",
+			      name ? name : "exec");
+	if (IS_ERR(task))
+		return PTR_ERR(task);
+	thread->task = task;
+	wake_up_process(task);
+	if (boot) {
+		wait_for_completion(&boot->started);
+		thread->boot = NULL;
+		ret = boot->status;
+		if (ret) {
+			wait_for_completion(&thread->exited);
+			thread->task = NULL;
+		}
+	}
+	return ret;
+}
+
 /**
  * exec_thread_start - start a worker thread (a kthread)
  * @thread: the thread; must stay valid until exec_thread_join() returns
@@ -67,9 +140,7 @@ static int exec_kthread_main(void *arg)
  * @arg: @fn's argument
  * @name: the thread's name (truncated to TASK_COMM_LEN - 1); NULL for "exec"
  *
- * The kthread is not bound to a CPU and not freezable.  @fn always runs:
- * nothing else stops the thread.  Every thread started must be joined with
- * exec_thread_join().
+ * exec_thread_start_attr() with no attributes.
  *
  * Context: Process context; may sleep.
  * Return: 0; -ENOMEM, or -EINTR if the caller was killed while the kthread
@@ -78,22 +149,85 @@ static int exec_kthread_main(void *arg)
 int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),
 		      void *arg, const char *name)
 {
-	struct task_struct *task;
+	return exec_thread_start_attr(thread, fn, arg, name, NULL);
+}
+EXPORT_SYMBOL_GPL(exec_thread_start);
+
+/**
+ * exec_thread_start_attr - start a worker thread (a kthread) with attributes
+ * @thread: the thread; must stay valid until exec_thread_join() returns
+ * @fn: what it runs; its return value is ignored
+ * @arg: @fn's argument
+ * @name: the thread's name (truncated to TASK_COMM_LEN - 1); NULL for "exec"
+ * @attr: checked attributes (exec_thread_attr_check()), or NULL; its name
+ *	is not used
+ *
+ * The kthread is not bound to a CPU and not freezable.  With a CPU mask or
+ * a nice value in @attr, the new kthread applies them to itself
+ * (set_cpus_allowed_ptr(), set_user_nice()) before it runs @fn and before
+ * this function returns; if that fails it exits without running @fn and
+ * the error is returned.  @fn otherwise always runs: nothing else stops
+ * the thread.  Every thread started must be joined with exec_thread_join().
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EOPNOTSUPP for a non-zero stack size (kernel stacks have a
+ * fixed size); -EINVAL for a CPU mask with no active CPU; -ENOMEM, or
+ * -EINTR if the caller was killed while the kthread was being created.
+ */
+int exec_thread_start_attr(struct exec_thread *thread, int (*fn)(void *arg),
+			   void *arg, const char *name,
+			   const struct exec_thread_attr *attr)
+{
+	struct exec_kthread_boot boot = { .attr = attr };
+	cpumask_var_t cpus;
+	unsigned int cpu;
+	int ret;
 
 	might_sleep();
+	if (attr && attr->stack_size)
+		return -EOPNOTSUPP;
 	thread->fn = fn;
 	thread->arg = arg;
 	thread->self = NULL;
 	init_completion(&thread->exited);
-	task = kthread_create(exec_kthread_main, thread, "%s",
-			      name ? name : "exec");
-	if (IS_ERR(task))
-		return PTR_ERR(task);
-	thread->task = task;
-	wake_up_process(task);
-	return 0;
+	if (!attr || (!attr->set_nice && !attr->cpus))
+		return exec_kthread_run(thread, name, NULL);
+	if (!attr->cpus)
+		return exec_kthread_run(thread, name, &boot);
+
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	for_each_set_bit(cpu, attr->cpus, min(attr->nr_cpu_bits, nr_cpu_ids))
+		cpumask_set_cpu(cpu, cpus);
+	boot.cpus = cpus;
+	ret = exec_kthread_run(thread, name, &boot);
+	free_cpumask_var(cpus);
+	return ret;
 }
-EXPORT_SYMBOL_GPL(exec_thread_start);
+
+/**
+ * exec_thread_stack_check - whether threads can have a stack of @size bytes
+ * @size: the stack size; 0 for the default
+ *
+ * Context: Any context.
+ * Return: 0 for 0; -EOPNOTSUPP otherwise: kernel stacks have a fixed size.
+ */
+int exec_thread_stack_check(size_t size)
+{
+	return size ? -EOPNOTSUPP : 0;
+}
+
+/**
+ * exec_cpu_online - whether a CPU is online now
+ * @cpu: the CPU's number
+ *
+ * Context: Any context.
+ * Return: true if @cpu is online.
+ */
+bool exec_cpu_online(unsigned int cpu)
+{
+	return cpu < nr_cpu_ids && cpu_online(cpu);
+}
 
 /**
  * exec_thread_join - wait until a thread's function has returned

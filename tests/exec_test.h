@@ -171,4 +171,36 @@ static inline bool exec_test_thread_join(struct exec_test_thread *t,
 	return true;
 }
 
+/*
+ * What the calling thread is, as the system sees it; one implementation per
+ * world (tests/user/thread_self.c, kernel/tests/thread_self.c), for the
+ * thread attribute tests.
+ * @comm: the name: /proc/self/task/TID/comm, or current->comm
+ * @nice: getpriority() of the thread, or task_nice(current)
+ * @cpus: the CPUs it may run on (sched_getaffinity(), current->cpus_ptr),
+ *	the first EXEC_TEST_CPU_BITS of them
+ * @stack_size: its stack size (pthread_getattr_np(), THREAD_SIZE)
+ */
+#define EXEC_TEST_CPU_BITS	256U
+#define EXEC_TEST_CPU_WORDS	(EXEC_TEST_CPU_BITS / BITS_PER_LONG)
+
+struct exec_test_thread_self {
+	char comm[16];
+	int nice;
+	unsigned long cpus[EXEC_TEST_CPU_WORDS];
+	size_t stack_size;
+};
+
+/* 0, or a negative errno if the system would not say. */
+int exec_test_thread_self(struct exec_test_thread_self *ts);
+
+/*
+ * Threads whose name starts with @prefix: in /proc/self/task, or in the
+ * kernel's task list (exiting ones included).
+ */
+unsigned int exec_test_count_threads(const char *prefix);
+
+/* Whether threads can be given a stack size (userspace only). */
+bool exec_test_stack_size_settable(void);
+
 #endif /* EXEC_TEST_H */

@@ -275,7 +275,7 @@ static void st_pool(struct kunit *test, unsigned int nr_threads)
 {
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = nr_threads,
-		.name = "exec-stress",
+		.thread.name = "exec-stress",
 	};
 	struct exec_thread_pool *pool;
 	struct st_ctx *ctx = st_alloc(test, st_pool_func);
@@ -313,7 +313,7 @@ static void stress_64_serials_keep_order_and_run_every_task_once(struct kunit *t
 {
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = ST_SERIAL_POOL_THREADS,
-		.name = "exec-stress",
+		.thread.name = "exec-stress",
 	};
 	struct exec_thread_pool *pool;
 	struct st_ctx *ctx = st_alloc(test, st_serial_func);

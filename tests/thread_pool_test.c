@@ -100,7 +100,7 @@ static struct pool_fx *fx_create(struct kunit *test, unsigned int nr_threads,
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = nr_threads,
 		.queue_limit = queue_limit,
-		.name = "exec-test",
+		.thread.name = "exec-test",
 	};
 	struct pool_fx *fx = kzalloc(sizeof(*fx), GFP_KERNEL);
 	unsigned int i;

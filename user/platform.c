@@ -7,10 +7,11 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "exec_platform.h"
+#include "platform.h"
 
 /*
  * Initial-exec: the core reads this on every submission to find out whether
@@ -115,15 +116,62 @@ void exec_futex_wake(u32 *uaddr, int nr)
 	syscall(SYS_futex, uaddr, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
 }
 
+/*
+ * The CPU mask and the nice value of @attr, applied by the new thread to
+ * itself: 0, or a negative errno (-EINVAL when the mask names no CPU the
+ * thread may use, -EACCES or -EPERM when the nice value is refused).
+ */
+static int exec_thread_apply(const struct exec_thread_attr *attr)
+{
+	unsigned long *mask;
+	unsigned int words;
+
+	if (attr->cpus) {
+		words = BITS_TO_LONGS(attr->nr_cpu_bits);
+		mask = malloc(words * sizeof(*mask));
+		if (!mask)
+			return -ENOMEM;
+		memcpy(mask, attr->cpus, words * sizeof(*mask));
+		if (attr->nr_cpu_bits % BITS_PER_LONG)
+			mask[words - 1] &=
+				(1UL << (attr->nr_cpu_bits % BITS_PER_LONG)) - 1;
+		/* cpu_set_t is such a bitmap; the size is in bytes. */
+		if (sched_setaffinity(0, words * sizeof(*mask),
+				      (cpu_set_t *)mask)) {
+			free(mask);
+			return -errno;
+		}
+		free(mask);
+	}
+	if (attr->set_nice &&
+	    setpriority(PRIO_PROCESS, (id_t)gettid(), attr->nice))
+		return -errno;
+	return 0;
+}
+
 static void *exec_thread_trampoline(void *arg)
 {
 	struct exec_thread *thread = arg;
+	int ret;
 
 	/*
 	 * Named from the thread itself: that is a prctl(), where naming it
 	 * from the creator would go through /proc, which may not be mounted.
 	 */
 	pthread_setname_np(pthread_self(), thread->name);
+	if (thread->attr) {
+		/*
+		 * The creator waits for @started and keeps @attr valid until
+		 * then; it reads @start_status after.  @thread itself lives
+		 * until the join, so the wake-up touches nothing freed.
+		 */
+		ret = exec_thread_apply(thread->attr);
+		thread->start_status = ret;
+		__atomic_store_n(&thread->started, 1, __ATOMIC_RELEASE);
+		exec_futex_wake(&thread->started, 1);
+		if (ret)
+			return NULL;
+	}
 	return (void *)(intptr_t)thread->fn(thread->arg);
 }
 
@@ -134,9 +182,7 @@ static void *exec_thread_trampoline(void *arg)
  * @arg: @fn's argument
  * @name: the thread's name, truncated to 15 characters; NULL for "exec"
  *
- * The new thread blocks every signal: a library's workers must never be the
- * thread the kernel picks to deliver a process-directed signal to, since the
- * application's handlers do not expect to run there.
+ * exec_thread_start_attr() with no attributes.
  *
  * Return: 0, or a negative errno from pthread_create() (-EAGAIN when out of
  * threads or memory).
@@ -144,6 +190,38 @@ static void *exec_thread_trampoline(void *arg)
 int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),
 		      void *arg, const char *name)
 {
+	return exec_thread_start_attr(thread, fn, arg, name, NULL);
+}
+
+/**
+ * exec_thread_start_attr - start a worker thread with attributes
+ * @thread: the thread; must stay valid until exec_thread_join() returns
+ * @fn: what it runs; its return value is ignored
+ * @arg: @fn's argument
+ * @name: the thread's name, truncated to 15 characters; NULL for "exec"
+ * @attr: checked attributes (exec_thread_attr_check()), or NULL; its name
+ *	is not used
+ *
+ * The new thread blocks every signal: a library's workers must never be the
+ * thread the kernel picks to deliver a process-directed signal to, since the
+ * application's handlers do not expect to run there.
+ *
+ * The stack size is a pthread attribute.  The CPU mask
+ * (sched_setaffinity()) and the nice value (setpriority() on the thread's
+ * own id) are applied by the new thread itself, before it runs @fn and
+ * before this function returns; if either is refused the thread exits
+ * without running @fn, is joined, and the error is returned.
+ *
+ * Return: 0, or a negative errno: from pthread_create() (-EAGAIN when out
+ * of threads or memory), -EINVAL for a stack size below the minimum or a
+ * mask with no CPU the thread may use, -EACCES or -EPERM when the system
+ * refuses the nice value (a lower one without CAP_SYS_NICE), -ENOMEM.
+ */
+int exec_thread_start_attr(struct exec_thread *thread, int (*fn)(void *arg),
+			   void *arg, const char *name,
+			   const struct exec_thread_attr *attr)
+{
+	pthread_attr_t pattr, *pattrp = NULL;
 	sigset_t all, old;
 	int ret;
 
@@ -151,14 +229,107 @@ int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),
 	thread->arg = arg;
 	snprintf(thread->name, sizeof(thread->name), "%s",
 		 name ? name : "exec");
+	thread->attr = attr && (attr->set_nice || attr->cpus) ? attr : NULL;
+	thread->started = 0;
+	thread->start_status = 0;
+
+	if (attr && attr->stack_size) {
+		pthread_attr_init(&pattr);
+		pattrp = &pattr;
+		ret = pthread_attr_setstacksize(&pattr, attr->stack_size);
+		if (ret)
+			goto out;
+	}
 
 	/* The new thread inherits the creator's mask; restore ours after. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = pthread_create(&thread->tid, NULL, exec_thread_trampoline,
+	ret = pthread_create(&thread->tid, pattrp, exec_thread_trampoline,
 			     thread);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret || !thread->attr)
+		goto out;
+
+	while (!__atomic_load_n(&thread->started, __ATOMIC_ACQUIRE))
+		exec_futex_wait(&thread->started, 0);
+	thread->attr = NULL;
+	if (thread->start_status) {
+		pthread_join(thread->tid, NULL);
+		if (pattrp)
+			pthread_attr_destroy(pattrp);
+		return thread->start_status;
+	}
+out:
+	if (pattrp)
+		pthread_attr_destroy(pattrp);
 	return -ret;
+}
+
+/**
+ * exec_thread_stack_check - whether threads can have a stack of @size bytes
+ * @size: the stack size; 0 for the default
+ *
+ * Return: 0, or -EINVAL below PTHREAD_STACK_MIN (what
+ * pthread_attr_setstacksize() says).
+ */
+int exec_thread_stack_check(size_t size)
+{
+	pthread_attr_t attr;
+	int ret;
+
+	if (!size)
+		return 0;
+	pthread_attr_init(&attr);
+	ret = pthread_attr_setstacksize(&attr, size);
+	pthread_attr_destroy(&attr);
+	return -ret;
+}
+
+/*
+ * Whether @cpu is in a list such as "0-3,8,10-11"
+ * (/sys/devices/system/cpu/online); -1 if the list cannot be read.
+ */
+static int exec_cpu_in_list(FILE *f, unsigned int cpu)
+{
+	unsigned long first, last;
+	int c;
+
+	for (;;) {
+		if (fscanf(f, "%lu", &first) != 1)
+			return -1;
+		last = first;
+		c = fgetc(f);
+		if (c == '-') {
+			if (fscanf(f, "%lu", &last) != 1)
+				return -1;
+			c = fgetc(f);
+		}
+		if (cpu >= first && cpu <= last)
+			return 1;
+		if (c != ',')
+			return 0;
+	}
+}
+
+/**
+ * exec_cpu_online - whether a CPU is online now
+ * @cpu: the CPU's number
+ *
+ * From /sys/devices/system/cpu/online; where that cannot be read, the CPUs
+ * below exec_online_cpus() are taken to be the online ones.
+ *
+ * Return: true if @cpu is online.
+ */
+bool exec_cpu_online(unsigned int cpu)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int in = -1;
+
+	if (f) {
+		in = exec_cpu_in_list(f, cpu);
+		fclose(f);
+	}
+	return in < 0 ? cpu < exec_online_cpus() : in;
 }
 
 /**

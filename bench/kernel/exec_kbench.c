@@ -369,7 +369,7 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
 {
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = nr,
-		.name = "exec-kbench",
+		.thread.name = "exec-kbench",
 	};
 	int err;
 

@@ -186,7 +186,7 @@ static int __init example_init(void)
 {
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = 2,
-		.name = "exec-example",
+		.thread.name = "exec-example",
 	};
 	struct example_dev *dev;
 	unsigned int i;

@@ -10,6 +10,7 @@
 #include "types.h"
 #include "work.h"
 #include "executor.h"
+#include "thread_attr.h"
 #include "thread_pool.h"
 #include "serial.h"
 #include "loop.h"

@@ -9,6 +9,7 @@
 #define EXEC_SIMPLE_H
 
 #include "executor.h"
+#include "thread_attr.h"
 
 EXEC_BEGIN_DECLS
 
@@ -26,17 +27,45 @@ struct exec_executor *exec_inline_executor(void);
  * exec_thread_per_task_create - create a thread-per-task executor
  * @tptp: where to store it
  *
+ * Its threads are named "exec-task" and have the default attributes:
+ * exec_thread_per_task_create_attr() with NULL attributes.
+ *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL for NULL; -ENOMEM.
  */
 int exec_thread_per_task_create(struct exec_thread_per_task **tptp);
 
 /**
+ * exec_thread_per_task_create_attr - create one whose threads have attributes
+ * @tptp: where to store it
+ * @attr: the attributes of every thread it starts (struct exec_thread_attr);
+ *	NULL for the defaults.  Copied, name and CPU mask included.
+ *
+ * With a name prefix the threads are named "prefix/N", N counting the
+ * threads the executor started, from 0; without one, "exec-task".  The
+ * attributes are checked here; each thread applies its nice value and CPU
+ * mask to itself before its item runs, and a submission whose thread could
+ * not apply them fails with that error, leaving the item idle and not run.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EINVAL for a NULL @tptp, a nice value outside
+ * [EXEC_NICE_MIN, EXEC_NICE_MAX], a CPU mask that names no online CPU, a
+ * NULL mask with a non-zero @nr_cpu_bits, or (userspace) a stack size below
+ * PTHREAD_STACK_MIN; -EOPNOTSUPP for a non-zero stack size in the kernel;
+ * -ENOMEM.
+ */
+int exec_thread_per_task_create_attr(struct exec_thread_per_task **tptp,
+				     const struct exec_thread_attr *attr);
+
+/**
  * exec_thread_per_task_executor - the thread-per-task executor, abstractly
  * @tpt: the executor
  *
  * Submission through it starts a thread; it fails with the thread
- * creation's error (-EAGAIN, -ENOMEM) if none can be started.
+ * creation's error (-EAGAIN, -ENOMEM) if none can be started, or with the
+ * error with which the system refused the thread's attributes (-EACCES or
+ * -EPERM for a nice value, -EINVAL for a CPU mask whose CPUs all went
+ * offline).
  *
  * Context: Any context.
  * Return: the executor.

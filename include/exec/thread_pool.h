@@ -8,6 +8,7 @@
 #define EXEC_THREAD_POOL_H
 
 #include "executor.h"
+#include "thread_attr.h"
 
 EXEC_BEGIN_DECLS
 
@@ -22,12 +23,14 @@ struct exec_thread_pool;
  * @queue_limit: most items that may wait to start at once; 0 means no bound.
  *	When the bound is reached, exec_submit() waits for room and
  *	exec_try_submit() fails with -EAGAIN.
- * @name: prefix of the worker threads' names; NULL means "exec-pool"
+ * @thread: the workers' attributes (struct exec_thread_attr): name prefix
+ *	(workers are "prefix/N"; NULL means "exec-pool"), nice value, CPU mask
+ *	and stack size
  */
 struct exec_thread_pool_attr {
 	unsigned int nr_threads;
 	unsigned long queue_limit;
-	const char *name;
+	struct exec_thread_attr thread;
 };
 
 /**
@@ -35,13 +38,21 @@ struct exec_thread_pool_attr {
  * @poolp: where to store the new pool
  * @attr: its attributes; NULL for the defaults
  *
- * If a worker cannot be started, the workers already started are stopped,
+ * The thread attributes (@attr->thread) are checked before anything is
+ * allocated.  Each worker applies its nice value and CPU mask to itself
+ * before the pool is returned.  If a worker cannot be started, or the
+ * system refuses its attributes, the workers already started are stopped,
  * everything is released and the error is returned.
  *
  * Context: Process context; may sleep.
- * Return: 0; -EINVAL for a NULL @poolp or more than
- * EXEC_THREAD_POOL_MAX_THREADS threads; -ENOMEM; -EAGAIN or another error
- * from thread creation.
+ * Return: 0; -EINVAL for a NULL @poolp, more than
+ * EXEC_THREAD_POOL_MAX_THREADS threads, a nice value outside
+ * [EXEC_NICE_MIN, EXEC_NICE_MAX], a CPU mask that names no online CPU, a
+ * NULL mask with a non-zero @nr_cpu_bits, or (userspace) a stack size below
+ * PTHREAD_STACK_MIN; -EOPNOTSUPP for a non-zero stack size in the kernel;
+ * -EACCES or -EPERM when the system refuses the nice value (userspace,
+ * lowering it without CAP_SYS_NICE); -ENOMEM; -EAGAIN or another error from
+ * thread creation.
  */
 int exec_thread_pool_create(struct exec_thread_pool **poolp,
 			    const struct exec_thread_pool_attr *attr);

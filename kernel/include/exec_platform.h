@@ -58,13 +58,19 @@
  * @exited: completed by the thread as its very last act, from kernel text
  *	(kthread_complete_and_exit()), so that exec_thread_join() can free
  *	this structure and the module can go away at once
+ * @boot: while the thread starts, what it applies to itself and where it
+ *	reports (on the creator's stack: exec_thread_start_attr()); NULL when
+ *	there is nothing to apply
  */
+struct exec_kthread_boot;
+
 struct exec_thread {
 	struct task_struct *task;
 	int (*fn)(void *arg);
 	void *arg;
 	void *self;
 	struct completion exited;
+	struct exec_kthread_boot *boot;
 };
 
 int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),

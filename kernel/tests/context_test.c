@@ -210,7 +210,7 @@ static void ctx_create_pool(struct kunit *test, unsigned int nr,
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = nr,
 		.queue_limit = limit,
-		.name = "exec-ctx",
+		.thread.name = "exec-ctx",
 	};
 	struct ctx_fx *fx = test->priv;
 

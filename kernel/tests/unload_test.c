@@ -170,7 +170,7 @@ static void ul_pending_work_at_teardown(struct kunit *test)
 {
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = UL_POOL_THREADS,
-		.name = UL_POOL_NAME,
+		.thread.name = UL_POOL_NAME,
 	};
 	struct ul_fx *fx = test->priv;
 	struct exec_executor *pool_ex;
@@ -234,7 +234,7 @@ static void ul_pool_destroy_runs_queue(struct kunit *test)
 {
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = 1,
-		.name = UL_POOL_NAME,
+		.thread.name = UL_POOL_NAME,
 	};
 	struct ul_fx *fx = test->priv;
 	struct exec_executor *ex;

@@ -395,6 +395,15 @@ static inline unsigned long __ffs64(u64 x)
 	return (unsigned long)__builtin_ctzll(x);
 }
 
+/* Index of the lowest set bit; undefined for 0, as in the kernel. */
+static inline unsigned long __ffs(unsigned long x)
+{
+	return (unsigned long)__builtin_ctzl(x);
+}
+
+#define BITS_PER_LONG	(8 * (int)sizeof(long))
+#define BITS_TO_LONGS(nr)	(((nr) + BITS_PER_LONG - 1) / BITS_PER_LONG)
+
 static inline u32 hash_ptr(const void *ptr, unsigned int bits)
 {
 	/* The kernel's GOLDEN_RATIO_64 multiplicative hash. */
@@ -470,12 +479,24 @@ static inline void usleep_range(unsigned long min_us, unsigned long max_us)
 		;
 }
 
-/* Threads */
+/*
+ * Threads.
+ * @attr: while the thread starts, the attributes it applies to itself
+ *	(exec_thread_start_attr()); NULL when there is nothing to apply
+ * @started: set (release) once the thread has applied @attr, then woken
+ *	as a futex; only used when @attr is set
+ * @start_status: 0, or the negative errno with which applying @attr failed
+ */
+struct exec_thread_attr;
+
 struct exec_thread {
 	pthread_t tid;
 	int (*fn)(void *arg);
 	void *arg;
 	char name[16];
+	const struct exec_thread_attr *attr;
+	u32 started;
+	int start_status;
 };
 
 int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),

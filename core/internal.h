@@ -249,6 +249,11 @@ void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 			 bool keep);
 void exec_timer_test_set_realtime_offset(s64 offset);
 
+/* Closures for executors with a submission function of their own. */
+struct exec_work *exec_closure_get(struct exec_executor *ex, exec_fn fn,
+				   exec_fn discard, void *arg, gfp_t gfp);
+void exec_closure_put(struct exec_work *work);
+
 /* Closure cache of the executors that live as long as the library. */
 extern struct exec_closure_cache exec_static_closures;
 void exec_static_closures_release(void);

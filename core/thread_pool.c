@@ -696,14 +696,71 @@ static void exec_pool_stop_started(struct exec_thread_pool *pool,
 		exec_thread_join(&pool->workers[i].thread);
 }
 
+/*
+ * The CPUs of a per-CPU pool, in ascending order: the online ones of the
+ * mask, or all online ones.  Returns how many, with *@cpusp allocated.
+ */
+static int exec_pool_cpus(const struct exec_thread_attr *ta,
+			  unsigned int **cpusp)
+{
+	unsigned int limit = exec_cpu_ids(), cpu, n = 0, *cpus;
+
+	if (ta->cpus)
+		limit = min(limit, ta->nr_cpu_bits);
+	cpus = kcalloc(limit, sizeof(*cpus), GFP_KERNEL);
+	if (!cpus)
+		return -ENOMEM;
+	for (cpu = 0; cpu < limit; cpu++) {
+		if (ta->cpus && !test_bit(cpu, ta->cpus))
+			continue;
+		if (exec_cpu_online(cpu))
+			cpus[n++] = cpu;
+	}
+	if (!n) {
+		kfree(cpus);
+		return -EINVAL;
+	}
+	*cpusp = cpus;
+	return n;
+}
+
+/* Starts worker @i, bound to @cpu if that is not UINT_MAX. */
+static int exec_pool_start_worker(struct exec_thread_pool *pool,
+				  unsigned int i,
+				  const struct exec_thread_attr *ta,
+				  unsigned int cpu)
+{
+	struct exec_thread_attr bound = *ta;
+	unsigned long *mask = NULL;
+	char name[32];
+	int ret;
+
+	if (cpu != UINT_MAX) {
+		mask = kcalloc(BITS_TO_LONGS(cpu + 1), sizeof(*mask),
+			       GFP_KERNEL);
+		if (!mask)
+			return -ENOMEM;
+		__set_bit(cpu, mask);
+		bound.cpus = mask;
+		bound.nr_cpu_bits = cpu + 1;
+	}
+	snprintf(name, sizeof(name), "%s/%u", ta->name ? ta->name : "exec-pool",
+		 i);
+	ret = exec_fault_thread_start() ? -EAGAIN :
+	      exec_thread_start_attr(&pool->workers[i].thread,
+				     exec_pool_worker_fn, &pool->workers[i],
+				     name, &bound);
+	kfree(mask);
+	return ret;
+}
+
 int exec_thread_pool_create(struct exec_thread_pool **poolp,
 			    const struct exec_thread_pool_attr *attr)
 {
 	static const struct exec_thread_pool_attr defaults;
+	unsigned int nr, parked = 0, started = 0, *cpus = NULL;
 	struct exec_thread_pool *pool;
-	unsigned int nr, parked = 0, started = 0;
-	char name[32];
-	int ret;
+	int ret, nr_cpus = 0;
 
 	might_sleep();
 	if (!poolp)
@@ -716,10 +773,18 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	ret = exec_thread_attr_check(&attr->thread);
 	if (ret)
 		return ret;
+	if (attr->per_cpu) {
+		nr_cpus = exec_pool_cpus(&attr->thread, &cpus);
+		if (nr_cpus < 0)
+			return nr_cpus;
+		if (!attr->nr_threads)
+			nr = nr_cpus;
+	}
 
+	ret = -ENOMEM;
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
-		return -ENOMEM;
+		goto err_free_cpus;
 	pool->workers = kcalloc(nr, sizeof(*pool->workers), GFP_KERNEL);
 	if (!pool->workers) {
 		ret = -ENOMEM;
@@ -746,17 +811,13 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 			goto err_destroy_parkers;
 	}
 	for (started = 0; started < nr; started++) {
-		snprintf(name, sizeof(name), "%s/%u",
-			 attr->thread.name ? attr->thread.name : "exec-pool",
-			 started);
-		ret = exec_fault_thread_start() ? -EAGAIN :
-		      exec_thread_start_attr(&pool->workers[started].thread,
-					     exec_pool_worker_fn,
-					     &pool->workers[started], name,
-					     &attr->thread);
+		ret = exec_pool_start_worker(pool, started, &attr->thread,
+					     cpus ? cpus[started % nr_cpus] :
+						    UINT_MAX);
 		if (ret)
 			goto err_stop_threads;
 	}
+	kfree(cpus);
 	*poolp = pool;
 	return 0;
 
@@ -775,6 +836,8 @@ err_free_workers:
 	kfree(pool->workers);
 err_free_pool:
 	kfree(pool);
+err_free_cpus:
+	kfree(cpus);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(exec_thread_pool_create);

@@ -270,6 +270,18 @@ unsigned int exec_online_cpus(void)
 }
 EXPORT_SYMBOL_GPL(exec_online_cpus);
 
+/**
+ * exec_cpu_ids - one more than the highest CPU number there may be
+ *
+ * Context: Any context.
+ * Return: nr_cpu_ids.
+ */
+unsigned int exec_cpu_ids(void)
+{
+	return nr_cpu_ids;
+}
+EXPORT_SYMBOL_GPL(exec_cpu_ids);
+
 /* --- the per-task pointer ---------------------------------------------- */
 
 enum {

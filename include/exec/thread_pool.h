@@ -19,18 +19,26 @@ struct exec_thread_pool;
 
 /**
  * struct exec_thread_pool_attr - how to build a thread pool
- * @nr_threads: number of workers; 0 means one per online CPU
+ * @nr_threads: number of workers; 0 means one per online CPU (with
+ *	@per_cpu, one per online CPU of @thread.cpus)
  * @queue_limit: most items that may wait to start at once; 0 means no bound.
  *	When the bound is reached, exec_submit() waits for room and
  *	exec_try_submit() fails with -EAGAIN.
  * @thread: the workers' attributes (struct exec_thread_attr): name prefix
  *	(workers are "prefix/N"; NULL means "exec-pool"), nice value, CPU mask
  *	and stack size
+ * @per_cpu: bind each worker to one CPU, as a per-CPU (bound) workqueue's
+ *	workers are: worker N to the N-th online CPU of @thread.cpus (of all
+ *	online CPUs when that is NULL), round robin.  A submission then wakes
+ *	the worker of the submitting CPU when that one is idle, so the item
+ *	starts without a cross-CPU wake-up.  The binding is an affinity: if
+ *	its CPU goes offline, the scheduler moves the worker elsewhere.
  */
 struct exec_thread_pool_attr {
 	unsigned int nr_threads;
 	unsigned long queue_limit;
 	struct exec_thread_attr thread;
+	bool per_cpu;
 };
 
 /**

@@ -81,6 +81,7 @@ void *exec_thread_self_get(void);
 void exec_thread_self_set(void *self);
 
 unsigned int exec_online_cpus(void);
+unsigned int exec_cpu_ids(void);
 
 /**
  * struct exec_parker - one thread's sleep/wake point

@@ -188,38 +188,60 @@ __EXEC_ATOMIC_OPS(atomic, atomic_t, int)
 __EXEC_ATOMIC_OPS(atomic_long, atomic_long_t, long)
 #undef __EXEC_ATOMIC_OPS
 
-/* Bit operations on unsigned long words */
+/*
+ * Bit operations on bitmaps of unsigned long words, as the kernel's: bit @nr
+ * is bit (@nr % BITS_PER_LONG) of word @nr / BITS_PER_LONG.
+ */
 #define BIT(n)	(1UL << (n))
+#define EXEC_BIT_WORD(nr)	((nr) / (8 * (long)sizeof(long)))
+#define EXEC_BIT_MASK(nr)	(1UL << ((nr) % (8 * (long)sizeof(long))))
+
 static inline bool test_and_set_bit(long nr, unsigned long *addr)
 {
-	return __atomic_fetch_or(addr, 1UL << nr, __ATOMIC_SEQ_CST) &
-	       (1UL << nr);
+	return __atomic_fetch_or(&addr[EXEC_BIT_WORD(nr)], EXEC_BIT_MASK(nr),
+				 __ATOMIC_SEQ_CST) & EXEC_BIT_MASK(nr);
 }
 
 static inline bool test_and_clear_bit(long nr, unsigned long *addr)
 {
-	return __atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_SEQ_CST) &
-	       (1UL << nr);
+	return __atomic_fetch_and(&addr[EXEC_BIT_WORD(nr)],
+				  ~EXEC_BIT_MASK(nr), __ATOMIC_SEQ_CST) &
+	       EXEC_BIT_MASK(nr);
 }
 
 static inline void clear_bit(long nr, unsigned long *addr)
 {
-	__atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_RELAXED);
+	__atomic_fetch_and(&addr[EXEC_BIT_WORD(nr)], ~EXEC_BIT_MASK(nr),
+			   __ATOMIC_RELAXED);
 }
 
 static inline void clear_bit_unlock(long nr, unsigned long *addr)
 {
-	__atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_RELEASE);
+	__atomic_fetch_and(&addr[EXEC_BIT_WORD(nr)], ~EXEC_BIT_MASK(nr),
+			   __ATOMIC_RELEASE);
 }
 
 static inline void set_bit(long nr, unsigned long *addr)
 {
-	__atomic_fetch_or(addr, 1UL << nr, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&addr[EXEC_BIT_WORD(nr)], EXEC_BIT_MASK(nr),
+			  __ATOMIC_RELAXED);
+}
+
+/* The non-atomic ones, for bitmaps nobody else writes at the same time. */
+static inline void __set_bit(long nr, unsigned long *addr)
+{
+	addr[EXEC_BIT_WORD(nr)] |= EXEC_BIT_MASK(nr);
+}
+
+static inline void __clear_bit(long nr, unsigned long *addr)
+{
+	addr[EXEC_BIT_WORD(nr)] &= ~EXEC_BIT_MASK(nr);
 }
 
 static inline bool test_bit(long nr, const unsigned long *addr)
 {
-	return __atomic_load_n(addr, __ATOMIC_RELAXED) & (1UL << nr);
+	return __atomic_load_n(&addr[EXEC_BIT_WORD(nr)], __ATOMIC_RELAXED) &
+	       EXEC_BIT_MASK(nr);
 }
 
 /* Interrupts and preemption do not exist for userspace callers. */
@@ -517,6 +539,7 @@ static inline void exec_thread_self_set(void *self)
 }
 
 unsigned int exec_online_cpus(void);
+unsigned int exec_cpu_ids(void);
 
 /*
  * struct exec_parker - one thread's sleep/wake point

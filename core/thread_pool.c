@@ -969,6 +969,9 @@ long exec_thread_pool_destroy(struct exec_thread_pool *pool)
 		return -EINVAL;
 	if (exec_pool_self(pool))
 		return -EDEADLK;
+	/* Before anything changes: a refused destroy leaves the pool as is. */
+	if (exec_executor_check_unused(&pool->ex))
+		return -EBUSY;
 	/* Armed items are discarded; those already due still run. */
 	discarded = exec_timers_shutdown(&pool->ex);
 	exec_pool_set_state(pool, EXEC_POOL_STOP);

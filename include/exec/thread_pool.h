@@ -165,7 +165,15 @@ int exec_thread_pool_join(struct exec_thread_pool *pool);
  * Context: Process context; may sleep.  Not from one of the pool's workers.
  * Return: the number of items discarded (>= 0); -EINVAL for NULL; -EDEADLK
  * when called from one of the pool's own workers (the pool is left
- * untouched).
+ * untouched);
+ * -EBUSY, with a warning and nothing done, while anything still depends on
+ * @pool: a serial executor over it, its installation as the default
+ * executor, a work guard or unit of outstanding work, a future
+ * continuation, group notification or latch continuation registered on it,
+ * or a handler bound to it (executor.h).  Timed items armed on it are no
+ * dependents: they are discarded.  An
+ * installed default executor must be replaced first
+ * (exec_set_default_executor()).
  */
 long exec_thread_pool_destroy(struct exec_thread_pool *pool);
 

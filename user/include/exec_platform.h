@@ -72,6 +72,8 @@ typedef int64_t s64;
 	unlikely(__c);							\
 })
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)
+/* The kernel's printk levels that the core uses, as lines on stderr. */
+#define pr_warn(fmt, ...)	fprintf(stderr, "libexec-user: " fmt, ##__VA_ARGS__)
 #define might_sleep()	do { } while (0)
 #define might_sleep_if(cond)	do { (void)(cond); } while (0)
 #define lockdep_assert_held(l)	do { (void)(l); } while (0)

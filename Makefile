@@ -249,6 +249,8 @@ include kernel/kernel.mk
 check-kernel-debian:
 	@$(CHECK_RUN) kernel-debian '$(CHECK_RESULTS)' -- \
 		$(SUBMAKE) kernel-modules
+	@$(CHECK_RUN) kernel-exports '$(CHECK_RESULTS)' -- \
+		$(KERNEL_EXPORTS) $(KERNEL_RELEASE_OUT) $(PUBLIC_HDR)
 
 clean:
 	rm -rf $(O) build-*

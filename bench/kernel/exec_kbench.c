@@ -1681,4 +1681,5 @@ static void __exit exec_kbench_exit(void)
 module_exit(exec_kbench_exit);
 
 MODULE_DESCRIPTION("libexec kernel benchmark: executors against workqueues and hrtimers");
+MODULE_IMPORT_NS(EXEC);
 MODULE_LICENSE("Dual MIT/GPL");

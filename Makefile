@@ -28,6 +28,10 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Werror=implicit-function-declaration
 CPPFLAGS_LIB := -Iinclude -Icore -Iuser/include -D_GNU_SOURCE
 ALL_CFLAGS = -std=gnu11 -fPIC -pthread $(WARN) $(CFLAGS) $(SAN)
+# The library's own objects: only what the public headers declare (see
+# EXEC_BEGIN_DECLS in include/exec/types.h) has default visibility.
+LIB_CFLAGS := -fvisibility=hidden
+OBJCOPY ?= objcopy
 LDLIBS_LIB := -luring -lpthread
 
 CORE_SRC := $(wildcard core/*.c)
@@ -53,9 +57,19 @@ all: $(LIB_A) $(LIB_SO)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(LIB_A): $(LIB_OBJ)
+# The static library is one object, linked from all of them, in which every
+# hidden symbol (everything but the public API) has been made local: an
+# application linking it statically sees the same names as with the shared
+# library.  The tests, which use internals, link $(LIB_OBJ) instead.
+LIB_A_OBJ := $(O)/libexec-user.o
+
+$(LIB_A_OBJ): $(LIB_OBJ)
+	$(CC) -r -nostdlib -o $@ $^
+	$(OBJCOPY) --localize-hidden $@
+
+$(LIB_A): $(LIB_A_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -179,10 +193,11 @@ check-build:
 	@$(CHECK_RUN) build '$(CHECK_RESULTS)' -- $(SUBMAKE) all
 
 # The shared library exports exactly the EXPORT_SYMBOL_GPL() names, and
-# every function of the public headers is one of them.
+# every function of the public headers is one of them; the static library
+# defines no other global name.
 check-abi: all
 	@$(CHECK_RUN) abi '$(CHECK_RESULTS)' -- \
-		scripts/check-abi.sh $(LIB_SO) $(LIB_MAP) $(SONAME) \
+		scripts/check-abi.sh --static $(LIB_A) $(LIB_SO) $(LIB_MAP) $(SONAME) \
 		$(PUBLIC_HDR)
 
 check-user:

@@ -1,15 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# check-abi.sh LIB_SO VERSION_SCRIPT SONAME [PUBLIC_HEADER...]
+# check-abi.sh [--static LIB_A] LIB_SO VERSION_SCRIPT SONAME [PUBLIC_HEADER...]
 #
 # Checks that the shared library carries SONAME; that its dynamic symbol
 # table defines exactly the names listed in the generated version script (the
 # EXPORT_SYMBOL_GPL() names of core/ and user/), each of them and nothing
-# else; and that every function the public headers declare (other than their
-# static inlines) is among them.  Ends with "abi: N passed, N failed".
+# else; that every function the public headers declare (other than their
+# static inlines) is among them; and, with --static, that the static library
+# defines no other global name either (its internals are local).
+# Ends with "abi: N passed, N failed".
 
 set -u
+
+static_lib=
+if [ "${1-}" = "--static" ]; then
+	static_lib=$2
+	shift 2
+fi
 
 lib=$1
 map=$2
@@ -67,10 +75,7 @@ fi
 # Out-of-line functions declared by the public headers: a declaration starts
 # in column 0 with its return type; kernel-doc lines start with " *".
 if [ $# -gt 0 ]; then
-	grep -hE '^[a-z].*[ *]exec_[a-z0-9_]+\(' "$@" |
-		grep -vE '^(static|typedef|#)' |
-		sed -E 's/.*[ *](exec_[a-z0-9_]+)\(.*/\1/' |
-		LC_ALL=C sort -u > "$tmp/declared"
+	"$(dirname "$0")/public-functions.sh" "$@" > "$tmp/declared"
 	while read -r sym; do
 		if grep -qx "$sym" "$tmp/exported"; then
 			pass
@@ -78,6 +83,23 @@ if [ $# -gt 0 ]; then
 			fail "public function $sym is not exported"
 		fi
 	done < "$tmp/declared"
+fi
+
+if [ -n "$static_lib" ]; then
+	nm -g --defined-only "$static_lib" |
+		awk 'NF == 3 { print $3 }' | LC_ALL=C sort -u > "$tmp/static"
+	extra=$(LC_ALL=C comm -13 "$tmp/expected" "$tmp/static")
+	if [ -z "$extra" ]; then
+		pass
+	else
+		fail "$static_lib defines global names outside the API:" $extra
+	fi
+	missing=$(LC_ALL=C comm -23 "$tmp/expected" "$tmp/static")
+	if [ -z "$missing" ]; then
+		pass
+	else
+		fail "$static_lib does not define:" $missing
+	fi
 fi
 
 echo "$(wc -l < "$tmp/exported") dynamic symbols exported by $lib"

@@ -42,7 +42,8 @@ PUBLIC_HDR := $(wildcard include/exec/*.h)
 LIB_A := $(O)/libexec-user.a
 LIB_SO := $(O)/libexec-user.so.$(VERSION)
 SONAME := libexec-user.so.$(VERSION_MAJOR)
-LIB_MAP := $(O)/libexec-user.map
+LIB_MAP := user/libexec-user.map
+LIB_EXPORTS := $(O)/libexec-user.exports
 PC_FILE := $(O)/exec-user.pc
 
 PREFIX ?= /usr/local
@@ -73,17 +74,14 @@ $(LIB_A): $(LIB_A_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# Only the names that the sources mark with EXPORT_SYMBOL_GPL() (the kernel
-# module's exports) leave the shared library; everything else is local.
-$(LIB_MAP): $(CORE_SRC) $(USER_SRC) Makefile
+# Only the names in the version script leave the shared library, each with
+# the version node of the release that added it; everything else is local.
+# They must be the names that the sources mark with EXPORT_SYMBOL_GPL() (the
+# kernel module's exports), listed here for check-abi.
+$(LIB_EXPORTS): $(CORE_SRC) $(USER_SRC) Makefile
 	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from EXPORT_SYMBOL_GPL() by the Makefile. */'; \
-	   echo '{'; echo '	global:'; \
-	   sed -n 's/^[[:space:]]*EXPORT_SYMBOL\(_GPL\)\{0,1\}([[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*);.*/		\2;/p' \
-		$(CORE_SRC) $(USER_SRC) /dev/null | LC_ALL=C sort -u; \
-	   echo '	local:'; echo '		*;'; echo '};'; } > $@.tmp
-	@mv $@.tmp $@
-	@echo "  GEN     $@ ($$(grep -c ';$$' $@) exported names)"
+	@sed -n 's/^[[:space:]]*EXPORT_SYMBOL\(_GPL\)\{0,1\}([[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*);.*/\2/p' \
+		$(CORE_SRC) $(USER_SRC) /dev/null | LC_ALL=C sort -u > $@
 
 $(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(LIB_MAP) \
@@ -192,13 +190,24 @@ check:
 check-build:
 	@$(CHECK_RUN) build '$(CHECK_RESULTS)' -- $(SUBMAKE) all
 
-# The shared library exports exactly the EXPORT_SYMBOL_GPL() names, and
-# every function of the public headers is one of them; the static library
-# defines no other global name.
-check-abi: all
+# The shared library exports exactly the EXPORT_SYMBOL_GPL() names, each
+# with the version node the version script gives it, and every function of
+# the public headers is one of them; the static library defines no other
+# global name; the version script only added nodes since the last release
+# tag (v*), if there is one.
+ABI_BASE_TAG = $(shell git describe --tags --abbrev=0 --match 'v[0-9]*' \
+	2>/dev/null)
+ABI_BASE_MAP = $(O)/libexec-user.map.$(ABI_BASE_TAG)
+
+check-abi: all $(LIB_EXPORTS)
+	@rm -f $(O)/libexec-user.map.v*
+	@$(if $(ABI_BASE_TAG),git show '$(ABI_BASE_TAG):$(LIB_MAP)' \
+		> '$(ABI_BASE_MAP)' 2>/dev/null || : > '$(ABI_BASE_MAP)')
 	@$(CHECK_RUN) abi '$(CHECK_RESULTS)' -- \
-		scripts/check-abi.sh --static $(LIB_A) $(LIB_SO) $(LIB_MAP) $(SONAME) \
-		$(PUBLIC_HDR)
+		scripts/check-abi.sh --static $(LIB_A) \
+		--exports $(LIB_EXPORTS) \
+		$(if $(ABI_BASE_TAG),--baseline $(ABI_BASE_MAP)) \
+		$(LIB_SO) $(LIB_MAP) $(SONAME) $(PUBLIC_HDR)
 
 check-user:
 	@$(CHECK_RUN) user '$(CHECK_RESULTS)' -- $(SUBMAKE) test-run

@@ -136,7 +136,8 @@ demo: $(O)/demo
 
 # --- the parker test (tests/user/parker_test.c, built here) ---------------
 
-PARKER_SRC := tests/user/parker_test.c core/parker.c user/platform.c user/parker.c
+PARKER_SRC := tests/user/parker_test.c core/parker.c user/platform.c user/parker.c \
+	user/log.c
 
 $(O)/parker-test: $(PARKER_SRC)
 	@mkdir -p $(dir $@)

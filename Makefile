@@ -9,9 +9,10 @@
 #   make install         headers, libraries, pkg-config file
 #   make uninstall       remove what `make install` put in place
 #
-# Variables: O (output directory, default build), CC, CFLAGS, SAN (sanitizer
-# flags, e.g. SAN=-fsanitize=thread together with O=build-tsan), PREFIX,
-# LIBDIR, INCLUDEDIR, PKGCONFIGDIR, DESTDIR.
+# Variables: O (output directory, default build), CC, CPPFLAGS, CFLAGS,
+# LDFLAGS (used as given, e.g. from dpkg-buildflags, after the project's own
+# flags), SAN (sanitizer flags, e.g. SAN=-fsanitize=thread together with
+# O=build-tsan), PREFIX, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, DESTDIR.
 
 VERSION_MAJOR := 0
 VERSION_MINOR := 1
@@ -22,11 +23,12 @@ CC ?= cc
 CXX ?= c++
 O ?= build
 SAN ?=
+CPPFLAGS ?=
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Werror=implicit-function-declaration
-CPPFLAGS_LIB := -Iinclude -Icore -Iuser/include -D_GNU_SOURCE
+CPPFLAGS_LIB = -Iinclude -Icore -Iuser/include -D_GNU_SOURCE $(CPPFLAGS)
 ALL_CFLAGS = -std=gnu11 -fPIC -pthread $(WARN) $(CFLAGS) $(SAN)
 # The library's own objects: only what the public headers declare (see
 # EXEC_BEGIN_DECLS in include/exec/types.h) has default visibility.
@@ -128,7 +130,7 @@ uninstall:
 
 # The demo sees only the public headers, as an application would.
 $(O)/demo: examples/demo.c $(LIB_A) $(PUBLIC_HDR)
-	$(CC) -Iinclude $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+	$(CC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
 		$(LDLIBS_LIB)
 
 demo: $(O)/demo
@@ -153,7 +155,7 @@ $(O)/parker-test: $(PARKER_SRC)
 
 CHECK_TARGETS := check-build check-abi check-user check-fallback \
 	check-parker check-demo check-tsan check-asan check-install \
-	check-headers check-kernel-debian check-kernel
+	check-headers check-buildflags check-kernel-debian check-kernel
 KEEP_GOING ?=
 
 CHECK_DIR = $(abspath $(O))/check
@@ -262,6 +264,16 @@ check-install:
 check-headers:
 	@$(CHECK_RUN) headers '$(CHECK_RESULTS)' -- \
 		env CC='$(CC)' CXX='$(CXX)' scripts/check-headers.sh $(PUBLIC_HDR)
+
+# A build as a Debian package does it, with dpkg-buildflags' CPPFLAGS, CFLAGS
+# and LDFLAGS in the environment: they reach every command line, and the
+# hardening shows in the library.
+BUILDFLAGS_O ?= build-buildflags
+
+check-buildflags:
+	@$(CHECK_RUN) buildflags '$(CHECK_RESULTS)' -- \
+		env -u CPPFLAGS -u CFLAGS -u LDFLAGS -u MAKEFLAGS -u MFLAGS \
+		scripts/check-buildflags.sh $(BUILDFLAGS_O)
 
 # --- fragments owned by the test and benchmark suites ----------------------
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * exec_kbench: the kernel side of exec-bench (docs: BENCHMARKS.md, "Kernel
- * side").
+ * exec_kbench: the kernel side of exec-bench (Documentation/benchmarks.rst,
+ * "Kernel side").
  *
  * At load time the module runs each workload once for libexec's kernel
  * executors (impl "libexec") and once for each of the kernel's own

@@ -154,7 +154,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
 CHECK_TARGETS := check-build check-abi check-user check-fallback \
-	check-parker check-demo check-tsan check-asan check-install \
+	check-parker check-demo check-tsan check-asan check-install check-readme \
 	check-headers check-buildflags check-kernel-debian check-kernel
 KEEP_GOING ?=
 
@@ -259,6 +259,17 @@ check-install:
 			PKGCONFIGDIR=$(PKGCONFIGDIR) >/dev/null && \
 		tests/install/run.sh $(STAGE) $(PKGCONFIGDIR) \
 			$(abspath $(O))/consumer'
+
+# The library example of README.md, exactly as written, built with its own
+# cc commands against a staged install, and run.
+check-readme:
+	@rm -rf '$(STAGE)-readme'
+	@$(CHECK_RUN) readme '$(CHECK_RESULTS)' -- sh -c ' \
+		$(SUBMAKE) install DESTDIR=$(STAGE)-readme PREFIX=$(PREFIX) \
+			LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
+			PKGCONFIGDIR=$(PKGCONFIGDIR) >/dev/null && \
+		scripts/check-readme.sh README.md $(STAGE)-readme \
+			$(PKGCONFIGDIR) $(abspath $(O))/readme'
 
 # Every public header compiles on its own, as C99 and as C++.
 check-headers:

@@ -252,9 +252,9 @@ label+=", QEMU $accel, $smp vCPUs"
 out=$top/build/kernel-bench/$(basename "$kdir")
 mkdir -p "$out/exec" "$out/kbench"
 find "$out" \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
-# The same files as kernel/kernel.mk copies: Kbuild also builds the KUnit
-# suites when the kernel has KUnit (the debug kernel).
-(cd "$top" && tar cf - Kbuild core/*.c core/*.h include/exec/*.h \
+# The same files as kernel/kernel.mk copies (the Makefile holds the version);
+# without CONFIG_EXEC_KUNIT_TEST=m Kbuild builds exec.ko alone.
+(cd "$top" && tar cf - Kbuild Makefile core/*.c core/*.h include/exec/*.h \
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
 	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel) |
 	tar xf - -C "$out/exec"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * exec_kbench: the kernel side of exec-bench (docs: BENCHMARKS.md, "Kernel
- * side").
+ * exec_kbench: the kernel side of exec-bench (Documentation/benchmarks.rst,
+ * "Kernel side").
  *
  * At load time the module runs each workload once for libexec's kernel
  * executors (impl "libexec") and once for each of the kernel's own
@@ -1681,4 +1681,5 @@ static void __exit exec_kbench_exit(void)
 module_exit(exec_kbench_exit);
 
 MODULE_DESCRIPTION("libexec kernel benchmark: executors against workqueues and hrtimers");
+MODULE_IMPORT_NS(EXEC);
 MODULE_LICENSE("Dual MIT/GPL");

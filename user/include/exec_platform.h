@@ -44,6 +44,7 @@ typedef int64_t s64;
 #define __always_inline	inline __attribute__((__always_inline__))
 #define ____cacheline_aligned	__attribute__((__aligned__(64)))
 #define __aligned(x)	__attribute__((__aligned__(x)))
+#define __printf(a, b)	__attribute__((__format__(__printf__, a, b)))
 #define U64_MAX	UINT64_MAX
 #define EXPORT_SYMBOL_GPL(sym)	extern __typeof__(sym) sym
 #define EXPORT_SYMBOL(sym)	extern __typeof__(sym) sym
@@ -61,14 +62,21 @@ typedef int64_t s64;
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 
-/* Diagnostics: a misuse warns once on stderr and the caller fails cleanly. */
+/*
+ * The library's messages go to the application's callback
+ * (exec_user_set_log() in user/log.c), never to stderr by themselves.
+ */
+__printf(2, 3) void exec_user_log(int level, const char *fmt, ...);
+
+/* Diagnostics: a misuse is logged once and the caller fails cleanly. */
 #define WARN_ON_ONCE(cond) ({						\
 	static bool __warned;						\
 	bool __c = !!(cond);						\
 	if (unlikely(__c) &&						\
 	    !__atomic_exchange_n(&__warned, true, __ATOMIC_RELAXED))	\
-		fprintf(stderr, "libexec-user: WARNING at %s:%d: %s\n",	\
-			__FILE__, __LINE__, #cond);			\
+		exec_user_log(4 /* EXEC_USER_LOG_WARNING */,	\
+			      "WARNING at %s:%d: %s",		\
+			      __FILE__, __LINE__, #cond);		\
 	unlikely(__c);							\
 })
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)

@@ -39,7 +39,7 @@ EXPORT_SYMBOL_GPL(exec_user_set_log);
 /**
  * exec_user_log - hand a message to the application's log callback
  * @level: EXEC_USER_LOG_*
- * @fmt: printf() format of the message, without a trailing newline
+ * @fmt: printf() format of the message; a trailing newline is dropped
  *
  * Does nothing, not even the formatting, when no callback is installed.
  */
@@ -49,6 +49,7 @@ void exec_user_log(int level, const char *fmt, ...)
 	char msg[256];
 	va_list ap;
 	void *arg;
+	int len;
 
 	pthread_mutex_lock(&exec_log_lock);
 	fn = exec_log_fn;
@@ -57,7 +58,10 @@ void exec_user_log(int level, const char *fmt, ...)
 	if (!fn)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	len = vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* The core's pr_warn() formats end with one, as the kernel's do. */
+	if (len > 0 && (size_t)len < sizeof(msg) && msg[len - 1] == '\n')
+		msg[len - 1] = '\0';
 	fn(level, msg, arg);
 }

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <exec/user.h>
+
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
@@ -74,14 +76,15 @@ __printf(2, 3) void exec_user_log(int level, const char *fmt, ...);
 	bool __c = !!(cond);						\
 	if (unlikely(__c) &&						\
 	    !__atomic_exchange_n(&__warned, true, __ATOMIC_RELAXED))	\
-		exec_user_log(4 /* EXEC_USER_LOG_WARNING */,	\
+		exec_user_log(EXEC_USER_LOG_WARNING,	\
 			      "WARNING at %s:%d: %s",		\
 			      __FILE__, __LINE__, #cond);		\
 	unlikely(__c);							\
 })
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)
-/* The kernel's printk levels that the core uses, as lines on stderr. */
-#define pr_warn(fmt, ...)	fprintf(stderr, "libexec-user: " fmt, ##__VA_ARGS__)
+/* The kernel's printk levels that the core uses, to the log callback. */
+#define pr_warn(fmt, ...)	\
+	exec_user_log(EXEC_USER_LOG_WARNING, fmt, ##__VA_ARGS__)
 #define might_sleep()	do { } while (0)
 #define might_sleep_if(cond)	do { (void)(cond); } while (0)
 #define lockdep_assert_held(l)	do { (void)(l); } while (0)

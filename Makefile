@@ -9,9 +9,10 @@
 #   make install         headers, libraries, pkg-config file
 #   make uninstall       remove what `make install` put in place
 #
-# Variables: O (output directory, default build), CC, CFLAGS, SAN (sanitizer
-# flags, e.g. SAN=-fsanitize=thread together with O=build-tsan), PREFIX,
-# LIBDIR, INCLUDEDIR, PKGCONFIGDIR, DESTDIR.
+# Variables: O (output directory, default build), CC, CPPFLAGS, CFLAGS,
+# LDFLAGS (used as given, e.g. from dpkg-buildflags, after the project's own
+# flags), SAN (sanitizer flags, e.g. SAN=-fsanitize=thread together with
+# O=build-tsan), PREFIX, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, DESTDIR.
 
 VERSION_MAJOR := 0
 VERSION_MINOR := 1
@@ -22,12 +23,17 @@ CC ?= cc
 CXX ?= c++
 O ?= build
 SAN ?=
+CPPFLAGS ?=
 CFLAGS ?= -O2 -g
 LDFLAGS ?=
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Werror=implicit-function-declaration
-CPPFLAGS_LIB := -Iinclude -Icore -Iuser/include -D_GNU_SOURCE
+CPPFLAGS_LIB = -Iinclude -Icore -Iuser/include -D_GNU_SOURCE $(CPPFLAGS)
 ALL_CFLAGS = -std=gnu11 -fPIC -pthread $(WARN) $(CFLAGS) $(SAN)
+# The library's own objects: only what the public headers declare (see
+# EXEC_BEGIN_DECLS in include/exec/types.h) has default visibility.
+LIB_CFLAGS := -fvisibility=hidden
+OBJCOPY ?= objcopy
 LDLIBS_LIB := -luring -lpthread
 
 CORE_SRC := $(wildcard core/*.c)
@@ -38,7 +44,8 @@ PUBLIC_HDR := $(wildcard include/exec/*.h)
 LIB_A := $(O)/libexec-user.a
 LIB_SO := $(O)/libexec-user.so.$(VERSION)
 SONAME := libexec-user.so.$(VERSION_MAJOR)
-LIB_MAP := $(O)/libexec-user.map
+LIB_MAP := user/libexec-user.map
+LIB_EXPORTS := $(O)/libexec-user.exports
 PC_FILE := $(O)/exec-user.pc
 
 PREFIX ?= /usr/local
@@ -53,23 +60,30 @@ all: $(LIB_A) $(LIB_SO)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(LIB_A): $(LIB_OBJ)
+# The static library is one object, linked from all of them, in which every
+# hidden symbol (everything but the public API) has been made local: an
+# application linking it statically sees the same names as with the shared
+# library.  The tests, which use internals, link $(LIB_OBJ) instead.
+LIB_A_OBJ := $(O)/libexec-user.o
+
+$(LIB_A_OBJ): $(LIB_OBJ)
+	$(CC) -r -nostdlib -o $@ $^
+	$(OBJCOPY) --localize-hidden $@
+
+$(LIB_A): $(LIB_A_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# Only the names that the sources mark with EXPORT_SYMBOL_GPL() (the kernel
-# module's exports) leave the shared library; everything else is local.
-$(LIB_MAP): $(CORE_SRC) $(USER_SRC) Makefile
+# Only the names in the version script leave the shared library, each with
+# the version node of the release that added it; everything else is local.
+# They must be the names that the sources mark with EXPORT_SYMBOL_GPL() (the
+# kernel module's exports), listed here for check-abi.
+$(LIB_EXPORTS): $(CORE_SRC) $(USER_SRC) Makefile
 	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from EXPORT_SYMBOL_GPL() by the Makefile. */'; \
-	   echo '{'; echo '	global:'; \
-	   sed -n 's/^[[:space:]]*EXPORT_SYMBOL\(_GPL\)\{0,1\}([[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*);.*/		\2;/p' \
-		$(CORE_SRC) $(USER_SRC) /dev/null | LC_ALL=C sort -u; \
-	   echo '	local:'; echo '		*;'; echo '};'; } > $@.tmp
-	@mv $@.tmp $@
-	@echo "  GEN     $@ ($$(grep -c ';$$' $@) exported names)"
+	@sed -n 's/^[[:space:]]*EXPORT_SYMBOL\(_GPL\)\{0,1\}([[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\)[[:space:]]*);.*/\2/p' \
+		$(CORE_SRC) $(USER_SRC) /dev/null | LC_ALL=C sort -u > $@
 
 $(LIB_SO): $(LIB_OBJ) $(LIB_MAP)
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(LIB_MAP) \
@@ -116,7 +130,7 @@ uninstall:
 
 # The demo sees only the public headers, as an application would.
 $(O)/demo: examples/demo.c $(LIB_A) $(PUBLIC_HDR)
-	$(CC) -Iinclude $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+	$(CC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
 		$(LDLIBS_LIB)
 
 demo: $(O)/demo
@@ -124,7 +138,8 @@ demo: $(O)/demo
 
 # --- the parker test (tests/user/parker_test.c, built here) ---------------
 
-PARKER_SRC := tests/user/parker_test.c core/parker.c user/platform.c user/parker.c
+PARKER_SRC := tests/user/parker_test.c core/parker.c user/platform.c user/parker.c \
+	user/log.c
 
 $(O)/parker-test: $(PARKER_SRC)
 	@mkdir -p $(dir $@)
@@ -139,8 +154,8 @@ $(O)/parker-test: $(PARKER_SRC)
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
 CHECK_TARGETS := check-build check-abi check-user check-fallback \
-	check-parker check-demo check-tsan check-asan check-install \
-	check-headers check-kernel-debian check-kernel
+	check-parker check-demo check-tsan check-asan check-install check-readme \
+	check-headers check-buildflags check-kernel-debian check-kernel
 KEEP_GOING ?=
 
 CHECK_DIR = $(abspath $(O))/check
@@ -178,12 +193,24 @@ check:
 check-build:
 	@$(CHECK_RUN) build '$(CHECK_RESULTS)' -- $(SUBMAKE) all
 
-# The shared library exports exactly the EXPORT_SYMBOL_GPL() names, and
-# every function of the public headers is one of them.
-check-abi: all
+# The shared library exports exactly the EXPORT_SYMBOL_GPL() names, each
+# with the version node the version script gives it, and every function of
+# the public headers is one of them; the static library defines no other
+# global name; the version script only added nodes since the last release
+# tag (v*), if there is one.
+ABI_BASE_TAG = $(shell git describe --tags --abbrev=0 --match 'v[0-9]*' \
+	2>/dev/null)
+ABI_BASE_MAP = $(O)/libexec-user.map.$(ABI_BASE_TAG)
+
+check-abi: all $(LIB_EXPORTS)
+	@rm -f $(O)/libexec-user.map.v*
+	@$(if $(ABI_BASE_TAG),git show '$(ABI_BASE_TAG):$(LIB_MAP)' \
+		> '$(ABI_BASE_MAP)' 2>/dev/null || : > '$(ABI_BASE_MAP)')
 	@$(CHECK_RUN) abi '$(CHECK_RESULTS)' -- \
-		scripts/check-abi.sh $(LIB_SO) $(LIB_MAP) $(SONAME) \
-		$(PUBLIC_HDR)
+		scripts/check-abi.sh --static $(LIB_A) \
+		--exports $(LIB_EXPORTS) \
+		$(if $(ABI_BASE_TAG),--baseline $(ABI_BASE_MAP)) \
+		$(LIB_SO) $(LIB_MAP) $(SONAME) $(PUBLIC_HDR)
 
 check-user:
 	@$(CHECK_RUN) user '$(CHECK_RESULTS)' -- $(SUBMAKE) test-run
@@ -233,10 +260,31 @@ check-install:
 		tests/install/run.sh $(STAGE) $(PKGCONFIGDIR) \
 			$(abspath $(O))/consumer'
 
+# The library example of README.md, exactly as written, built with its own
+# cc commands against a staged install, and run.
+check-readme:
+	@rm -rf '$(STAGE)-readme'
+	@$(CHECK_RUN) readme '$(CHECK_RESULTS)' -- sh -c ' \
+		$(SUBMAKE) install DESTDIR=$(STAGE)-readme PREFIX=$(PREFIX) \
+			LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
+			PKGCONFIGDIR=$(PKGCONFIGDIR) >/dev/null && \
+		scripts/check-readme.sh README.md $(STAGE)-readme \
+			$(PKGCONFIGDIR) $(abspath $(O))/readme'
+
 # Every public header compiles on its own, as C99 and as C++.
 check-headers:
 	@$(CHECK_RUN) headers '$(CHECK_RESULTS)' -- \
 		env CC='$(CC)' CXX='$(CXX)' scripts/check-headers.sh $(PUBLIC_HDR)
+
+# A build as a Debian package does it, with dpkg-buildflags' CPPFLAGS, CFLAGS
+# and LDFLAGS in the environment: they reach every command line, and the
+# hardening shows in the library.
+BUILDFLAGS_O ?= build-buildflags
+
+check-buildflags:
+	@$(CHECK_RUN) buildflags '$(CHECK_RESULTS)' -- \
+		env -u CPPFLAGS -u CFLAGS -u LDFLAGS -u MAKEFLAGS -u MFLAGS \
+		scripts/check-buildflags.sh $(BUILDFLAGS_O)
 
 # --- fragments owned by the test and benchmark suites ----------------------
 
@@ -249,6 +297,8 @@ include kernel/kernel.mk
 check-kernel-debian:
 	@$(CHECK_RUN) kernel-debian '$(CHECK_RESULTS)' -- \
 		$(SUBMAKE) kernel-modules
+	@$(CHECK_RUN) kernel-exports '$(CHECK_RESULTS)' -- \
+		$(KERNEL_EXPORTS) $(KERNEL_RELEASE_OUT) $(PUBLIC_HDR)
 
 clean:
 	rm -rf $(O) build-*

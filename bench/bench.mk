@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# The userspace benchmark, exec-bench (see shared/BENCHMARKS.md for what it
-# measures).  Included by the top-level Makefile, which defines O, LIB_A,
+# The userspace benchmark, exec-bench (see Documentation/benchmarks.rst for
+# what it measures).  Included by the top-level Makefile, which defines O, LIB_A,
 # ALL_CFLAGS, CPPFLAGS_LIB and LDLIBS_LIB.
 #
 #   make bench           build $(O)/exec-bench

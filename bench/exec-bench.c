@@ -2,12 +2,12 @@
 /*
  * exec-bench: the userspace benchmark of libexec's executors.
  *
- * It follows the project's benchmark contract (shared/BENCHMARKS.md): one
+ * It follows the rules of Documentation/benchmarks.rst: one
  * workload per run, named on the command line, one JSON object per run on
  * stdout, exit status 0 only when the run verified its own result, and
  * anything else (errors, progress) on stderr.  The same workloads run against
  * other executor libraries, so the figures are read as ratios to theirs and
- * the measured regions must match the contract's wording exactly.
+ * the measured regions must match that document's wording exactly.
  *
  * This file holds the command line, the output line and the executors under
  * test; the workloads are in bench-throughput.c, bench-latency.c,
@@ -145,7 +145,7 @@ static void bench_usage(FILE *f)
 	      "                  [--submit OP] [--closures]\n"
 	      "       exec-bench list\n"
 	      "\n"
-	      "Runs one workload of the project's benchmark contract and prints one\n"
+	      "Runs one workload of Documentation/benchmarks.rst and prints one\n"
 	      "JSON line on stdout; exit status 0 only if the run verified.\n"
 	      "\n"
 	      "  --executor KIND  thread_pool (default); chain_latency,\n"

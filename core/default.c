@@ -96,6 +96,8 @@ struct exec_executor *exec_set_default_executor(struct exec_executor *ex)
 
 	might_sleep();
 	mutex_lock(&exec_default_mutex);
+	/* Installed, @ex cannot be destroyed; the old one once unreachable. */
+	exec_executor_depend(ex, EXEC_DEP_DEFAULT);
 	old = xchg(&exec_default_slot, ex);
 	idx = exec_default_epoch & 1;
 	/* Full barrier: pairs with atomic_long_inc_return() in enter. */
@@ -103,6 +105,7 @@ struct exec_executor *exec_set_default_executor(struct exec_executor *ex)
 	/* Pairs with atomic_long_dec_return() in exec_default_leave(). */
 	while (atomic_long_read_acquire(&exec_default_readers[idx]))
 		usleep_range(100, 1000);
+	exec_executor_undepend(old, EXEC_DEP_DEFAULT);
 	mutex_unlock(&exec_default_mutex);
 	return old;
 }
@@ -145,7 +148,8 @@ void exec_default_shutdown(void)
 {
 	struct exec_thread_pool *pool = xchg(&exec_system_pool, NULL);
 
-	WRITE_ONCE(exec_default_slot, NULL);
+	exec_executor_undepend(xchg(&exec_default_slot, NULL),
+			       EXEC_DEP_DEFAULT);
 	if (pool)
 		exec_thread_pool_destroy(pool);
 	exec_static_closures_release();

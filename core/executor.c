@@ -60,6 +60,36 @@ struct exec_closure_cache exec_static_closures = {
 	.lock = __SPIN_LOCK_UNLOCKED(exec_static_closures.lock),
 };
 
+/**
+ * struct exec_dependents - what still depends on one executor
+ * @nr: A: per enum exec_dep_kind, how many; changed only when a dependent
+ *	is created or goes, never per submitted item
+ * @handover: A: continuations that have stopped counting in @nr and are
+ *	being submitted to the executor (exec_executor_handover_begin()):
+ *	destroy waits for these, as the continuation may already have run
+ *	and told its owner before the submitter is done with the executor
+ */
+struct exec_dependents {
+	atomic_t nr[EXEC_DEP_COUNT];
+	atomic_t handover;
+};
+
+struct exec_dependents exec_static_dependents;
+
+/* For the report: "<count> <name>" per kind (singular, plural). */
+static const char *const exec_dep_names[EXEC_DEP_COUNT][2] = {
+	[EXEC_DEP_SERIAL] = { "serial executor", "serial executors" },
+	[EXEC_DEP_DEFAULT] = { "default executor installation",
+			       "default executor installations" },
+	[EXEC_DEP_WORK] = { "work guard", "work guards" },
+	[EXEC_DEP_CONTINUATION] = { "future continuation",
+				    "future continuations" },
+	[EXEC_DEP_GROUP_NOTIFY] = { "group notification",
+				    "group notifications" },
+	[EXEC_DEP_LATCH] = { "latch continuation", "latch continuations" },
+	[EXEC_DEP_HANDLER] = { "bound handler", "bound handlers" },
+};
+
 /* Takes the closure under the cursor if it is free; moves the cursor on. */
 static struct exec_closure *exec_closure_take(struct exec_closure_cache *cache)
 {
@@ -150,6 +180,11 @@ int exec_executor_init(struct exec_executor *ex,
 	cache = kzalloc(sizeof(*cache), GFP_KERNEL);
 	if (!cache)
 		return -ENOMEM;
+	ex->dependents = kzalloc(sizeof(*ex->dependents), GFP_KERNEL);
+	if (!ex->dependents) {
+		kfree(cache);
+		return -ENOMEM;
+	}
 	spin_lock_init(&cache->lock);
 	ex->ops = ops;
 	ex->closures = cache;
@@ -158,6 +193,138 @@ int exec_executor_init(struct exec_executor *ex,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(exec_executor_init);
+
+/**
+ * exec_executor_depend - count a dependent of an executor
+ * @ex: the executor; one that counts nothing is left alone
+ * @kind: what depends on it
+ *
+ * Called when the dependent takes its pointer to @ex, never per item.
+ *
+ * Context: Any context.
+ */
+void exec_executor_depend(struct exec_executor *ex, enum exec_dep_kind kind)
+{
+	if (ex && ex->dependents)
+		atomic_inc(&ex->dependents->nr[kind]);
+}
+
+/**
+ * exec_executor_undepend - a dependent of an executor lets go of it
+ * @ex: the executor
+ * @kind: what depended on it, as given to exec_executor_depend()
+ *
+ * After this the dependent must not touch @ex: it may be destroyed at once.
+ *
+ * Context: Any context.
+ */
+void exec_executor_undepend(struct exec_executor *ex, enum exec_dep_kind kind)
+{
+	if (!ex || !ex->dependents)
+		return;
+	/* Fully ordered: the dependent's last use of @ex comes first. */
+	if (WARN_ON_ONCE(atomic_dec_return(&ex->dependents->nr[kind]) < 0))
+		atomic_inc(&ex->dependents->nr[kind]);
+}
+
+/**
+ * exec_executor_handover_begin - a continuation is being handed to @ex
+ * @ex: the executor
+ * @kind: what the continuation counted as until now
+ *
+ * From here until exec_executor_handover_end() the continuation is no
+ * dependent of @ex, but a destroy of @ex waits for it to be submitted: its
+ * owner may learn that it ran while the submitter still touches @ex.
+ *
+ * Context: Any context.
+ */
+void exec_executor_handover_begin(struct exec_executor *ex,
+				  enum exec_dep_kind kind)
+{
+	if (!ex || !ex->dependents)
+		return;
+	/*
+	 * Fully ordered, and before the kind's decrement: a destroy that
+	 * reads the kind after the decrement reads @handover after it too.
+	 */
+	atomic_inc_return(&ex->dependents->handover);
+	exec_executor_undepend(ex, kind);
+}
+
+/**
+ * exec_executor_handover_end - the continuation is the executor's own
+ * @ex: the executor, as given to exec_executor_handover_begin()
+ *
+ * The submitter's last access to @ex.
+ *
+ * Context: Any context.
+ */
+void exec_executor_handover_end(struct exec_executor *ex)
+{
+	if (!ex || !ex->dependents)
+		return;
+	/* Fully ordered: pairs with the acquire of the destroy's check. */
+	atomic_dec_return(&ex->dependents->handover);
+}
+
+unsigned long exec_executor_dependents(const struct exec_executor *ex)
+{
+	unsigned long n = 0;
+	unsigned int kind;
+
+	if (!ex || !ex->dependents)
+		return 0;
+	for (kind = 0; kind < EXEC_DEP_COUNT; kind++)
+		n += max(atomic_read(&ex->dependents->nr[kind]), 0);
+	return n;
+}
+EXPORT_SYMBOL_GPL(exec_executor_dependents);
+
+int exec_executor_check_unused(struct exec_executor *ex)
+{
+	char what[192];
+	unsigned int kind;
+	size_t len = 0;
+	unsigned int spins = 0;
+	unsigned long left;
+	int nr;
+
+	if (!ex || !ex->ops)
+		return -EINVAL;
+	for (;;) {
+		left = exec_executor_dependents(ex);
+		/*
+		 * Then the hand-overs: one that began after the read of its
+		 * kind shows here (pairs with the fully ordered increment in
+		 * exec_executor_handover_begin()); acquire: its submitter's
+		 * accesses to @ex happen before destroy's.
+		 */
+		smp_rmb();
+		if (!ex->dependents ||
+		    !atomic_read_acquire(&ex->dependents->handover))
+			break;
+		if (++spins < 1024)
+			cpu_relax();
+		else
+			cond_resched();
+	}
+	if (!left)
+		return 0;
+	what[0] = '\0';
+	for (kind = 0; kind < EXEC_DEP_COUNT; kind++) {
+		nr = atomic_read(&ex->dependents->nr[kind]);
+		if (nr <= 0 || len >= sizeof(what))
+			continue;
+		len += snprintf(what + len, sizeof(what) - len, "%s%d %s",
+				len ? ", " : "", nr,
+				exec_dep_names[kind][nr != 1]);
+	}
+	pr_warn("exec: %s executor %p not destroyed (-EBUSY): still used by %s\n",
+		exec_executor_kind(ex), ex, what);
+	WARN_ON_ONCE(1);
+	return -EBUSY;
+}
+EXPORT_SYMBOL_GPL(exec_executor_check_unused);
 
 static void exec_closure_cache_release(struct exec_closure_cache *cache)
 {
@@ -186,6 +353,8 @@ void exec_executor_fini(struct exec_executor *ex)
 	spin_lock_destroy(&ex->closures->lock);
 	kfree(ex->closures);
 	ex->closures = NULL;
+	kfree(ex->dependents);
+	ex->dependents = NULL;
 }
 EXPORT_SYMBOL_GPL(exec_executor_fini);
 
@@ -512,36 +681,71 @@ int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 }
 EXPORT_SYMBOL_GPL(exec_dispatch_fn);
 
+/* The executor's own count of outstanding work, if it keeps one. */
+static void exec_work_start(struct exec_executor *ex)
+{
+	if (ex->ops->work_started)
+		ex->ops->work_started(ex);
+}
+
+static void exec_work_finish(struct exec_executor *ex)
+{
+	if (ex->ops->work_finished)
+		ex->ops->work_finished(ex);
+}
+
 void exec_on_work_started(struct exec_executor *ex)
 {
-	if (ex && ex->ops && ex->ops->work_started)
-		ex->ops->work_started(ex);
+	if (!ex || !ex->ops)
+		return;
+	exec_executor_depend(ex, EXEC_DEP_WORK);
+	exec_work_start(ex);
 }
 EXPORT_SYMBOL_GPL(exec_on_work_started);
 
 void exec_on_work_finished(struct exec_executor *ex)
 {
-	if (ex && ex->ops && ex->ops->work_finished)
-		ex->ops->work_finished(ex);
+	if (!ex || !ex->ops)
+		return;
+	exec_work_finish(ex);
+	exec_executor_undepend(ex, EXEC_DEP_WORK);
 }
 EXPORT_SYMBOL_GPL(exec_on_work_finished);
 
-int exec_work_guard_init(struct exec_work_guard *guard,
-			 struct exec_executor *ex)
+/**
+ * exec_work_guard_take - take a unit of outstanding work, as a dependent
+ * @guard: the guard
+ * @ex: the executor
+ * @kind: what the guard stands for, in @ex's dependents
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL for NULL arguments (the guard then holds nothing).
+ */
+int exec_work_guard_take(struct exec_work_guard *guard,
+			 struct exec_executor *ex, enum exec_dep_kind kind)
 {
 	if (!guard)
 		return -EINVAL;
 	WRITE_ONCE(guard->ex, NULL);
 	if (!ex || !ex->ops)
 		return -EINVAL;
-	exec_on_work_started(ex);
+	exec_executor_depend(ex, kind);
+	exec_work_start(ex);
 	/* Release: pairs with the acquire of exec_work_guard_owns(). */
 	smp_store_release(&guard->ex, ex);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(exec_work_guard_init);
 
-int exec_work_guard_reset(struct exec_work_guard *guard)
+/**
+ * exec_work_guard_drop - release a guard taken by exec_work_guard_take()
+ * @guard: the guard
+ * @kind: as given to exec_work_guard_take()
+ *
+ * Context: Any context.
+ * Return: 0; -EALREADY if the guard held nothing; -EINVAL for NULL.
+ */
+int exec_work_guard_drop(struct exec_work_guard *guard,
+			 enum exec_dep_kind kind)
 {
 	struct exec_executor *ex;
 
@@ -550,7 +754,21 @@ int exec_work_guard_reset(struct exec_work_guard *guard)
 	ex = xchg(&guard->ex, NULL);
 	if (!ex)
 		return -EALREADY;
-	exec_on_work_finished(ex);
+	exec_work_finish(ex);
+	if (kind != EXEC_DEP_NONE)
+		exec_executor_undepend(ex, kind);
 	return 0;
+}
+
+int exec_work_guard_init(struct exec_work_guard *guard,
+			 struct exec_executor *ex)
+{
+	return exec_work_guard_take(guard, ex, EXEC_DEP_WORK);
+}
+EXPORT_SYMBOL_GPL(exec_work_guard_init);
+
+int exec_work_guard_reset(struct exec_work_guard *guard)
+{
+	return exec_work_guard_drop(guard, EXEC_DEP_WORK);
 }
 EXPORT_SYMBOL_GPL(exec_work_guard_reset);

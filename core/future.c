@@ -137,6 +137,8 @@ static void exec_future_submit_cont(struct exec_future *fut)
 	};
 	int ret;
 
+	/* No longer a dependent, but destroy waits until we are done. */
+	exec_executor_handover_begin(ex, EXEC_DEP_CONTINUATION);
 	ret = exec_post(ex, &fut->cont_work);
 	/* An executor that runs items only in the caller, or a full one. */
 	if (ret == -EOPNOTSUPP || ret == -EAGAIN)
@@ -144,7 +146,9 @@ static void exec_future_submit_cont(struct exec_future *fut)
 	if (unlikely(ret))
 		exec_future_cont_call(fut, -ECANCELED);
 	if (guard.ex)
-		exec_work_guard_reset(&guard);
+		exec_work_guard_drop(&guard, EXEC_DEP_NONE);
+	/* Now the executor's own work: @ex may be destroyed after this. */
+	exec_executor_handover_end(ex);
 }
 
 static int exec_future_settle(struct exec_future *fut, long result)
@@ -297,7 +301,7 @@ int exec_future_then(struct exec_future *fut, struct exec_executor *ex,
 	fut->cont_arg = arg;
 	exec_work_init_discard(&fut->cont_work, exec_future_cont_run,
 			       exec_future_cont_drop);
-	exec_work_guard_init(&fut->cont_guard, ex);
+	exec_work_guard_take(&fut->cont_guard, ex, EXEC_DEP_CONTINUATION);
 	/* The continuation's reference, dropped by exec_future_cont_call(). */
 	exec_future_get(fut);
 	/*
@@ -378,9 +382,25 @@ int exec_bind_executor(struct exec_handler *h, struct exec_executor *ex,
 	h->fn = fn;
 	h->arg = arg;
 	h->ex = ex;
+	exec_executor_depend(ex, EXEC_DEP_HANDLER);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(exec_bind_executor);
+
+int exec_handler_unbind(struct exec_handler *h)
+{
+	struct exec_executor *ex;
+
+	if (!h)
+		return -EINVAL;
+	ex = h->ex;
+	if (!ex)
+		return -EALREADY;
+	h->ex = NULL;
+	exec_executor_undepend(ex, EXEC_DEP_HANDLER);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_handler_unbind);
 
 struct exec_executor *exec_handler_executor(const struct exec_handler *h,
 					    struct exec_executor *fallback)

@@ -145,12 +145,15 @@ static void exec_group_put_last(struct exec_group *g)
 	spin_unlock_irqrestore(&g->lock, flags);
 	if (!ex)
 		return;
+	/* No longer a dependent, but destroy waits until we are done. */
+	exec_executor_handover_begin(ex, EXEC_DEP_GROUP_NOTIFY);
 	/* FIRING keeps the group alive until the continuation starts. */
 	if (exec_group_notify_submit(g, ex))
 		exec_group_notify_run(&g->notify_work);
 	/* Released once the continuation is the executor's own work. */
 	if (guard.ex)
-		exec_work_guard_reset(&guard);
+		exec_work_guard_drop(&guard, EXEC_DEP_NONE);
+	exec_executor_handover_end(ex);
 }
 
 /* One counted item is done; the group is not touched after the decrement. */
@@ -420,7 +423,8 @@ int exec_group_notify(struct exec_group *g, struct exec_executor *ex,
 	g->notify_arg = arg;
 	/* Under @lock, so the fall to zero is before or after this. */
 	if (atomic_long_read(&g->nr_active)) {
-		exec_work_guard_init(&g->notify_guard, ex);
+		exec_work_guard_take(&g->notify_guard, ex,
+				     EXEC_DEP_GROUP_NOTIFY);
 		g->notify_state = EXEC_GROUP_NOTIFY_ARMED;
 		spin_unlock_irqrestore(&g->lock, flags);
 		return 0;
@@ -532,13 +536,18 @@ static void exec_latch_run(struct exec_work *work)
 
 static void exec_latch_open(struct exec_latch *l)
 {
+	struct exec_executor *ex = l->ex;
+
 	if (!l->fn) {
 		exec_latch_set_done(l);
 		return;
 	}
-	if (exec_submit_flags(l->ex, &l->work,
+	/* @l may be gone once submitted; destroy of @ex waits for us. */
+	exec_executor_handover_begin(ex, EXEC_DEP_LATCH);
+	if (exec_submit_flags(ex, &l->work,
 			      EXEC_SUBMIT_NOWAIT | EXEC_SUBMIT_FORCE))
 		exec_latch_run(&l->work);
+	exec_executor_handover_end(ex);
 }
 
 int exec_latch_init(struct exec_latch *l, unsigned long count,
@@ -551,6 +560,9 @@ int exec_latch_init(struct exec_latch *l, unsigned long count,
 	l->fn = fn;
 	l->arg = arg;
 	WRITE_ONCE(l->done, 0UL);
+	/* Until it opens, the continuation keeps @ex from being destroyed. */
+	if (fn)
+		exec_executor_depend(ex, EXEC_DEP_LATCH);
 	/* Pairs with the cmpxchg of the count-downs of other threads. */
 	smp_store_release(&l->count, (long)count);
 	if (!count)

@@ -234,6 +234,34 @@ static inline void exec_dispatch_leave(struct exec_dispatch_frame *df)
 void exec_work_discard(struct exec_work *work);
 void exec_timer_discard(struct exec_work *work);
 
+/*
+ * What may depend on an executor (exec_executor_check_unused()): each kind
+ * is counted from the moment it takes a pointer to the executor that it may
+ * use later until it lets go of it.
+ */
+enum exec_dep_kind {
+	EXEC_DEP_SERIAL,	/* a serial executor over it */
+	EXEC_DEP_DEFAULT,	/* installed as the default executor */
+	EXEC_DEP_WORK,		/* a unit of outstanding work, a work guard */
+	EXEC_DEP_CONTINUATION,	/* exec_future_then(), not yet submitted */
+	EXEC_DEP_GROUP_NOTIFY,	/* exec_group_notify(), armed */
+	EXEC_DEP_LATCH,		/* exec_latch_init() with a continuation */
+	EXEC_DEP_HANDLER,	/* exec_bind_executor() */
+	EXEC_DEP_COUNT,
+	/* exec_work_guard_drop(): release the unit of work only */
+	EXEC_DEP_NONE = EXEC_DEP_COUNT
+};
+
+void exec_executor_depend(struct exec_executor *ex, enum exec_dep_kind kind);
+void exec_executor_undepend(struct exec_executor *ex, enum exec_dep_kind kind);
+void exec_executor_handover_begin(struct exec_executor *ex,
+				  enum exec_dep_kind kind);
+void exec_executor_handover_end(struct exec_executor *ex);
+int exec_work_guard_take(struct exec_work_guard *guard,
+			 struct exec_executor *ex, enum exec_dep_kind kind);
+int exec_work_guard_drop(struct exec_work_guard *guard,
+			 enum exec_dep_kind kind);
+
 /* Timed work of an executor (core/timer.c). */
 void exec_timer_sys_init(void);
 int exec_timers_create(struct exec_executor *ex);
@@ -256,6 +284,8 @@ void exec_closure_put(struct exec_work *work);
 
 /* Closure cache of the executors that live as long as the library. */
 extern struct exec_closure_cache exec_static_closures;
+/* Dependents of the executors that live as long as the library. */
+extern struct exec_dependents exec_static_dependents;
 void exec_static_closures_release(void);
 unsigned long exec_closures_allocated(struct exec_executor *ex);
 

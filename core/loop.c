@@ -224,6 +224,8 @@ long exec_loop_destroy(struct exec_loop *loop)
 
 	if (!loop)
 		return -EINVAL;
+	if (exec_executor_check_unused(&loop->ex))
+		return -EBUSY;
 	/* Leaves RUNNING set: the loop is gone for every later caller. */
 	if (atomic_cmpxchg(&loop->state, 0, EXEC_LOOP_RUNNING) != 0)
 		return -EBUSY;

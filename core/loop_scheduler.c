@@ -571,6 +571,8 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 		return -EINVAL;
 	if (exec_frame_find(ls))
 		return -EDEADLK;
+	if (exec_executor_check_unused(&ls->ex))
+		return -EBUSY;
 	/* DYING stays: no run function starts again. */
 	old = atomic_read(&ls->state);
 	do {

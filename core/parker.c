@@ -87,6 +87,11 @@ EXPORT_SYMBOL_FOR_TESTS(exec_parker_unpark);
 void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
 {
 	might_sleep();
+	/* No deadline: the plain sleep, which some backends wake faster. */
+	if (when[0] == U64_MAX && when[1] == U64_MAX) {
+		exec_parker_park(parker);
+		return;
+	}
 	/* As in exec_parker_park(): pairs with the xchg() in unpark(). */
 	if (xchg(&parker->permit, 0))
 		return;

@@ -27,6 +27,7 @@
  *   exec_parker_unpark()           wake the parked thread, or make its next
  *                                  park return at once
  *   exec_online_cpus()             number of online CPUs
+ *   exec_cpu_ids()                 one more than the highest CPU number
  *   exec_clock_read()              CLOCK_MONOTONIC or CLOCK_REALTIME, in ns
  *   struct exec_clockev            a clock event device for one timer base:
  *                                  calls its handler when the time programmed
@@ -99,6 +100,7 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  * and struct exec_parker with the fields @permit and @sleeping; park() and
  * unpark() over them are core/parker.c.
  *   unsigned int exec_online_cpus(void);
+ *   unsigned int exec_cpu_ids(void);
  *   u64 exec_clock_read(unsigned int clock);     EXEC_CLOCK_* of timer.h
  *   int exec_clockev_init(struct exec_clockev *ce,
  *                         void (*handler)(struct exec_clockev *ce));

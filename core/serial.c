@@ -233,6 +233,8 @@ int exec_serial_create(struct exec_serial **serialp,
 	if (ret)
 		goto err_fini_executor;
 	s->underlying = underlying;
+	/* Until exec_serial_destroy(): the underlying cannot go first. */
+	exec_executor_depend(underlying, EXEC_DEP_SERIAL);
 	exec_mpsc_init(&s->queue);
 	exec_work_init_discard(&s->runner, exec_serial_runner_fn,
 			       exec_serial_runner_discarded);
@@ -280,6 +282,8 @@ long exec_serial_destroy(struct exec_serial *serial)
 		return -EINVAL;
 	if (exec_frame_find(s))
 		return -EDEADLK;
+	if (exec_executor_check_unused(&s->ex))
+		return -EBUSY;
 
 	/* Armed items are discarded, due ones reach the queue first. */
 	discarded = exec_timers_shutdown(&s->ex);
@@ -296,6 +300,13 @@ long exec_serial_destroy(struct exec_serial *serial)
 		exec_work_discard(work);
 		discarded++;
 	}
+	/*
+	 * Our timed items are gone from the underlying executor's base and
+	 * nothing of ours will be submitted to it again.  @runner may still
+	 * wait in its queue; running or discarding it only drops a reference
+	 * here, before the underlying executor's own destroy returns.
+	 */
+	exec_executor_undepend(s->underlying, EXEC_DEP_SERIAL);
 	exec_serial_put(s);
 	return discarded;
 }

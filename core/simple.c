@@ -35,6 +35,7 @@ static const struct exec_executor_ops exec_inline_ops = {
 static struct exec_executor exec_inline = {
 	.ops = &exec_inline_ops,
 	.closures = &exec_static_closures,
+	.dependents = &exec_static_dependents,
 };
 
 struct exec_executor *exec_inline_executor(void)
@@ -250,6 +251,8 @@ int exec_thread_per_task_destroy(struct exec_thread_per_task *tpt)
 		return -EINVAL;
 	if (exec_frame_find(tpt))
 		return -EDEADLK;
+	if (exec_executor_check_unused(&tpt->ex))
+		return -EBUSY;
 	wait_event(tpt->wq, exec_tpt_idle(tpt));
 	exec_tpt_reap(tpt);
 	exec_executor_fini(&tpt->ex);

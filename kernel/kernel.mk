@@ -3,10 +3,11 @@
 # The kernel modules; included by the top-level Makefile, whose O and
 # SUBMAKE it uses.
 #
-#   make kernel-modules   exec.ko, exec_example.ko (and exec_test.ko when
-#                         the kernel has KUnit) against KDIR, by default the
-#                         headers of Debian's linux-headers-amd64
-#   make check-kernel     the same against the test kernel built by
+#   make kernel-modules   exec.ko and exec_example.ko against KDIR, by
+#                         default the headers of Debian's linux-headers-amd64
+#   make check-kernel     the same and exec_test.ko (the test build: exec.ko
+#                         then also exports the internals the suites use)
+#                         against the test kernel built by
 #                         scripts/kernel-build.sh, then the KUnit suites and
 #                         the unload checks in QEMU (scripts/kunit-qemu.sh)
 #
@@ -31,16 +32,22 @@ KDIR ?= $(if $(DEBIAN_KVER),/lib/modules/$(DEBIAN_KVER)/build,$(firstword \
 KERNEL_W ?= 1
 STRESS_TASKS ?= 200000
 KUNIT_QEMU_ARGS ?= --hold 500
+# The one kernel warning the suites provoke on purpose: the WARN_ON_ONCE()
+# of a destroy refused because something still depends on the executor
+# (tests/lifetime_test.c and others).
+KUNIT_ALLOW := WARNING: .*exec_executor_check_unused
 
-KERNEL_SRC := Kbuild $(wildcard core/*.c core/*.h include/exec/*.h \
+KERNEL_SRC := Kbuild Makefile $(wildcard core/*.c core/*.h include/exec/*.h \
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
 	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel/*.c \
 	examples/kernel/*.h examples/kernel/Kbuild)
 KERNEL_OUT = $(abspath $(O))/kernel
 
-# $(call exec_kbuild,kernel build dir,staging dir): copy the sources (with
-# their times, so that only what changed is rebuilt; files deleted from the
-# tree go from the copy too), build, and fail on any warning.
+# $(call exec_kbuild,kernel build dir,staging dir,make variables): copy the
+# sources (with their times, so that only what changed is rebuilt; files
+# deleted from the tree go from the copy too), build, and fail on any
+# warning.  The example and the test module are built only on request
+# (CONFIG_EXEC_EXAMPLE=m, CONFIG_EXEC_KUNIT_TEST=m; see Kbuild).
 define exec_kbuild
 	@test -d '$(1)' || { echo "no kernel build directory '$(1)'" >&2; \
 		exit 1; }
@@ -48,7 +55,7 @@ define exec_kbuild
 	@find '$(2)' \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
 	@tar cf - $(KERNEL_SRC) | tar xf - -C '$(2)'
 	@{ $(MAKE) --no-print-directory -C '$(1)' M='$(2)' W=$(KERNEL_W) \
-		modules 2>&1; echo $$? > '$(2)/build.status'; } | \
+		$(3) modules 2>&1; echo $$? > '$(2)/build.status'; } | \
 		tee '$(2)/build.log'; \
 	status=$$(cat '$(2)/build.status'); \
 	if grep -qiE '(^|[^a-z_])warning' '$(2)/build.log'; then \
@@ -57,8 +64,14 @@ define exec_kbuild
 	fi; exit $$status
 endef
 
+KERNEL_RELEASE_OUT = $(KERNEL_OUT)/$(notdir $(patsubst %/build,%,$(KDIR)))
+
 kernel-modules:
-	$(call exec_kbuild,$(KDIR),$(KERNEL_OUT)/$(notdir $(patsubst %/build,%,$(KDIR))))
+	$(call exec_kbuild,$(KDIR),$(KERNEL_RELEASE_OUT),CONFIG_EXEC_EXAMPLE=m)
+
+# exec.ko exports the public API of include/exec/ (in the EXEC namespace)
+# and, in the test build only, the test hooks; its .modinfo has a version.
+KERNEL_EXPORTS = scripts/check-kernel-exports.sh
 
 # --- the test kernel ---------------------------------------------------------
 
@@ -71,13 +84,16 @@ check-kernel:
 		kdir=$$(scripts/kernel-build.sh --print-build-dir) || exit 1; \
 	fi; \
 	$(SUBMAKE) kernel-test-modules TEST_KDIR="$$kdir" && \
+	$(CHECK_RUN) kernel-exports-test '$(CHECK_RESULTS)' -- \
+		$(KERNEL_EXPORTS) --test $(TEST_KERNEL_OUT) $(PUBLIC_HDR) && \
 	$(CHECK_RUN) kernel-kunit '$(CHECK_RESULTS)' -- \
 		scripts/kunit-qemu.sh --kernel "$$kdir" $(KUNIT_QEMU_ARGS) \
+		--allow '$(KUNIT_ALLOW)' \
 		$(TEST_KERNEL_OUT)/exec.ko \
 		"$(TEST_KERNEL_OUT)/exec_test.ko stress_tasks=$(STRESS_TASKS)" \
 		$(TEST_KERNEL_OUT)/exec_example.ko
 
 kernel-test-modules:
-	$(call exec_kbuild,$(TEST_KDIR),$(TEST_KERNEL_OUT))
+	$(call exec_kbuild,$(TEST_KDIR),$(TEST_KERNEL_OUT),CONFIG_EXEC_EXAMPLE=m CONFIG_EXEC_KUNIT_TEST=m)
 
 .PHONY: kernel-modules check-kernel kernel-test-modules

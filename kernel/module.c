@@ -48,4 +48,6 @@ module_init(exec_module_init);
 module_exit(exec_module_exit);
 
 MODULE_DESCRIPTION("Executors: thread pool, serial, loop, inline, thread-per-task");
+MODULE_AUTHOR("libexec maintainers <maintainers@users.noreply.a-seed-99d49043.example>");
+MODULE_VERSION(EXEC_VERSION);
 MODULE_LICENSE("Dual MIT/GPL");

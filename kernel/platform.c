@@ -151,7 +151,7 @@ int exec_thread_start(struct exec_thread *thread, int (*fn)(void *arg),
 {
 	return exec_thread_start_attr(thread, fn, arg, name, NULL);
 }
-EXPORT_SYMBOL_GPL(exec_thread_start);
+EXPORT_SYMBOL_FOR_TESTS(exec_thread_start);
 
 /**
  * exec_thread_start_attr - start a worker thread (a kthread) with attributes
@@ -247,7 +247,7 @@ void exec_thread_join(struct exec_thread *thread)
 	wait_for_completion(&thread->exited);
 	thread->task = NULL;
 }
-EXPORT_SYMBOL_GPL(exec_thread_join);
+EXPORT_SYMBOL_FOR_TESTS(exec_thread_join);
 
 /* The calling task's struct exec_thread if it is one of ours, else NULL. */
 static struct exec_thread *exec_current_thread(void)
@@ -268,7 +268,19 @@ unsigned int exec_online_cpus(void)
 {
 	return max(num_online_cpus(), 1U);
 }
-EXPORT_SYMBOL_GPL(exec_online_cpus);
+EXPORT_SYMBOL_FOR_TESTS(exec_online_cpus);
+
+/**
+ * exec_cpu_ids - one more than the highest CPU number there may be
+ *
+ * Context: Any context.
+ * Return: nr_cpu_ids.
+ */
+unsigned int exec_cpu_ids(void)
+{
+	return nr_cpu_ids;
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_cpu_ids);
 
 /* --- the per-task pointer ---------------------------------------------- */
 
@@ -450,7 +462,7 @@ void *exec_thread_self_get(void)
 		return thread->self;
 	return exec_self_lookup();
 }
-EXPORT_SYMBOL_GPL(exec_thread_self_get);
+EXPORT_SYMBOL_FOR_TESTS(exec_thread_self_get);
 
 /**
  * exec_thread_self_set - set the core's pointer for the caller
@@ -477,7 +489,7 @@ void exec_thread_self_set(void *self)
 	}
 	exec_self_store(self);
 }
-EXPORT_SYMBOL_GPL(exec_thread_self_set);
+EXPORT_SYMBOL_FOR_TESTS(exec_thread_self_set);
 
 /* --- the parker -------------------------------------------------------- */
 
@@ -502,7 +514,7 @@ int exec_parker_init(struct exec_parker *parker)
 	init_swait_queue_head(&parker->wait);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(exec_parker_init);
+EXPORT_SYMBOL_FOR_TESTS(exec_parker_init);
 
 /**
  * exec_parker_destroy - release a parker
@@ -514,7 +526,7 @@ void exec_parker_destroy(struct exec_parker *parker)
 {
 	WARN_ON_ONCE(READ_ONCE(parker->sleeping));
 }
-EXPORT_SYMBOL_GPL(exec_parker_destroy);
+EXPORT_SYMBOL_FOR_TESTS(exec_parker_destroy);
 
 /**
  * exec_parker_sleep - the owner's sleep (see core/parker.c)

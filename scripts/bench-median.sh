@@ -3,7 +3,7 @@
 #
 # Runs each workload of exec-bench RUNS times (default 3) and prints, per
 # workload, the key figures of the median run: the figures for the project's
-# notes.  The benchmark contract's reference figures are medians of 3 runs
+# notes.  Reference figures (Documentation/benchmarks.rst) are medians of 3 runs
 # too, and single runs on shared VMs drift by up to 2x.
 #
 #   scripts/bench-median.sh [EXTRA-ARGS...]

@@ -135,7 +135,7 @@ for line in open(path, errors='replace'):
         start = line.split('exec-bench: start: ', 1)[1]
 
 def col(r):
-    return r['impl'] + (':' + r['wq'] if 'wq' in r else '')
+    return r['impl'] + ''.join(':' + r[k] for k in ('wq', 'pool') if k in r)
 
 # (figure key, unit, higher is better, scale)
 figures = {
@@ -154,8 +154,8 @@ groups = {}
 for r in runs:
     groups.setdefault((r['bench'], col(r)), []).append(r)
 cols = sorted({c for _, c in groups},
-            key=lambda c: (c != 'libexec', c.startswith('hrtimer'),
-                           c == 'hrtimer', c))
+            key=lambda c: (not c.startswith('libexec'),
+                           c.startswith('hrtimer'), c == 'hrtimer', c))
 sizes = {}
 for r in runs:
     if r['impl'] == 'libexec':
@@ -167,7 +167,8 @@ print()
 print('Kernel benchmark, %s' % label)
 if start:
     print('module parameters: %s' % start)
-print('median of %d run(s) per cell; ratio = libexec / best workqueue, '
+print('median of %d run(s) per cell; ratio = best libexec pool (libexec, '
+      'or libexec:percpu, a worker bound to each CPU) / best workqueue, '
       '>= 1.00 means libexec is at least as good; hrtimer (raw timers, '
       'the limit) and hrtimer:percpu (an hrtimer queuing the work on a '
       'per-CPU workqueue) are not in the ratio' %
@@ -189,9 +190,10 @@ for bench, keys in figures.items():
         if not vals:
             continue
         wq = [v for c, v in vals.items() if c.startswith('workqueue')]
+        libs = [v for c, v in vals.items() if c.startswith('libexec')]
         ratio = '-'
-        if 'libexec' in vals and wq:
-            lib = vals['libexec']
+        if libs and wq:
+            lib = max(libs) if higher else min(libs)
             best = max(wq) if higher else min(wq)
             if higher:
                 ratio = '%.2f' % (lib / best if best else 0)
@@ -250,9 +252,9 @@ label+=", QEMU $accel, $smp vCPUs"
 out=$top/build/kernel-bench/$(basename "$kdir")
 mkdir -p "$out/exec" "$out/kbench"
 find "$out" \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
-# The same files as kernel/kernel.mk copies: Kbuild also builds the KUnit
-# suites when the kernel has KUnit (the debug kernel).
-(cd "$top" && tar cf - Kbuild core/*.c core/*.h include/exec/*.h \
+# The same files as kernel/kernel.mk copies (the Makefile holds the version);
+# without CONFIG_EXEC_KUNIT_TEST=m Kbuild builds exec.ko alone.
+(cd "$top" && tar cf - Kbuild Makefile core/*.c core/*.h include/exec/*.h \
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
 	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel) |
 	tar xf - -C "$out/exec"

@@ -616,10 +616,14 @@ static void bound_handler_completes_on_its_executor(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.result, 13L);
 	KUNIT_EXPECT_TRUE(test, r.on_ex);
 	KUNIT_EXPECT_FALSE(test, r.on_other);
-	/* N4143 set_executor is the same binding. */
+	/* N4143 set_executor is the same binding, once unbound. */
+	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&h), 0);
+	KUNIT_EXPECT_NULL(test, h.ex);
+	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&h), -EALREADY);
 	KUNIT_EXPECT_EQ(test, exec_set_executor(&h, fx->ex_one, rec_cont, &r),
 			0);
 	KUNIT_EXPECT_PTR_EQ(test, h.ex, fx->ex_one);
+	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&h), 0);
 	ffx_finish(fx);
 }
 
@@ -698,6 +702,7 @@ static void bound_handler_dispatches_inside_its_executor(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, p->r.on_ex);
 	/* A queued handler whose executor goes away: -ECANCELED. */
 	KUNIT_EXPECT_EQ(test, exec_handler_complete(&p->h, NULL, 23), 0);
+	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&p->h), 0);
 	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 1L);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->r.runs), 3);
 	KUNIT_EXPECT_EQ(test, p->r.result, (long)-ECANCELED);

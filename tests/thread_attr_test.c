@@ -160,6 +160,67 @@ static void pool_workers_have_name_nice_and_cpus(struct kunit *test)
 	kfree(fx);
 }
 
+/* The CPUs set in @mask (EXEC_TEST_CPU_BITS bits). */
+static unsigned int ta_weight(const unsigned long *mask)
+{
+	unsigned int bit, n = 0;
+
+	for (bit = 0; bit < EXEC_TEST_CPU_BITS; bit++)
+		if (mask[bit / BITS_PER_LONG] & (1UL << (bit % BITS_PER_LONG)))
+			n++;
+	return n;
+}
+
+/*
+ * A per-CPU pool over the test thread's CPUs has one worker per CPU, each
+ * allowed on its CPU alone, together covering them all.
+ */
+static void per_cpu_pool_binds_one_worker_per_cpu(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = {
+		.thread = { .name = "ta-pcpu", .nr_cpu_bits = EXEC_TEST_CPU_BITS },
+		.per_cpu = true,
+	};
+	struct ta_fx *fx = ta_fx_create(test);
+	unsigned long seen[EXEC_TEST_CPU_WORDS] = { 0 };
+	struct exec_thread_pool *pool;
+	struct ta_item *items;
+	unsigned int i, nr, w;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	nr = ta_weight(fx->me.cpus);
+	KUNIT_ASSERT_GT(test, nr, 0U);
+	items = kcalloc(nr, sizeof(*items), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, items);
+	attr.thread.cpus = fx->me.cpus;
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_size(pool), nr);
+	/* Held at the gate, the items run on as many workers. */
+	for (i = 0; i < nr; i++) {
+		exec_work_init(&items[i].work, ta_item_func);
+		items[i].fx = fx;
+		KUNIT_EXPECT_EQ(test, exec_submit(exec_thread_pool_executor(pool),
+						  &items[i].work), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_gate_wait_for(&fx->gate, nr));
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&items[i].ran), 1);
+		KUNIT_EXPECT_EQ(test, items[i].self_ret, 0);
+		KUNIT_EXPECT_EQ_MSG(test, ta_weight(items[i].self.cpus), 1U,
+				    "worker %s", items[i].self.comm);
+		for (w = 0; w < EXEC_TEST_CPU_WORDS; w++) {
+			KUNIT_EXPECT_EQ(test, seen[w] & items[i].self.cpus[w],
+					0UL);
+			seen[w] |= items[i].self.cpus[w];
+		}
+	}
+	ta_expect_cpus(test, seen, fx->me.cpus);
+	kfree(items);
+	kfree(fx);
+}
+
 static void tpt_threads_have_name_nice_and_cpus(struct kunit *test)
 {
 	struct exec_thread_attr attr = {
@@ -485,6 +546,7 @@ static void bad_attributes_fail_creation(struct kunit *test)
 static struct kunit_case exec_thread_attr_cases[] = {
 	KUNIT_CASE(pool_workers_have_name_nice_and_cpus),
 	KUNIT_CASE(tpt_threads_have_name_nice_and_cpus),
+	KUNIT_CASE(per_cpu_pool_binds_one_worker_per_cpu),
 	KUNIT_CASE(defaults_keep_names_and_inherit),
 	KUNIT_CASE(offline_cpus_ignored_nice_unset_long_name_cut),
 	KUNIT_CASE(tpt_copies_name_and_mask),

@@ -20,7 +20,7 @@
  * thread's own ring can only be moved by that thread, after a wake-up.  A
  * timerfd's expiry is an hrtimer waking the poller, the same as an
  * IORING_OP_TIMEOUT's (timerfd 19.6 us against 18.5 us p50 late on this
- * machine kind in the benchmark contract's reference run).  CLOCK_REALTIME
+ * machine kind in a timer_lateness reference run).  CLOCK_REALTIME
  * timerfds with TFD_TIMER_ABSTIME follow changes of the system clock, as
  * realtime hrtimers do.
  *

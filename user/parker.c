@@ -245,30 +245,30 @@ static void exec_backend_choose(void)
 
 	if (env && *env) {
 		if (!strcmp(env, "futex")) {
-			fprintf(stderr,
-				"libexec-user: wakeup backend futex (forced by EXEC_BACKEND)\n");
+			exec_user_log(EXEC_USER_LOG_INFO,
+				      "wakeup backend futex (forced by EXEC_BACKEND)");
 			exec_backend = EXEC_BACKEND_FUTEX;
 			return;
 		}
 		if (!strcmp(env, "io_uring"))
 			forced = true;
 		else
-			fprintf(stderr,
-				"libexec-user: unknown EXEC_BACKEND=%s (want io_uring or futex), using the default\n",
-				env);
+			exec_user_log(EXEC_USER_LOG_WARNING,
+				      "unknown EXEC_BACKEND=%s (want io_uring or futex), using the default",
+				      env);
 	}
 
 	ret = exec_uring_setup();
 	if (ret) {
-		fprintf(stderr,
-			"libexec-user: wakeup backend futex (io_uring unavailable: %s)\n",
-			strerror(-ret));
+		exec_user_log(EXEC_USER_LOG_INFO,
+			      "wakeup backend futex (io_uring unavailable: %s)",
+			      strerror(-ret));
 		exec_backend = EXEC_BACKEND_FUTEX;
 		return;
 	}
 	if (forced)
-		fprintf(stderr,
-			"libexec-user: wakeup backend io_uring (forced by EXEC_BACKEND)\n");
+		exec_user_log(EXEC_USER_LOG_INFO,
+			      "wakeup backend io_uring (forced by EXEC_BACKEND)");
 	exec_backend = EXEC_BACKEND_IO_URING;
 }
 

@@ -344,6 +344,19 @@ void exec_thread_join(struct exec_thread *thread)
 }
 
 /**
+ * exec_cpu_ids - one more than the highest CPU number there may be
+ *
+ * Return: the number of CPUs configured, at least exec_online_cpus().
+ */
+unsigned int exec_cpu_ids(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return max_t(unsigned int, n > 0 ? (unsigned int)n : 1U,
+		     exec_online_cpus());
+}
+
+/**
  * exec_online_cpus - number of CPUs currently online
  *
  * Return: at least 1, even when sysconf() cannot tell.

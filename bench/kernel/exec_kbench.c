@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * exec_kbench: the kernel side of exec-bench (docs: BENCHMARKS.md, "Kernel
- * side").
+ * exec_kbench: the kernel side of exec-bench (Documentation/benchmarks.rst,
+ * "Kernel side").
  *
  * At load time the module runs each workload once for libexec's kernel
  * executors (impl "libexec") and once for each of the kernel's own
@@ -172,6 +172,8 @@ MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
 /**
  * enum kb_impl - the executor a run measures
  * @KB_LIBEXEC: libexec's thread pool (and serial executors over it)
+ * @KB_LIBEXEC_PERCPU: libexec's thread pool with a worker bound to each CPU
+ *	(exec_thread_pool_attr.per_cpu), as a per-CPU workqueue has
  * @KB_WQ_UNBOUND: an unbound workqueue
  * @KB_WQ_PERCPU: a per-CPU workqueue
  * @KB_WQ_ORDERED: ordered workqueues (serial_throughput only)
@@ -182,6 +184,7 @@ MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
  */
 enum kb_impl {
 	KB_LIBEXEC,
+	KB_LIBEXEC_PERCPU,
 	KB_WQ_UNBOUND,
 	KB_WQ_PERCPU,
 	KB_WQ_ORDERED,
@@ -189,8 +192,14 @@ enum kb_impl {
 	KB_HRTIMER_WQ,
 };
 
+static bool kb_is_libexec(enum kb_impl impl)
+{
+	return impl == KB_LIBEXEC || impl == KB_LIBEXEC_PERCPU;
+}
+
 static const char * const kb_impl_names[] = {
 	[KB_LIBEXEC] = "\"impl\":\"libexec\"",
+	[KB_LIBEXEC_PERCPU] = "\"impl\":\"libexec\",\"pool\":\"percpu\"",
 	[KB_WQ_UNBOUND] = "\"impl\":\"workqueue\",\"wq\":\"unbound\"",
 	[KB_WQ_PERCPU] = "\"impl\":\"workqueue\",\"wq\":\"percpu\"",
 	[KB_WQ_ORDERED] = "\"impl\":\"workqueue\",\"wq\":\"ordered\"",
@@ -370,6 +379,7 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = nr,
 		.thread.name = "exec-kbench",
+		.per_cpu = impl == KB_LIBEXEC_PERCPU,
 	};
 	int err;
 
@@ -378,6 +388,7 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
 	e->threads = nr;
 	switch (impl) {
 	case KB_LIBEXEC:
+	case KB_LIBEXEC_PERCPU:
 		err = exec_thread_pool_create(&e->pool, &attr);
 		if (err)
 			return err;
@@ -901,7 +912,7 @@ static u64 kb_rand_below(u64 *state, u64 range)
  */
 static u64 kb_timer_now(enum kb_impl impl)
 {
-	if (impl == KB_LIBEXEC)
+	if (kb_is_libexec(impl))
 		return exec_clock_now(EXEC_CLOCK_MONOTONIC);
 	return ktime_get_ns();
 }
@@ -1004,6 +1015,7 @@ static void kb_late_init(const struct kb_exec *e, struct kb_late_item *it)
 		INIT_WORK(&it->hw.work, kb_late_hwwork);
 		break;
 	case KB_LIBEXEC:
+	case KB_LIBEXEC_PERCPU:
 		exec_timer_init(&it->et, kb_late_efn, NULL);
 		break;
 	case KB_HRTIMER:
@@ -1023,6 +1035,7 @@ static int kb_late_arm(const struct kb_exec *e, struct kb_late_item *it)
 
 	switch (e->impl) {
 	case KB_LIBEXEC:
+	case KB_LIBEXEC_PERCPU:
 		return exec_submit_at(e->q.ex, &it->et, EXEC_CLOCK_MONOTONIC,
 				      it->deadline);
 	case KB_HRTIMER:
@@ -1054,6 +1067,7 @@ static unsigned int kb_late_quiesce(const struct kb_exec *e,
 	for (k = 0; k < n; k++) {
 		switch (e->impl) {
 		case KB_LIBEXEC:
+		case KB_LIBEXEC_PERCPU:
 			pending += exec_timer_cancel_sync(&items[k].et) == 1;
 			break;
 		case KB_HRTIMER:
@@ -1186,6 +1200,7 @@ static size_t kb_churn_size(enum kb_impl impl)
 {
 	switch (impl) {
 	case KB_LIBEXEC:
+	case KB_LIBEXEC_PERCPU:
 		return sizeof(struct exec_timer);
 	case KB_HRTIMER:
 		return sizeof(struct hrtimer);
@@ -1294,6 +1309,7 @@ static void kb_churn_quiesce(struct kb_churn_run *c)
 	for (i = 0; i < c->n; i++) {
 		switch (c->e.impl) {
 		case KB_LIBEXEC:
+		case KB_LIBEXEC_PERCPU:
 			exec_timer_cancel_sync(&et[i]);
 			break;
 		case KB_HRTIMER:
@@ -1353,6 +1369,7 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 	for (i = 0; i < n; i++) {
 		switch (impl) {
 		case KB_LIBEXEC:
+		case KB_LIBEXEC_PERCPU:
 			exec_timer_init(&et[i], kb_churn_efn, NULL);
 			break;
 		case KB_HRTIMER:
@@ -1367,6 +1384,7 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 
 	switch (impl) {
 	case KB_LIBEXEC:
+	case KB_LIBEXEC_PERCPU:
 		err = kb_churn_libexec(&c);
 		break;
 	case KB_HRTIMER:
@@ -1473,7 +1491,7 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 		kb_fail(bench, impl, "out of memory");
 		goto out_free;
 	}
-	if (impl == KB_LIBEXEC) {
+	if (kb_is_libexec(impl)) {
 		err = kb_exec_create(&e, impl, threads);
 		if (err) {
 			kb_fail(bench, impl, "creating the pool: %d", err);
@@ -1484,7 +1502,7 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 	init_completion(&kb_ser.done);
 	for (s = 0; s < nr; s++) {
 		st = &kb_ser.strands[s];
-		if (impl == KB_LIBEXEC) {
+		if (kb_is_libexec(impl)) {
 			err = exec_serial_create(&st->serial, e.q.ex);
 			if (!err)
 				st->q.ex = exec_serial_executor(st->serial);
@@ -1538,7 +1556,7 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 	}
 	/* The line reports the violations, so it is printed with them. */
 	kb_line_begin(&line, bench, &e, run);
-	if (impl != KB_LIBEXEC)
+	if (!kb_is_libexec(impl))
 		kb_line_uint(&line, "max_active", 1);
 	kb_line_uint(&line, "strands", nr);
 	kb_line_uint(&line, "tasks", n);
@@ -1582,20 +1600,20 @@ out_free:
 struct kb_workload {
 	const char *name;
 	void (*run)(enum kb_impl impl, unsigned int run);
-	enum kb_impl impls[5];
+	enum kb_impl impls[6];
 	unsigned int nr_impls;
 };
 
 static const struct kb_workload kb_workloads[] = {
 	{ "post_throughput", kb_post_throughput,
-	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 3 },
+	  { KB_LIBEXEC, KB_LIBEXEC_PERCPU, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 4 },
 	{ "chain_latency", kb_chain_latency,
-	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 3 },
+	  { KB_LIBEXEC, KB_LIBEXEC_PERCPU, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 4 },
 	{ "wakeup_latency", kb_wakeup_latency,
-	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 3 },
+	  { KB_LIBEXEC, KB_LIBEXEC_PERCPU, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 4 },
 	{ "timer_lateness", kb_timer_lateness,
-	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER_WQ,
-	    KB_HRTIMER }, 5 },
+	  { KB_LIBEXEC, KB_LIBEXEC_PERCPU, KB_WQ_UNBOUND, KB_WQ_PERCPU,
+	    KB_HRTIMER_WQ, KB_HRTIMER }, 6 },
 	{ "timer_churn", kb_timer_churn,
 	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER }, 4 },
 	{ "serial_throughput", kb_serial_throughput,
@@ -1663,4 +1681,5 @@ static void __exit exec_kbench_exit(void)
 module_exit(exec_kbench_exit);
 
 MODULE_DESCRIPTION("libexec kernel benchmark: executors against workqueues and hrtimers");
+MODULE_IMPORT_NS(EXEC);
 MODULE_LICENSE("Dual MIT/GPL");

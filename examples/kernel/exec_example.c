@@ -254,4 +254,6 @@ module_init(example_init);
 module_exit(example_exit);
 
 MODULE_DESCRIPTION("Example: defer work from a timer through exec.ko");
+/* exec.ko exports its API in the symbol namespace EXEC ("EXEC" since 6.13). */
+MODULE_IMPORT_NS(EXEC);
 MODULE_LICENSE("Dual MIT/GPL");

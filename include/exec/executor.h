@@ -27,6 +27,7 @@ struct exec_executor;
 struct exec_closure_cache;
 struct exec_timer_target;
 struct exec_context;
+struct exec_dependents;
 
 /* Submission flags. */
 /* Fail with -EAGAIN instead of waiting for room in a bounded executor. */
@@ -86,12 +87,16 @@ struct exec_executor_ops {
  * @context: A: its execution context (context.h), created on first use by
  *	exec_executor_context() and installed with cmpxchg(); NULL until then;
  *	torn down by exec_executor_fini(); owned by the library
+ * @dependents: what still uses the executor, counted per kind (see
+ *	exec_executor_check_unused()); owned by the library; NULL for an
+ *	executor not set up by exec_executor_init(), which then counts nothing
  */
 struct exec_executor {
 	const struct exec_executor_ops *ops;
 	struct exec_closure_cache *closures;
 	struct exec_timer_target *timers;
 	struct exec_context *context;
+	struct exec_dependents *dependents;
 };
 
 /**
@@ -107,7 +112,8 @@ int exec_executor_init(struct exec_executor *ex,
 
 /**
  * exec_executor_fini - release what exec_executor_init() set up
- * @ex: the executor; no closure of it may still be pending or running
+ * @ex: the executor; no closure of it may still be pending or running, and
+ *	exec_executor_check_unused() has said that nothing depends on it
  *
  * Also tears down the executor's execution context, if one was created:
  * its services are shut down, then destroyed (context.h).
@@ -115,6 +121,51 @@ int exec_executor_init(struct exec_executor *ex,
  * Context: Process context; may sleep.
  */
 void exec_executor_fini(struct exec_executor *ex);
+
+/*
+ * Lifetimes.  An executor knows what still holds a pointer to it and may
+ * use it later: serial executors over it, its installation as the default
+ * executor, units of outstanding work (work guards), future continuations,
+ * group notifications and latch continuations registered on it, and
+ * handlers bound to it.  Each is counted when it is created and uncounted
+ * when it goes, never per submitted item.  Every destroy function asks
+ * exec_executor_check_unused() first and, while anything remains, returns
+ * -EBUSY and leaves the executor as it was (working), instead of freeing
+ * memory that is still reachable.  Timed items armed on an executor are not
+ * counted: destroy discards them (timer.h).
+ */
+
+/**
+ * exec_executor_check_unused - whether an executor may be destroyed
+ * @ex: the executor
+ *
+ * The check every destroy function makes before it does anything, for
+ * executors written outside the library too.  When something still depends
+ * on @ex it reports, once per boot or process, a warning naming the kind of
+ * @ex and what remains: in the kernel a pr_warn() and WARN_ON_ONCE(), in
+ * userspace lines on stderr.  A continuation that is being handed to @ex
+ * by another thread (its future completed, its group emptied, its latch
+ * opened) is waited for rather than reported, so that an owner who saw the
+ * continuation run may destroy @ex at once.  The count is a snapshot:
+ * creating a dependent while the executor is being destroyed is a bug of
+ * the caller's.
+ *
+ * Context: Process context; may sleep while such a hand-over ends.
+ * Return: 0 if nothing depends on @ex (or @ex counts nothing); -EBUSY
+ * otherwise; -EINVAL for NULL.
+ */
+int exec_executor_check_unused(struct exec_executor *ex);
+
+/**
+ * exec_executor_dependents - how many things still depend on an executor
+ * @ex: the executor
+ *
+ * The sum over every kind counted (see exec_executor_check_unused()).
+ *
+ * Context: Any context.
+ * Return: the count; 0 for NULL.
+ */
+unsigned long exec_executor_dependents(const struct exec_executor *ex);
 
 /**
  * exec_submit - submit an intrusive work item
@@ -309,6 +360,9 @@ static inline bool exec_executor_equal(const struct exec_executor *a,
  * exec_on_work_started - count one unit of outstanding work against @ex
  * @ex: the executor; NULL is ignored
  *
+ * The unit also keeps @ex from being destroyed (-EBUSY) until
+ * exec_on_work_finished() releases it.
+ *
  * Context: Any context.
  */
 void exec_on_work_started(struct exec_executor *ex);
@@ -335,6 +389,8 @@ struct exec_work_guard {
  * exec_work_guard_init - take a unit of outstanding work on @ex
  * @guard: the guard
  * @ex: the executor
+ *
+ * While the guard holds its unit, destroying @ex fails with -EBUSY.
  *
  * Context: Any context.
  * Return: 0; -EINVAL for NULL arguments (the guard then holds nothing).
@@ -420,7 +476,8 @@ struct exec_executor *exec_default_executor(void);
  *
  * When this returns, no submission through exec_default_submit() or
  * exec_default_submit_fn() is still using the previous default, so the
- * caller may destroy it.
+ * caller may destroy it.  While installed, an executor depends on being
+ * the default: destroying it fails with -EBUSY.
  *
  * Context: Process context; may sleep.
  * Return: the previous default, or NULL if it was the built-in pool.

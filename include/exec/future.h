@@ -233,11 +233,28 @@ static inline void exec_handler_init(struct exec_handler *h,
  * P0113 bind_executor (executor_wrapper).  N4143's set_executor(ex, fn) is
  * the same thing: exec_set_executor() below is this function.
  *
+ * The bound handler depends on @ex: destroying @ex fails with -EBUSY until
+ * exec_handler_unbind() lets go of it.  @h must not be bound already; a
+ * copy of @h does not count, and must not be unbound.
+ *
  * Context: Any context.
  * Return: 0; -EINVAL for NULL arguments.
  */
 int exec_bind_executor(struct exec_handler *h, struct exec_executor *ex,
 		       exec_result_fn fn, void *arg);
+
+/**
+ * exec_handler_unbind - let go of the executor a handler is bound to
+ * @h: the handler, bound by exec_bind_executor()
+ *
+ * @h keeps its function and argument and has no associated executor any
+ * more; the executor may then be destroyed.  Completions already queued by
+ * exec_handler_complete() are the executor's own items.
+ *
+ * Context: Any context.
+ * Return: 0; -EALREADY if @h was bound to nothing; -EINVAL for NULL.
+ */
+int exec_handler_unbind(struct exec_handler *h);
 
 /* N4143 set_executor: another name for exec_bind_executor(). */
 #define exec_set_executor(h, ex, fn, arg) exec_bind_executor(h, ex, fn, arg)

@@ -87,9 +87,15 @@ void exec_loop_make_loop_exit(struct exec_loop *loop);
  * Items never run by a closure-executing function are handed to their
  * discard callbacks and never run.
  *
- * Context: Process context.
+ * Context: Process context; may sleep.
  * Return: the number of items discarded (>= 0); -EINVAL for NULL; -EBUSY
- * while a closure-executing function is running (nothing is done).
+ * while a closure-executing function is running (nothing is done);
+ * -EBUSY, with a warning and nothing done, while anything still depends on
+ * @loop: a serial executor over it, its installation as the default
+ * executor, a work guard or unit of outstanding work, a future
+ * continuation, group notification or latch continuation registered on it,
+ * or a handler bound to it (executor.h).  Timed items armed on it are no
+ * dependents: they are discarded.
  */
 long exec_loop_destroy(struct exec_loop *loop);
 

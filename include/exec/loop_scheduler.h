@@ -218,13 +218,19 @@ int exec_loop_scheduler_restart(struct exec_loop_scheduler *ls);
  * Items never run, and timed items still armed, are handed to their discard
  * callbacks and never run.  A submission racing with destroy is either
  * discarded with the rest or fails with -ESHUTDOWN; none is lost.  Work
- * guards still held on @ls must not be reset after this returns.
+ * guards still held on @ls keep it from being destroyed (below).
  *
  * Context: Process context; may sleep.
  * Return: the number of items discarded (>= 0); -EINVAL for NULL; -EDEADLK
  * from inside a run function of @ls; -EBUSY while a run function of @ls is
  * running in another thread, or another destroy has begun (nothing is
- * done).
+ * done);
+ * -EBUSY, with a warning and nothing done, while anything still depends on
+ * @ls: a serial executor over it, its installation as the default
+ * executor, a work guard or unit of outstanding work, a future
+ * continuation, group notification or latch continuation registered on it,
+ * or a handler bound to it (executor.h).  Timed items armed on it are no
+ * dependents: they are discarded.
  */
 long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls);
 

@@ -20,6 +20,9 @@ struct exec_serial;
  * @serialp: where to store it
  * @underlying: the executor that runs it; must outlive it
  *
+ * Until exec_serial_destroy() the serial executor depends on @underlying:
+ * destroying @underlying fails with -EBUSY meanwhile.
+ *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL for NULL arguments; -ENOMEM.
  */
@@ -63,7 +66,13 @@ bool exec_serial_running_in_this_thread(const struct exec_serial *serial);
  *
  * Context: Process context; may sleep.
  * Return: the number of items discarded (>= 0); -EINVAL for NULL;
- * -EDEADLK when called from an item of @serial itself (nothing is done).
+ * -EDEADLK when called from an item of @serial itself (nothing is done);
+ * -EBUSY, with a warning and nothing done, while anything still depends on
+ * @serial: a serial executor over it, its installation as the default
+ * executor, a work guard or unit of outstanding work, a future
+ * continuation, group notification or latch continuation registered on it,
+ * or a handler bound to it (executor.h).  Timed items armed on it are no
+ * dependents: they are discarded.
  */
 long exec_serial_destroy(struct exec_serial *serial);
 

@@ -77,7 +77,13 @@ struct exec_executor *exec_thread_per_task_executor(struct exec_thread_per_task 
  * @tpt: the executor
  *
  * Context: Process context; may sleep.  Not from one of its own items.
- * Return: 0; -EINVAL for NULL; -EDEADLK from one of its own items.
+ * Return: 0; -EINVAL for NULL; -EDEADLK from one of its own items;
+ * -EBUSY, with a warning and nothing done, while anything still depends on
+ * @tpt: a serial executor over it, its installation as the default
+ * executor, a work guard or unit of outstanding work, a future
+ * continuation, group notification or latch continuation registered on it,
+ * or a handler bound to it (executor.h).  Timed items armed on it are no
+ * dependents: they are discarded.
  */
 int exec_thread_per_task_destroy(struct exec_thread_per_task *tpt);
 

@@ -19,18 +19,26 @@ struct exec_thread_pool;
 
 /**
  * struct exec_thread_pool_attr - how to build a thread pool
- * @nr_threads: number of workers; 0 means one per online CPU
+ * @nr_threads: number of workers; 0 means one per online CPU (with
+ *	@per_cpu, one per online CPU of @thread.cpus)
  * @queue_limit: most items that may wait to start at once; 0 means no bound.
  *	When the bound is reached, exec_submit() waits for room and
  *	exec_try_submit() fails with -EAGAIN.
  * @thread: the workers' attributes (struct exec_thread_attr): name prefix
  *	(workers are "prefix/N"; NULL means "exec-pool"), nice value, CPU mask
  *	and stack size
+ * @per_cpu: bind each worker to one CPU, as a per-CPU (bound) workqueue's
+ *	workers are: worker N to the N-th online CPU of @thread.cpus (of all
+ *	online CPUs when that is NULL), round robin.  A submission then wakes
+ *	the worker of the submitting CPU when that one is idle, so the item
+ *	starts without a cross-CPU wake-up.  The binding is an affinity: if
+ *	its CPU goes offline, the scheduler moves the worker elsewhere.
  */
 struct exec_thread_pool_attr {
 	unsigned int nr_threads;
 	unsigned long queue_limit;
 	struct exec_thread_attr thread;
+	bool per_cpu;
 };
 
 /**
@@ -157,7 +165,15 @@ int exec_thread_pool_join(struct exec_thread_pool *pool);
  * Context: Process context; may sleep.  Not from one of the pool's workers.
  * Return: the number of items discarded (>= 0); -EINVAL for NULL; -EDEADLK
  * when called from one of the pool's own workers (the pool is left
- * untouched).
+ * untouched);
+ * -EBUSY, with a warning and nothing done, while anything still depends on
+ * @pool: a serial executor over it, its installation as the default
+ * executor, a work guard or unit of outstanding work, a future
+ * continuation, group notification or latch continuation registered on it,
+ * or a handler bound to it (executor.h).  Timed items armed on it are no
+ * dependents: they are discarded.  An
+ * installed default executor must be replaced first
+ * (exec_set_default_executor()).
  */
 long exec_thread_pool_destroy(struct exec_thread_pool *pool);
 

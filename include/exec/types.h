@@ -18,12 +18,25 @@
 #include <stdint.h>
 #endif
 
-#ifdef __cplusplus
-#define EXEC_BEGIN_DECLS extern "C" {
-#define EXEC_END_DECLS }
+/*
+ * Around the declarations of every public header.  In userspace they also
+ * give the public API default visibility: libexec-user is compiled with
+ * -fvisibility=hidden, so that everything else stays inside the library.
+ */
+#ifdef __KERNEL__
+#define EXEC_VISIBILITY_PUSH
+#define EXEC_VISIBILITY_POP
 #else
-#define EXEC_BEGIN_DECLS
-#define EXEC_END_DECLS
+#define EXEC_VISIBILITY_PUSH	_Pragma("GCC visibility push(default)")
+#define EXEC_VISIBILITY_POP	_Pragma("GCC visibility pop")
+#endif
+
+#ifdef __cplusplus
+#define EXEC_BEGIN_DECLS extern "C" { EXEC_VISIBILITY_PUSH
+#define EXEC_END_DECLS EXEC_VISIBILITY_POP }
+#else
+#define EXEC_BEGIN_DECLS EXEC_VISIBILITY_PUSH
+#define EXEC_END_DECLS EXEC_VISIBILITY_POP
 #endif
 
 #endif /* EXEC_TYPES_H */

@@ -45,8 +45,21 @@
 #define spin_lock_destroy(lock)	((void)(lock))
 #define raw_spin_lock_destroy(lock)	((void)(lock))
 
-/* Core internals the test module (exec_test.ko) needs: not public API. */
-#define EXPORT_SYMBOL_FOR_TESTS(sym)	EXPORT_SYMBOL_GPL(sym)
+/*
+ * Exports.  The public API, which the core marks EXPORT_SYMBOL_GPL(), goes
+ * into the symbol namespace EXEC: Kbuild compiles exec.ko with
+ * DEFAULT_SYMBOL_NAMESPACE=EXEC, and a module using it declares
+ * MODULE_IMPORT_NS(EXEC).  Internals the test module (exec_test.ko) needs
+ * are exported only in the test build (CONFIG_EXEC_KUNIT_TEST, which Kbuild
+ * turns into EXEC_KUNIT_TEST), into KUnit's EXPORTED_FOR_KUNIT_TESTING
+ * namespace; in any other build they are not exported at all.
+ */
+#ifdef EXEC_KUNIT_TEST
+#include <kunit/visibility.h>
+#define EXPORT_SYMBOL_FOR_TESTS(sym)	EXPORT_SYMBOL_IF_KUNIT(sym)
+#else
+#define EXPORT_SYMBOL_FOR_TESTS(sym)
+#endif
 
 /**
  * struct exec_thread - a worker thread of the library: a kthread
@@ -81,6 +94,7 @@ void *exec_thread_self_get(void);
 void exec_thread_self_set(void *self);
 
 unsigned int exec_online_cpus(void);
+unsigned int exec_cpu_ids(void);
 
 /**
  * struct exec_parker - one thread's sleep/wake point

@@ -31,4 +31,6 @@ unsigned long exec_test_stress_tasks(void)
 }
 
 MODULE_DESCRIPTION("KUnit tests of exec.ko");
+MODULE_IMPORT_NS(EXEC);
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_LICENSE("Dual MIT/GPL");

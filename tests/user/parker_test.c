@@ -8,7 +8,8 @@
  * Build and run by hand:
  *
  *   cc -O2 -g -D_GNU_SOURCE -Iinclude -Iuser/include -Icore \
- *	tests/user/parker_test.c user/platform.c user/parker.c \
+ *	tests/user/parker_test.c core/parker.c user/platform.c \
+ *	user/parker.c user/log.c \
  *	-luring -lpthread
  *   ./a.out
  *
@@ -25,7 +26,7 @@
 #include "exec/timer.h"
 #include "exec/user.h"
 
-#define NR_TESTS	6
+#define NR_TESTS	7
 #define WATCHDOG_S	300
 
 static unsigned int passed;
@@ -130,6 +131,70 @@ static bool test_backend(void)
 	exec_parker_park(&fd_parker);
 	exec_parker_destroy(&fd_parker);
 	exec_parker_destroy(&ring_parker);
+	return true;
+}
+
+struct log_seen {
+	int count;
+	int level;
+	char msg[256];
+};
+
+static void log_hook(int level, const char *msg, void *arg)
+{
+	struct log_seen *seen = arg;
+
+	seen->count++;
+	seen->level = level;
+	snprintf(seen->msg, sizeof(seen->msg), "%s", msg);
+}
+
+/*
+ * The library's messages: silent by default (a child with its stderr on a
+ * pipe chooses the backend and writes nothing), and the backend forced by
+ * EXEC_BACKEND reported to the installed callback, once, as information.
+ * Runs before anything else in the process has chosen the backend.
+ */
+static bool test_log(void)
+{
+	struct log_seen seen = { 0 };
+	char buf[512];
+	int pipefd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	CHECK(pipe(pipefd) == 0);
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (!pid) {
+		dup2(pipefd[1], 2);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		exec_user_wakeup_backend();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	n = read(pipefd[0], buf, sizeof(buf) - 1);
+	close(pipefd[0]);
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
+	if (n > 0) {
+		buf[n] = 0;
+		printf("  written to stderr without a log callback: %s\n", buf);
+	}
+	CHECK(n == 0);
+
+	exec_user_set_log(log_hook, &seen);
+	exec_user_wakeup_backend();
+	exec_user_wakeup_backend();
+	exec_user_set_log(NULL, NULL);
+	printf("  logged: level %d \"%s\"\n", seen.level, seen.msg);
+	CHECK(seen.count == 1);
+	CHECK(seen.level == EXEC_USER_LOG_INFO);
+	CHECK(strstr(seen.msg, exec_user_wakeup_backend()));
+	if (!strcmp(backend_name, "futex"))
+		CHECK(strstr(seen.msg, "forced by EXEC_BACKEND"));
 	return true;
 }
 
@@ -397,6 +462,7 @@ static const struct {
 	const char *name;
 	bool (*fn)(void);
 } tests[NR_TESTS] = {
+	{ "log", test_log },
 	{ "backend", test_backend },
 	{ "unpark_before_park", test_unpark_before_park },
 	{ "park_sleeps_until_unpark", test_park_sleeps },

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # The userspace build of the KUnit test suite; included by the top-level
-# Makefile, whose O, LIB_A, ALL_CFLAGS, CPPFLAGS_LIB, LDFLAGS and LDLIBS_LIB
+# Makefile, whose O, LIB_OBJ, ALL_CFLAGS, CPPFLAGS_LIB, LDFLAGS and LDLIBS_LIB
 # it uses.
 #
 #   make test-run                  build $(O)/exec-tests and run every suite
@@ -22,8 +22,10 @@ $(TEST_OBJ): $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_TEST) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(TEST_BIN): $(TEST_OBJ) $(LIB_A)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB_A) $(LDLIBS_LIB)
+# The library's objects rather than libexec-user.a: the tests use internals
+# (the parker, fault injection, counters) that the archive keeps local.
+$(TEST_BIN): $(TEST_OBJ) $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB_OBJ) $(LDLIBS_LIB)
 
 test-build: $(TEST_BIN)
 

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <exec/user.h>
+
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
@@ -44,6 +46,7 @@ typedef int64_t s64;
 #define __always_inline	inline __attribute__((__always_inline__))
 #define ____cacheline_aligned	__attribute__((__aligned__(64)))
 #define __aligned(x)	__attribute__((__aligned__(x)))
+#define __printf(a, b)	__attribute__((__format__(__printf__, a, b)))
 #define U64_MAX	UINT64_MAX
 #define EXPORT_SYMBOL_GPL(sym)	extern __typeof__(sym) sym
 #define EXPORT_SYMBOL(sym)	extern __typeof__(sym) sym
@@ -61,17 +64,27 @@ typedef int64_t s64;
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 
-/* Diagnostics: a misuse warns once on stderr and the caller fails cleanly. */
+/*
+ * The library's messages go to the application's callback
+ * (exec_user_set_log() in user/log.c), never to stderr by themselves.
+ */
+__printf(2, 3) void exec_user_log(int level, const char *fmt, ...);
+
+/* Diagnostics: a misuse is logged once and the caller fails cleanly. */
 #define WARN_ON_ONCE(cond) ({						\
 	static bool __warned;						\
 	bool __c = !!(cond);						\
 	if (unlikely(__c) &&						\
 	    !__atomic_exchange_n(&__warned, true, __ATOMIC_RELAXED))	\
-		fprintf(stderr, "libexec-user: WARNING at %s:%d: %s\n",	\
-			__FILE__, __LINE__, #cond);			\
+		exec_user_log(EXEC_USER_LOG_WARNING,	\
+			      "WARNING at %s:%d: %s",		\
+			      __FILE__, __LINE__, #cond);		\
 	unlikely(__c);							\
 })
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)
+/* The kernel's printk levels that the core uses, to the log callback. */
+#define pr_warn(fmt, ...)	\
+	exec_user_log(EXEC_USER_LOG_WARNING, fmt, ##__VA_ARGS__)
 #define might_sleep()	do { } while (0)
 #define might_sleep_if(cond)	do { (void)(cond); } while (0)
 #define lockdep_assert_held(l)	do { (void)(l); } while (0)
@@ -188,38 +201,60 @@ __EXEC_ATOMIC_OPS(atomic, atomic_t, int)
 __EXEC_ATOMIC_OPS(atomic_long, atomic_long_t, long)
 #undef __EXEC_ATOMIC_OPS
 
-/* Bit operations on unsigned long words */
+/*
+ * Bit operations on bitmaps of unsigned long words, as the kernel's: bit @nr
+ * is bit (@nr % BITS_PER_LONG) of word @nr / BITS_PER_LONG.
+ */
 #define BIT(n)	(1UL << (n))
+#define EXEC_BIT_WORD(nr)	((nr) / (8 * (long)sizeof(long)))
+#define EXEC_BIT_MASK(nr)	(1UL << ((nr) % (8 * (long)sizeof(long))))
+
 static inline bool test_and_set_bit(long nr, unsigned long *addr)
 {
-	return __atomic_fetch_or(addr, 1UL << nr, __ATOMIC_SEQ_CST) &
-	       (1UL << nr);
+	return __atomic_fetch_or(&addr[EXEC_BIT_WORD(nr)], EXEC_BIT_MASK(nr),
+				 __ATOMIC_SEQ_CST) & EXEC_BIT_MASK(nr);
 }
 
 static inline bool test_and_clear_bit(long nr, unsigned long *addr)
 {
-	return __atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_SEQ_CST) &
-	       (1UL << nr);
+	return __atomic_fetch_and(&addr[EXEC_BIT_WORD(nr)],
+				  ~EXEC_BIT_MASK(nr), __ATOMIC_SEQ_CST) &
+	       EXEC_BIT_MASK(nr);
 }
 
 static inline void clear_bit(long nr, unsigned long *addr)
 {
-	__atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_RELAXED);
+	__atomic_fetch_and(&addr[EXEC_BIT_WORD(nr)], ~EXEC_BIT_MASK(nr),
+			   __ATOMIC_RELAXED);
 }
 
 static inline void clear_bit_unlock(long nr, unsigned long *addr)
 {
-	__atomic_fetch_and(addr, ~(1UL << nr), __ATOMIC_RELEASE);
+	__atomic_fetch_and(&addr[EXEC_BIT_WORD(nr)], ~EXEC_BIT_MASK(nr),
+			   __ATOMIC_RELEASE);
 }
 
 static inline void set_bit(long nr, unsigned long *addr)
 {
-	__atomic_fetch_or(addr, 1UL << nr, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&addr[EXEC_BIT_WORD(nr)], EXEC_BIT_MASK(nr),
+			  __ATOMIC_RELAXED);
+}
+
+/* The non-atomic ones, for bitmaps nobody else writes at the same time. */
+static inline void __set_bit(long nr, unsigned long *addr)
+{
+	addr[EXEC_BIT_WORD(nr)] |= EXEC_BIT_MASK(nr);
+}
+
+static inline void __clear_bit(long nr, unsigned long *addr)
+{
+	addr[EXEC_BIT_WORD(nr)] &= ~EXEC_BIT_MASK(nr);
 }
 
 static inline bool test_bit(long nr, const unsigned long *addr)
 {
-	return __atomic_load_n(addr, __ATOMIC_RELAXED) & (1UL << nr);
+	return __atomic_load_n(&addr[EXEC_BIT_WORD(nr)], __ATOMIC_RELAXED) &
+	       EXEC_BIT_MASK(nr);
 }
 
 /* Interrupts and preemption do not exist for userspace callers. */
@@ -517,6 +552,7 @@ static inline void exec_thread_self_set(void *self)
 }
 
 unsigned int exec_online_cpus(void);
+unsigned int exec_cpu_ids(void);
 
 /*
  * struct exec_parker - one thread's sleep/wake point

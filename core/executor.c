@@ -79,6 +79,7 @@ struct exec_dependents exec_static_dependents;
 /* For the report: "<count> <name>" per kind (singular, plural). */
 static const char *const exec_dep_names[EXEC_DEP_COUNT][2] = {
 	[EXEC_DEP_SERIAL] = { "serial executor", "serial executors" },
+	[EXEC_DEP_PRIORITY] = { "priority executor", "priority executors" },
 	[EXEC_DEP_DEFAULT] = { "default executor installation",
 			       "default executor installations" },
 	[EXEC_DEP_WORK] = { "work guard", "work guards" },

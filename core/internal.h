@@ -241,6 +241,7 @@ void exec_timer_discard(struct exec_work *work);
  */
 enum exec_dep_kind {
 	EXEC_DEP_SERIAL,	/* a serial executor over it */
+	EXEC_DEP_PRIORITY,	/* a priority executor over it */
 	EXEC_DEP_DEFAULT,	/* installed as the default executor */
 	EXEC_DEP_WORK,		/* a unit of outstanding work, a work guard */
 	EXEC_DEP_CONTINUATION,	/* exec_future_then(), not yet submitted */

@@ -536,6 +536,8 @@ int exec_priority_create(struct exec_priority **priop,
 	if (ret)
 		goto err_fini_executor;
 	p->underlying = underlying;
+	/* Until exec_priority_destroy(): the underlying cannot go first. */
+	exec_executor_depend(underlying, EXEC_DEP_PRIORITY);
 	p->nr_levels = a.nr_levels;
 	p->max_running = a.max_running;
 	p->default_level = a.nr_levels / 2;
@@ -610,6 +612,8 @@ long exec_priority_destroy(struct exec_priority *prio)
 		return -EINVAL;
 	if (exec_frame_find(p))
 		return -EDEADLK;
+	if (exec_executor_check_unused(&p->ex))
+		return -EBUSY;
 
 	/* Armed items are discarded, due ones reach the levels first. */
 	discarded = exec_timers_shutdown(&p->ex);
@@ -623,6 +627,8 @@ long exec_priority_destroy(struct exec_priority *prio)
 	list = exec_prio_detach(p);
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	discarded += exec_prio_discard_list(list);
+	/* As on a serial executor: a runner still queued only drops a ref. */
+	exec_executor_undepend(p->underlying, EXEC_DEP_PRIORITY);
 	exec_prio_put(p);
 	return discarded;
 }

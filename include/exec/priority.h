@@ -53,6 +53,9 @@ struct exec_priority_attr {
  * @underlying: the executor that runs its items; must outlive it
  * @attr: its attributes, copied; NULL for the defaults
  *
+ * Until exec_priority_destroy() the priority executor depends on
+ * @underlying: destroying @underlying fails with -EBUSY meanwhile.
+ *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL for NULL @priop or @underlying, more than
  * EXEC_PRIORITY_MAX_LEVELS levels or more than EXEC_PRIORITY_MAX_RUNNING
@@ -151,7 +154,9 @@ bool exec_priority_running_in_this_thread(const struct exec_priority *prio);
  *
  * Context: Process context; may sleep.
  * Return: the number of items discarded (>= 0); -EINVAL for NULL;
- * -EDEADLK when called from an item of @prio itself (nothing is done).
+ * -EDEADLK when called from an item of @prio itself (nothing is done);
+ * -EBUSY, with a warning and nothing done, while anything still depends on
+ * @prio, as for exec_serial_destroy().
  */
 long exec_priority_destroy(struct exec_priority *prio);
 

@@ -79,6 +79,7 @@ struct exec_dependents exec_static_dependents;
 /* For the report: "<count> <name>" per kind (singular, plural). */
 static const char *const exec_dep_names[EXEC_DEP_COUNT][2] = {
 	[EXEC_DEP_SERIAL] = { "serial executor", "serial executors" },
+	[EXEC_DEP_PRIORITY] = { "priority executor", "priority executors" },
 	[EXEC_DEP_DEFAULT] = { "default executor installation",
 			       "default executor installations" },
 	[EXEC_DEP_WORK] = { "work guard", "work guards" },
@@ -491,6 +492,43 @@ static void exec_closure_set(struct exec_closure *c, exec_fn fn,
 	c->arg = arg;
 }
 
+/**
+ * exec_closure_get - a closure around @fn(@arg) from @ex's cache
+ * @ex: the executor it is for; its cache must exist
+ * @fn: the function
+ * @discard: called with @arg if the closure is dropped; may be NULL
+ * @arg: the argument of both
+ * @gfp: how to allocate a chunk if the cache needs one
+ *
+ * For executors with a submission function of their own (a priority
+ * executor's levels): the caller submits the closure's item and, if that
+ * fails, gives it back with exec_closure_put().
+ *
+ * Context: as @gfp allows.
+ * Return: the closure's item, idle; NULL for lack of memory.
+ */
+struct exec_work *exec_closure_get(struct exec_executor *ex, exec_fn fn,
+				   exec_fn discard, void *arg, gfp_t gfp)
+{
+	struct exec_closure *c = exec_closure_alloc(ex->closures, gfp);
+
+	if (unlikely(!c))
+		return NULL;
+	exec_closure_set(c, fn, discard, arg);
+	return &c->work;
+}
+
+/**
+ * exec_closure_put - give back a closure that was never accepted
+ * @work: the item from exec_closure_get(), not pending
+ *
+ * Context: Any context.
+ */
+void exec_closure_put(struct exec_work *work)
+{
+	exec_closure_free(container_of(work, struct exec_closure, work));
+}
+
 /* exec_closure_submit(): hand the closure to exec_dispatch(), not submit. */
 #define EXEC_CLOSURE_DISPATCH	(1U << 30)
 
@@ -502,21 +540,20 @@ static int exec_closure_submit(struct exec_executor *ex, exec_fn fn,
 			       exec_fn discard, void *arg, unsigned int flags,
 			       gfp_t gfp)
 {
-	struct exec_closure *c;
+	struct exec_work *work;
 	int ret;
 
 	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
 		return -EINVAL;
-	c = exec_closure_alloc(ex->closures, gfp);
-	if (unlikely(!c))
+	work = exec_closure_get(ex, fn, discard, arg, gfp);
+	if (unlikely(!work))
 		return -ENOMEM;
-	exec_closure_set(c, fn, discard, arg);
 	if (flags & EXEC_CLOSURE_DISPATCH)
-		ret = exec_dispatch(ex, &c->work);
+		ret = exec_dispatch(ex, work);
 	else
-		ret = exec_submit_flags(ex, &c->work, flags);
+		ret = exec_submit_flags(ex, work, flags);
 	if (unlikely(ret))
-		exec_closure_free(c);
+		exec_closure_put(work);
 	return ret;
 }
 

@@ -241,6 +241,7 @@ void exec_timer_discard(struct exec_work *work);
  */
 enum exec_dep_kind {
 	EXEC_DEP_SERIAL,	/* a serial executor over it */
+	EXEC_DEP_PRIORITY,	/* a priority executor over it */
 	EXEC_DEP_DEFAULT,	/* installed as the default executor */
 	EXEC_DEP_WORK,		/* a unit of outstanding work, a work guard */
 	EXEC_DEP_CONTINUATION,	/* exec_future_then(), not yet submitted */
@@ -276,6 +277,11 @@ bool exec_timers_watch_due(struct exec_executor *ex);
 void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 			 bool keep);
 void exec_timer_test_set_realtime_offset(s64 offset);
+
+/* Closures for executors with a submission function of their own. */
+struct exec_work *exec_closure_get(struct exec_executor *ex, exec_fn fn,
+				   exec_fn discard, void *arg, gfp_t gfp);
+void exec_closure_put(struct exec_work *work);
 
 /* Closure cache of the executors that live as long as the library. */
 extern struct exec_closure_cache exec_static_closures;

@@ -91,7 +91,8 @@ struct exec_timer_base {
  * struct exec_timer_target - where an executor's timed items are armed
  * @base: the base
  * @ex: the executor due items are submitted to
- * @nr_armed: L: items of @ex in @base's wheels (for exec_pending_count())
+ * @nr_armed: L: items of @ex in @base's wheels; written with WRITE_ONCE() as
+ *	exec_timers_armed() reads it without the lock
  * @dead: L: @ex is being destroyed; nothing can be armed for it
  * @owns_base: @base was created for @ex and goes with it
  * @counts_work: @ex counts its timed items as outstanding work, from arming
@@ -109,6 +110,12 @@ struct exec_timer_target {
 	bool owns_base;
 	bool counts_work;
 } __aligned(1 << EXEC_WORK_FLAG_BITS);
+
+/* An item of @target left the wheels.  Caller holds the base's lock. */
+static inline void exec_target_disarmed(struct exec_timer_target *target)
+{
+	WRITE_ONCE(target->nr_armed, target->nr_armed - 1);
+}
 
 /**
  * struct exec_timer_running - a timed item while its function runs
@@ -185,7 +192,7 @@ static bool exec_timer_linked(struct exec_work **link)
  */
 static void exec_target_armed_inc(struct exec_timer_target *target)
 {
-	target->nr_armed++;
+	WRITE_ONCE(target->nr_armed, target->nr_armed + 1);
 	if (target->counts_work)
 		target->ex->ops->work_started(target->ex);
 }
@@ -377,7 +384,7 @@ static void exec_timer_due(struct exec_timer_base *base, struct exec_timer *t)
 	t->work.next = NULL;
 	*base->due_tail = &t->work;
 	base->due_tail = &t->work.next;
-	exec_flags_target(READ_ONCE(t->work.flags))->nr_armed--;
+	exec_target_disarmed(exec_flags_target(READ_ONCE(t->work.flags)));
 }
 
 /*
@@ -639,7 +646,7 @@ static int exec_timer_move(struct exec_timer_target *target,
 		ret = -EBUSY;
 	} else if (exec_timer_linked(link)) {
 		exec_wheel_del(base->wheel, EXEC_CLOCK_COUNT, t);
-		target->nr_armed--;
+		exec_target_disarmed(target);
 		due = exec_timer_enqueue(base, t, clock, deadline);
 		/* The enqueue took a unit of work: release the old one. */
 		moved = true;
@@ -827,7 +834,7 @@ static int exec_timer_cancel_pending(struct exec_timer *t)
 	if (exec_timer_linked(link)) {
 		exec_wheel_del(base->wheel, EXEC_CLOCK_COUNT, t);
 		t->link = EXEC_TIMER_IDLE;
-		target->nr_armed--;
+		exec_target_disarmed(target);
 		exec_timer_release(t);
 		ret = 2;
 	} else if (link != EXEC_TIMER_CANCELLED) {
@@ -1197,7 +1204,8 @@ static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
 					exec_wheel_del(base->wheel,
 						       EXEC_CLOCK_COUNT, t);
 					t->link = EXEC_TIMER_IDLE;
-					exec_flags_target(READ_ONCE(work->flags))->nr_armed--;
+					exec_target_disarmed(exec_flags_target(
+						READ_ONCE(work->flags)));
 					work->next = list;
 					list = work;
 				}

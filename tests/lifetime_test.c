@@ -142,6 +142,29 @@ static void lifetime_serial_keeps_underlying_pool(struct kunit *test)
 	lt_finish(fx);
 }
 
+/* A priority executor over a pool keeps it, and is kept by a serial. */
+static void lifetime_priority_keeps_underlying_pool(struct kunit *test)
+{
+	struct lt_fx *fx = lt_create(test);
+	struct exec_priority *prio;
+	struct exec_serial *serial;
+	struct exec_executor *pex;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio, fx->ex, NULL), 0);
+	pex = exec_priority_executor(prio);
+	KUNIT_EXPECT_EQ(test, exec_executor_dependents(fx->ex), 1UL);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), (long)-EBUSY);
+	KUNIT_EXPECT_TRUE(test, lt_still_works(fx, pex));
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, pex), 0);
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), (long)-EBUSY);
+	KUNIT_EXPECT_TRUE(test, lt_still_works(fx, exec_serial_executor(serial)));
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), 0L);
+	KUNIT_EXPECT_EQ(test, exec_executor_dependents(fx->ex), 0UL);
+	lt_finish(fx);
+}
+
 struct lt_timer {
 	struct exec_timer timer;
 	struct lt_fx *fx;
@@ -441,6 +464,7 @@ static struct kunit_case exec_lifetime_cases[] = {
 	KUNIT_CASE(lifetime_installed_default_not_destroyed),
 	KUNIT_CASE(lifetime_default_installed_again_counts_once),
 	KUNIT_CASE(lifetime_serial_keeps_underlying_pool),
+	KUNIT_CASE(lifetime_priority_keeps_underlying_pool),
 	KUNIT_CASE(lifetime_armed_timed_item_discarded_by_destroy),
 	KUNIT_CASE(lifetime_every_destroy_checks_for_serials),
 	KUNIT_CASE(lifetime_work_guard_keeps_executor),

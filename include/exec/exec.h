@@ -13,6 +13,7 @@
 #include "thread_attr.h"
 #include "thread_pool.h"
 #include "serial.h"
+#include "priority.h"
 #include "loop.h"
 #include "loop_scheduler.h"
 #include "simple.h"

@@ -20,6 +20,8 @@
  *   exec_thread_stack_check()      whether a stack size can be had
  *   exec_cpu_online()              whether a CPU is online
  *   exec_thread_join()             wait for it to return and reap it
+ *   struct exec_thread_sample      what exec_thread_blocked() remembers
+ *   exec_thread_blocked()          whether a busy thread is off CPU
  *   exec_thread_self_get/set()     one pointer of the core's per thread
  *   struct exec_parker             one thread's sleep/wake point
  *   exec_parker_init/destroy()
@@ -67,6 +69,14 @@ int exec_thread_start_attr(struct exec_thread *thread, int (*fn)(void *arg),
 int exec_thread_stack_check(size_t size);
 /* Whether @cpu is online now. */
 bool exec_cpu_online(unsigned int cpu);
+/*
+ * Whether @thread, known to be running one item since the previous call
+ * (@first: this is the first call for the item), is blocked rather than
+ * running: approximate, for a growing pool's manager.  Called by one thread
+ * at a time per @sample, while @thread has not been joined.
+ */
+bool exec_thread_blocked(struct exec_thread *thread,
+			 struct exec_thread_sample *sample, bool first);
 
 /* Declared once here; each backend defines them (the contract below). */
 int exec_clockev_init(struct exec_clockev *ce,

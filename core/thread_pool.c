@@ -55,125 +55,9 @@
  * meanwhile, and the workers exit.  The last guard released during a join
  * wakes every worker, so that one of them makes that check.
  */
-#include "internal.h"
-
-/* Pause iterations a worker spins before parking (a few us; see below). */
-#define EXEC_POOL_SPIN		64
-/* ... after a wake-up that found nothing to do (see exec_pool_wait()). */
-#define EXEC_POOL_SPIN_LONG	512
-/* How often (in pauses) a spinning worker looks at other workers' slots. */
-#define EXEC_POOL_STEAL_EVERY	32
-#define EXEC_POOL_NEXT_STREAK	16
-
-/* pool->state bits */
-#define EXEC_POOL_STOP		0x1UL	/* destroy: drain, then exit */
-#define EXEC_POOL_SHUTDOWN	0x2UL	/* shutdown_hard: refuse everything */
-#define EXEC_POOL_HALT		0x4UL	/* stop: exit after the current item */
-#define EXEC_POOL_JOIN		0x8UL	/* join: stop once out of work */
-#define EXEC_POOL_JOINING	0x10UL	/* a join is joining the threads */
-#define EXEC_POOL_JOINED	0x20UL	/* the threads are joined */
-/* States in which submissions from outside the workers are refused. */
-#define EXEC_POOL_CLOSED	(EXEC_POOL_STOP | EXEC_POOL_SHUTDOWN | \
-				 EXEC_POOL_HALT)
-
-struct exec_thread_pool;
-
-/**
- * struct exec_pool_worker - one worker thread
- * @frame: pushed on the worker's thread while it runs; owner is the pool
- * @next: A: an item posted by this worker to its own pool.  Set only by the
- *	owner (when NULL); taken with xchg() by the owner or cmpxchg() by a
- *	spinning worker.
- * @pool: the pool
- * @idle_next: L(idle_lock): link on the pool's idle list
- * @idle: L(idle_lock): on the idle list
- * @idle_cpu: L(idle_lock): the CPU it went idle on, a hint for wakers
- * @watching: L(idle_lock): while idle, it also waits for the pool's next
- *	timed event (exec_timers_watch()); wakers prefer other idle workers
- * @steal_victim: O: next worker whose slot this one looks at while spinning
- * @steal_seen: O: item seen in that slot at the previous look
- * @next_streak: O: items in a row taken from @next
- * @was_spinning: O: has just stopped waiting (spinning or parked) for work;
- *	the first item it takes from the shared queue passes wake-ups on
- * @woken_idle: O: has parked and found no work since it woke; its next
- *	spin is the long one
- * @parker: where the worker sleeps
- * @thread: the thread
- *
- * O: touched only by the worker's own thread.
- */
-struct exec_pool_worker {
-	struct exec_frame frame;
-	struct exec_work *next;
-	struct exec_thread_pool *pool;
-	struct exec_pool_worker *idle_next;
-	bool idle;
-	int idle_cpu;
-	bool watching;
-	unsigned int steal_victim;
-	struct exec_work *steal_seen;
-	unsigned int next_streak;
-	bool was_spinning;
-	bool woken_idle;
-	struct exec_parker parker;
-	struct exec_thread thread;
-} ____cacheline_aligned;
-
-/**
- * struct exec_thread_pool - the pool
- * @ex: the abstract executor
- * @queue: shared queue of items
- * @nr_submitted: A: items pushed on @queue, ever (for pending counts)
- * @nr_submitting: A: submissions from outside the pool's workers in
- *	progress; destroy waits for them, and workers do not exit under them
- * @consume_lock: serialises pops from @queue
- * @nr_started: L(consume_lock): items popped from @queue, ever
- * @nr_spinning: A: workers spinning for work
- * @nr_idle: A: workers on the idle list
- * @idle_lock: guards the idle list; raw, as hardirq submitters take it
- * @idle_list: L(idle_lock): parked (or about to park) workers
- * @state: A: EXEC_POOL_* bits
- * @nr_guards: A: units of outstanding work taken with work guards
- * @queue_limit: most items waiting at once; 0 for no bound; set at creation
- * @nr_bounded: A: items counted against @queue_limit
- * @room_wq: submitters waiting for room in a bounded pool
- * @join_wq: joiners that lost the race to join the threads wait here
- * @nr_threads: number of workers; set at creation
- * @workers: the workers
- */
-struct exec_thread_pool {
-	struct exec_executor ex;
-	struct exec_mpsc queue;
-	/* Written by submitters: away from the consumers' head line. */
-	atomic_long_t nr_submitted ____cacheline_aligned;
-	atomic_t nr_submitting;
-
-	spinlock_t consume_lock ____cacheline_aligned;
-	unsigned long nr_started;
-
-	/* Written whenever a worker starts or stops spinning. */
-	atomic_t nr_spinning ____cacheline_aligned;
-	/* Written when a worker parks or is woken: read first by submitters. */
-	atomic_t nr_idle ____cacheline_aligned;
-	raw_spinlock_t idle_lock;
-	struct exec_pool_worker *idle_list;
-
-	unsigned long state ____cacheline_aligned;
-	atomic_long_t nr_guards;
-	unsigned long queue_limit;
-	atomic_long_t nr_bounded;
-	wait_queue_head_t room_wq;
-	wait_queue_head_t join_wq;
-	unsigned int nr_threads;
-	struct exec_pool_worker *workers;
-};
+#include "pool.h"
 
 static const struct exec_executor_ops exec_pool_ops;
-
-static struct exec_thread_pool *exec_to_pool(struct exec_executor *ex)
-{
-	return container_of(ex, struct exec_thread_pool, ex);
-}
 
 /* The worker the calling thread is, if it is one of @pool's. */
 static struct exec_pool_worker *exec_pool_self(const struct exec_thread_pool *pool)
@@ -229,7 +113,7 @@ static void exec_pool_wake_one(struct exec_thread_pool *pool)
 	w = *pick;
 	if (w) {
 		*pick = w->idle_next;
-		w->idle = false;
+		WRITE_ONCE(w->idle, false);
 		atomic_dec(&pool->nr_idle);
 	}
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
@@ -239,11 +123,12 @@ static void exec_pool_wake_one(struct exec_thread_pool *pool)
 
 static void exec_pool_wake_all(struct exec_thread_pool *pool)
 {
-	unsigned int i;
+	unsigned int i, used = exec_pool_nr_used(pool);
 
 	while (atomic_read(&pool->nr_idle))
 		exec_pool_wake_one(pool);
-	for (i = 0; i < pool->nr_threads; i++)
+	/* A free slot's parker only keeps a permit for its next thread. */
+	for (i = 0; i < used; i++)
 		exec_parker_unpark(&pool->workers[i].parker);
 }
 
@@ -255,8 +140,13 @@ static void exec_pool_wake_all(struct exec_thread_pool *pool)
  */
 static void exec_pool_kick(struct exec_thread_pool *pool)
 {
-	if (atomic_read(&pool->nr_idle) && !atomic_read(&pool->nr_spinning))
-		exec_pool_wake_one(pool);
+	if (atomic_read(&pool->nr_idle)) {
+		if (!atomic_read(&pool->nr_spinning))
+			exec_pool_wake_one(pool);
+	} else if (pool->grow && !atomic_read(&pool->nr_spinning)) {
+		/* Every worker busy: a growing pool's manager may add one. */
+		exec_grow_kick(pool);
+	}
 }
 
 /* Room in a bounded pool: reserve a slot, or wait, or fail. */
@@ -364,9 +254,9 @@ static unsigned long exec_pool_pending(struct exec_executor *ex)
 	struct exec_thread_pool *pool = exec_to_pool(ex);
 	long n = atomic_long_read(&pool->nr_submitted) -
 		 (long)READ_ONCE(pool->nr_started);
-	unsigned int i;
+	unsigned int i, used = exec_pool_nr_used(pool);
 
-	for (i = 0; i < pool->nr_threads; i++)
+	for (i = 0; i < used; i++)
 		if (READ_ONCE(pool->workers[i].next))
 			n++;
 	return n > 0 ? n : 0;
@@ -436,10 +326,10 @@ static struct exec_work *exec_pool_steal(struct exec_pool_worker *w, bool now)
 	struct exec_thread_pool *pool = w->pool;
 	struct exec_pool_worker *victim;
 	struct exec_work *seen;
-	unsigned int tries;
+	unsigned int tries, used = exec_pool_nr_used(pool);
 
-	for (tries = 0; tries < pool->nr_threads; tries++) {
-		if (++w->steal_victim >= pool->nr_threads)
+	for (tries = 0; tries < used; tries++) {
+		if (++w->steal_victim >= used)
 			w->steal_victim = 0;
 		victim = &pool->workers[w->steal_victim];
 		if (victim == w)
@@ -456,11 +346,6 @@ static struct exec_work *exec_pool_steal(struct exec_pool_worker *w, bool now)
 			break;
 	}
 	return NULL;
-}
-
-static bool exec_pool_has_work(struct exec_thread_pool *pool)
-{
-	return exec_mpsc_maybe_nonempty(&pool->queue);
 }
 
 static bool exec_pool_stopping(struct exec_thread_pool *pool)
@@ -495,7 +380,7 @@ static unsigned long exec_pool_set_state(struct exec_thread_pool *pool,
 static bool exec_pool_join_done(struct exec_thread_pool *pool)
 {
 	return (READ_ONCE(pool->state) & EXEC_POOL_JOIN) &&
-	       atomic_read(&pool->nr_idle) == (int)pool->nr_threads &&
+	       atomic_read(&pool->nr_idle) == atomic_read(&pool->nr_live) &&
 	       !atomic_long_read(&pool->nr_guards) &&
 	       !atomic_read(&pool->nr_submitting) &&
 	       !exec_pool_has_work(pool);
@@ -515,7 +400,7 @@ static void exec_pool_unidle(struct exec_pool_worker *w)
 				break;
 			}
 		}
-		w->idle = false;
+		WRITE_ONCE(w->idle, false);
 		atomic_dec(&pool->nr_idle);
 	}
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
@@ -543,6 +428,49 @@ static void exec_pool_unwatch(struct exec_pool_worker *w,
 }
 
 /*
+ * A worker a growing pool added has been idle until @deadline (or was told
+ * to go, @w->retire): it leaves the idle list and exits, unless it was
+ * woken meanwhile, items came, or the pool is stopping or joining, whose
+ * last-idle-worker logic counts it.  Called parked-and-woken, on the idle
+ * list unless a waker took it off.
+ */
+static bool exec_pool_retire_idle(struct exec_pool_worker *w, u64 deadline)
+{
+	struct exec_thread_pool *pool = w->pool;
+	unsigned long flags;
+
+	if (!READ_ONCE(w->retire) &&
+	    exec_clock_read(EXEC_CLOCK_MONOTONIC) < deadline)
+		return false;
+	raw_spin_lock_irqsave(&pool->idle_lock, flags);
+	if (!w->idle || READ_ONCE(pool->state)) {
+		raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
+		WRITE_ONCE(w->retire, false);
+		return false;
+	}
+	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
+	exec_pool_unidle(w);
+	/*
+	 * Full barrier: pairs with the submitter's publishing xchg() before
+	 * it reads @nr_idle.  Either it counted this worker and its wake-up
+	 * came first (then @idle was false above), or this look sees its
+	 * item.
+	 */
+	smp_mb();
+	if (exec_pool_wait_over(pool)) {
+		WRITE_ONCE(w->retire, false);
+		return false;
+	}
+	WRITE_ONCE(w->retire, true);
+	w->retired = true;
+	/* Fully ordered: a join counts live workers against idle ones. */
+	atomic_dec_return(&pool->nr_live);
+	if (READ_ONCE(pool->state) & EXEC_POOL_JOIN)
+		exec_pool_wake_all(pool);
+	return true;
+}
+
+/*
  * Wait for work: spin, then park.  Returns an item stolen from another
  * worker's slot, or NULL to make the caller look again.  Sets *@exit when the
  * pool is stopping and nothing is left that this worker could take (items a
@@ -551,11 +479,12 @@ static void exec_pool_unwatch(struct exec_pool_worker *w,
 static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 {
 	struct exec_thread_pool *pool = w->pool;
+	bool added = w->index >= pool->nr_threads;
 	struct exec_work *work = NULL;
 	u64 when[EXEC_CLOCK_COUNT];
 	unsigned int i, spin;
 	unsigned long flags;
-	bool watching;
+	bool watching = false;
 
 	if (unlikely(exec_pool_halted(pool))) {
 		*exit = true;
@@ -566,9 +495,15 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 
 	/*
 	 * While it waits, the worker may also wait for the pool's next
-	 * timed event; then it runs the first item due itself.
+	 * timed event; then it runs the first item due itself.  An added
+	 * worker does not, as it may exit: it waits until its idle timeout.
 	 */
-	watching = exec_timers_watch(&pool->ex, &w->parker, when);
+	if (!added) {
+		watching = exec_timers_watch(&pool->ex, &w->parker, when);
+	} else {
+		when[EXEC_CLOCK_MONOTONIC] = exec_grow_idle_deadline(pool);
+		when[EXEC_CLOCK_REALTIME] = EXEC_TIME_NEVER;
+	}
 	atomic_inc_return(&pool->nr_spinning);
 	/*
 	 * Woken, and found nothing: the item was run by the worker that
@@ -598,7 +533,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	}
 
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
-	w->idle = true;
+	WRITE_ONCE(w->idle, true);
 	w->watching = watching;
 	w->idle_cpu = raw_smp_processor_id();
 	w->idle_next = pool->idle_list;
@@ -614,10 +549,15 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		exec_pool_wake_all(pool);
 	} else {
 		work = exec_pool_steal(w, true);
-		if (!work && watching)
+		if (!work && (watching || added))
 			exec_parker_park_until(&w->parker, when);
 		else if (!work)
 			exec_parker_park(&w->parker);
+		if (added && !work &&
+		    exec_pool_retire_idle(w, when[EXEC_CLOCK_MONOTONIC])) {
+			*exit = true;
+			return NULL;
+		}
 	}
 	exec_pool_unidle(w);
 	w->woken_idle = !work;
@@ -639,6 +579,9 @@ last_look:
 	return work;
 }
 
+/* The owner of every worker's @tag frame. */
+const char exec_pool_worker_tag;
+
 static int exec_pool_worker_fn(void *arg)
 {
 	struct exec_pool_worker *w = arg;
@@ -646,6 +589,7 @@ static int exec_pool_worker_fn(void *arg)
 	struct exec_work *work;
 	bool exit = false;
 
+	exec_frame_push(&w->tag, &exec_pool_worker_tag);
 	exec_frame_push(&w->frame, pool);
 	while (!exit) {
 		/* stop: leave what is queued to destroy's discard. */
@@ -659,13 +603,21 @@ static int exec_pool_worker_fn(void *arg)
 		w->woken_idle = false;
 		if (pool->queue_limit)
 			exec_pool_unreserve(pool);
+		/* Odd while it runs: the manager samples only busy workers. */
+		if (pool->grow)
+			WRITE_ONCE(w->run_seq, w->run_seq + 1);
 		exec_work_run(work);
+		if (pool->grow)
+			WRITE_ONCE(w->run_seq, w->run_seq + 1);
 		if (need_resched())
 			cond_resched();
 	}
 	/* An exiting worker no longer watches the timers. */
 	exec_timers_unwatch(&pool->ex, &w->parker, false);
 	exec_frame_pop(&w->frame);
+	exec_frame_pop(&w->tag);
+	if (w->retired)
+		exec_grow_worker_exited(w);
 	return 0;
 }
 
@@ -673,8 +625,10 @@ static void exec_pool_free(struct exec_thread_pool *pool)
 {
 	unsigned int i;
 
-	for (i = 0; i < pool->nr_threads; i++)
-		exec_parker_destroy(&pool->workers[i].parker);
+	for (i = 0; i < pool->nr_slots; i++)
+		if (pool->workers[i].parker_ready)
+			exec_parker_destroy(&pool->workers[i].parker);
+	exec_grow_free(pool);
 	exec_timers_free(&pool->ex);
 	exec_executor_fini(&pool->ex);
 	spin_lock_destroy(&pool->consume_lock);
@@ -724,7 +678,7 @@ static int exec_pool_cpus(const struct exec_thread_attr *ta,
 }
 
 /* Starts worker @i, bound to @cpu if that is not UINT_MAX. */
-static int exec_pool_start_worker(struct exec_thread_pool *pool,
+int exec_pool_start_worker(struct exec_thread_pool *pool,
 				  unsigned int i,
 				  const struct exec_thread_attr *ta,
 				  unsigned int cpu)
@@ -757,7 +711,7 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 			    const struct exec_thread_pool_attr *attr)
 {
 	static const struct exec_thread_pool_attr defaults;
-	unsigned int nr, parked = 0, started = 0, *cpus = NULL;
+	unsigned int nr, max, parked = 0, started = 0, *cpus = NULL;
 	struct exec_thread_pool *pool;
 	int ret, nr_cpus = 0;
 
@@ -779,12 +733,16 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 		if (!attr->nr_threads)
 			nr = nr_cpus;
 	}
+	max = attr->max_threads ? attr->max_threads : nr;
+	if (max < nr || max > EXEC_THREAD_POOL_MAX_THREADS ||
+	    (max > nr && attr->per_cpu))
+		goto err_inval;
 
 	ret = -ENOMEM;
 	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
 	if (!pool)
 		goto err_free_cpus;
-	pool->workers = kcalloc(nr, sizeof(*pool->workers), GFP_KERNEL);
+	pool->workers = kcalloc(max, sizeof(*pool->workers), GFP_KERNEL);
 	if (!pool->workers) {
 		ret = -ENOMEM;
 		goto err_free_pool;
@@ -802,17 +760,30 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	init_waitqueue_head(&pool->join_wq);
 	pool->queue_limit = attr->queue_limit;
 	pool->nr_threads = nr;
+	pool->nr_slots = max;
+	pool->nr_used = nr;
+	atomic_set(&pool->nr_live, nr);
 
-	for (parked = 0; parked < nr; parked++) {
+	for (parked = 0; parked < max; parked++) {
 		pool->workers[parked].pool = pool;
+		pool->workers[parked].index = parked;
+	}
+	for (parked = 0; parked < nr; parked++) {
 		ret = exec_parker_init(&pool->workers[parked].parker);
 		if (ret)
 			goto err_destroy_parkers;
+		pool->workers[parked].parker_ready = true;
+		pool->workers[parked].slot = EXEC_SLOT_LIVE;
 	}
 	for (started = 0; started < nr; started++) {
 		ret = exec_pool_start_worker(pool, started, &attr->thread,
 					     cpus ? cpus[started % nr_cpus] :
 						    UINT_MAX);
+		if (ret)
+			goto err_stop_threads;
+	}
+	if (max > nr) {
+		ret = exec_grow_create(pool, attr);
 		if (ret)
 			goto err_stop_threads;
 	}
@@ -838,6 +809,9 @@ err_free_pool:
 err_free_cpus:
 	kfree(cpus);
 	return ret;
+err_inval:
+	kfree(cpus);
+	return -EINVAL;
 }
 EXPORT_SYMBOL_GPL(exec_thread_pool_create);
 
@@ -853,6 +827,12 @@ unsigned int exec_thread_pool_size(const struct exec_thread_pool *pool)
 }
 EXPORT_SYMBOL_GPL(exec_thread_pool_size);
 
+unsigned int exec_thread_pool_nr_live(const struct exec_thread_pool *pool)
+{
+	return pool ? atomic_read(&pool->nr_live) : 0;
+}
+EXPORT_SYMBOL_GPL(exec_thread_pool_nr_live);
+
 bool exec_thread_pool_running_in_this_thread(const struct exec_thread_pool *pool)
 {
 	return pool && exec_pool_self(pool);
@@ -865,7 +845,7 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 	struct exec_work *work;
 	unsigned long flags;
 	long discarded = 0;
-	unsigned int i;
+	unsigned int i, used = exec_pool_nr_used(pool);
 
 	for (;;) {
 		spin_lock_irqsave(&pool->consume_lock, flags);
@@ -878,7 +858,7 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 		exec_work_discard(work);
 		discarded++;
 	}
-	for (i = 0; i < pool->nr_threads; i++) {
+	for (i = 0; i < used; i++) {
 		work = xchg(&pool->workers[i].next, NULL);
 		if (work) {
 			exec_work_discard(work);
@@ -921,8 +901,14 @@ static void exec_pool_join_threads(struct exec_thread_pool *pool)
 			   READ_ONCE(pool->state) & EXEC_POOL_JOINED);
 		return;
 	}
-	for (i = 0; i < pool->nr_threads; i++)
+	/* No worker is added from here on, nor joined by the manager. */
+	exec_grow_stop(pool);
+	for (i = 0; i < pool->nr_used; i++) {
+		if (READ_ONCE(pool->workers[i].slot) == EXEC_SLOT_FREE)
+			continue;
 		exec_thread_join(&pool->workers[i].thread);
+		WRITE_ONCE(pool->workers[i].slot, EXEC_SLOT_FREE);
+	}
 	exec_pool_set_state(pool, EXEC_POOL_JOINED);
 	wake_up_all(&pool->join_wq);
 }

@@ -41,6 +41,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/sched/task.h>
 
 #include "platform.h"
 #include "exec_kernel.h"
@@ -119,6 +120,8 @@ static int exec_kthread_run(struct exec_thread *thread, const char *name,
 			      name ? name : "exec");
 	if (IS_ERR(task))
 		return PTR_ERR(task);
+	/* Until exec_thread_join(): exec_thread_blocked() looks at it. */
+	get_task_struct(task);
 	thread->task = task;
 	wake_up_process(task);
 	if (boot) {
@@ -127,6 +130,7 @@ static int exec_kthread_run(struct exec_thread *thread, const char *name,
 		ret = boot->status;
 		if (ret) {
 			wait_for_completion(&thread->exited);
+			put_task_struct(task);
 			thread->task = NULL;
 		}
 	}
@@ -245,9 +249,29 @@ void exec_thread_join(struct exec_thread *thread)
 	if (WARN_ON_ONCE(thread->task == current))
 		return;
 	wait_for_completion(&thread->exited);
+	put_task_struct(thread->task);
 	thread->task = NULL;
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_thread_join);
+
+/**
+ * exec_thread_blocked - whether a busy kthread is blocked
+ * @thread: the thread, started and not joined
+ * @sample: unused: the state is read as it is now
+ * @first: unused
+ *
+ * The scheduler's hooks that concurrency-managed workqueues use to learn
+ * that a worker sleeps are not open to modules; its task state is.  A task
+ * that is not TASK_RUNNING sleeps (in a wait, a lock, a sleep, I/O).
+ *
+ * Context: Any context.
+ * Return: true if the task is not running or runnable.
+ */
+bool exec_thread_blocked(struct exec_thread *thread,
+			 struct exec_thread_sample *sample, bool first)
+{
+	return !task_is_running(thread->task);
+}
 
 /* The calling task's struct exec_thread if it is one of ours, else NULL. */
 static struct exec_thread *exec_current_thread(void)

@@ -344,6 +344,40 @@ void exec_thread_join(struct exec_thread *thread)
 }
 
 /**
+ * exec_thread_blocked - whether a busy thread has been off CPU
+ * @thread: the thread, started and not joined
+ * @sample: its CPU time and the time when last asked
+ * @first: the first call since the thread started its current item
+ *
+ * There is no portable way to read another thread's scheduler state but
+ * /proc, which costs an open, a read and a close per thread; its CPU clock
+ * costs one clock_gettime().  A thread whose CPU time advanced by less than
+ * a quarter of the time since the previous call was mostly off CPU: blocked,
+ * or runnable and waiting for a CPU, which this cannot tell apart.
+ *
+ * Return: true if it looks blocked; false on the first call.
+ */
+bool exec_thread_blocked(struct exec_thread *thread,
+			 struct exec_thread_sample *sample, bool first)
+{
+	struct timespec ts;
+	clockid_t clock;
+	u64 cpu, wall;
+	bool blocked;
+
+	if (pthread_getcpuclockid(thread->tid, &clock) ||
+	    clock_gettime(clock, &ts))
+		return false;
+	cpu = (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+	wall = ktime_get_ns();
+	blocked = !first && (cpu - sample->cpu_ns) * 4 <
+			    wall - sample->wall_ns;
+	sample->cpu_ns = cpu;
+	sample->wall_ns = wall;
+	return blocked;
+}
+
+/**
  * exec_cpu_ids - one more than the highest CPU number there may be
  *
  * Return: the number of CPUs configured, at least exec_online_cpus().

@@ -18,6 +18,54 @@ struct exec_thread_pool;
 #define EXEC_THREAD_POOL_MAX_THREADS	1024U
 
 /**
+ * struct exec_pool_state - a growing pool's state, as its policy sees it
+ * @time_ns: when it was taken (CLOCK_MONOTONIC)
+ * @closures_run: items the workers have taken from the pool's queue, ever
+ * @queue_length: items waiting to start (approximate)
+ * @threads: workers: @active + @kill_pending + @create_pending + @blocked
+ * @active: workers running an item and not known to be blocked
+ * @kill_pending: workers told to exit that have not exited yet
+ * @create_pending: workers being started
+ * @idle: workers with nothing to do; counted in @blocked, as in N3378
+ * @blocked: workers idle, or running an item but blocked (hinted with
+ *	exec_blocking_begin() or seen off CPU: approximate)
+ * @threads_since_last_exit: workers started since a worker last exited
+ *
+ * N3378's thread_manager_policy::state, for one pool.
+ */
+struct exec_pool_state {
+	uint64_t time_ns;
+	uint64_t closures_run;
+	unsigned long queue_length;
+	unsigned int threads;
+	unsigned int active;
+	unsigned int kill_pending;
+	unsigned int create_pending;
+	unsigned int idle;
+	unsigned int blocked;
+	unsigned int threads_since_last_exit;
+};
+
+/**
+ * struct exec_pool_action - what a growing pool's policy decides
+ * @create: start one worker (must be false when @desired_threads >= 0)
+ * @desired_threads: the number of workers wanted, started one per call or
+ *	retired from the idle ones added; -1 leaves it to @create.  Clamped
+ *	to [attr.nr_threads, attr.max_threads].
+ * @delay_ms: how long before the policy is asked again (at least
+ *	EXEC_POOL_SAMPLE_MS)
+ *
+ * N3378's thread_manager_policy::action.  The pool fills it with @create
+ * false, @desired_threads -1 and @delay_ms EXEC_POOL_SAMPLE_MS before each
+ * call.
+ */
+struct exec_pool_action {
+	bool create;
+	int desired_threads;
+	unsigned int delay_ms;
+};
+
+/**
  * struct exec_thread_pool_attr - how to build a thread pool
  * @nr_threads: number of workers; 0 means one per online CPU (with
  *	@per_cpu, one per online CPU of @thread.cpus)
@@ -33,13 +81,48 @@ struct exec_thread_pool;
  *	the worker of the submitting CPU when that one is idle, so the item
  *	starts without a cross-CPU wake-up.  The binding is an affinity: if
  *	its CPU goes offline, the scheduler moves the worker elsewhere.
+ * @max_threads: most workers at once.  0 or @nr_threads: a fixed pool.
+ *	Above @nr_threads the pool grows: while items wait, no worker is idle
+ *	and fewer than @concurrency workers are running (the others blocked
+ *	in a system call, a lock or a sleep), it starts another worker, as a
+ *	concurrency-managed workqueue does.  How it notices a blocked worker:
+ *	exec_blocking_begin() at once, otherwise by sampling each busy
+ *	worker's state every EXEC_POOL_SAMPLE_MS (in the kernel its task
+ *	state; in userspace whether its CPU time advanced), so within about
+ *	that long.  Added workers exit after @idle_timeout_ms idle.  Per-CPU
+ *	pools do not grow (-EINVAL).
+ * @concurrency: how many workers a growing pool keeps running; 0 means one
+ *	per online CPU
+ * @idle_timeout_ms: how long an added worker may stay idle before it
+ *	exits; 0 means EXEC_POOL_IDLE_TIMEOUT_MS
+ * @policy: decides when a growing pool starts or retires workers, in place
+ *	of the default (start one while items wait, no worker is idle and
+ *	fewer than @concurrency run); N3378's thread_manager_policy.  Called
+ *	from the pool's manager thread with no lock held; it must not block or
+ *	call into the pool.  NULL for the default.
+ * @policy_arg: @policy's last argument
+ * @policy_periodic: call @policy every action->delay_ms whatever the state
+ *	(N3378's invoke_policy_when_no_idle_thread() false); by default it is
+ *	called only while items wait and no worker is idle
  */
 struct exec_thread_pool_attr {
 	unsigned int nr_threads;
 	unsigned long queue_limit;
 	struct exec_thread_attr thread;
 	bool per_cpu;
+	unsigned int max_threads;
+	unsigned int concurrency;
+	unsigned int idle_timeout_ms;
+	void (*policy)(const struct exec_pool_state *state,
+		       struct exec_pool_action *action, void *arg);
+	void *policy_arg;
+	bool policy_periodic;
 };
+
+/* How often a growing pool looks at its busy workers' states. */
+#define EXEC_POOL_SAMPLE_MS		1U
+/* How long an added worker stays idle before it exits, by default. */
+#define EXEC_POOL_IDLE_TIMEOUT_MS	10000U
 
 /**
  * exec_thread_pool_create - start a thread pool
@@ -176,6 +259,36 @@ int exec_thread_pool_join(struct exec_thread_pool *pool);
  * (exec_set_default_executor()).
  */
 long exec_thread_pool_destroy(struct exec_thread_pool *pool);
+
+/**
+ * exec_thread_pool_nr_live - the pool's workers now
+ * @pool: the pool
+ *
+ * Context: Any context.
+ * Return: the number of worker threads started and not yet exited; 0 for
+ * NULL.  A fixed pool's is its size.
+ */
+unsigned int exec_thread_pool_nr_live(const struct exec_thread_pool *pool);
+
+/**
+ * exec_blocking_begin - the calling item is about to block
+ *
+ * Tells a growing pool that the worker running the caller will block (a
+ * read, a sleep, a lock held long), so that it starts another worker at
+ * once if items wait, instead of noticing it at its next sample.  Pair with
+ * exec_blocking_end(); pairs may nest.  Outside a pool's worker, or on a
+ * fixed pool's, it does nothing.
+ *
+ * Context: Any context; it never sleeps itself.
+ */
+void exec_blocking_begin(void);
+
+/**
+ * exec_blocking_end - the block announced by exec_blocking_begin() is over
+ *
+ * Context: Any context.
+ */
+void exec_blocking_end(void);
 
 EXEC_END_DECLS
 

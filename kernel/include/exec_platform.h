@@ -63,7 +63,8 @@
 
 /**
  * struct exec_thread - a worker thread of the library: a kthread
- * @task: the kthread
+ * @task: the kthread; a reference is held until exec_thread_join(), so that
+ *	exec_thread_blocked() may look at it after it has exited
  * @fn: what it runs
  * @arg: @fn's argument
  * @self: the core's per-thread pointer (exec_thread_self_get()) while the
@@ -76,6 +77,10 @@
  *	there is nothing to apply
  */
 struct exec_kthread_boot;
+
+/* Nothing: a kthread's scheduler state is read directly. */
+struct exec_thread_sample {
+};
 
 struct exec_thread {
 	struct task_struct *task;

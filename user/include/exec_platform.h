@@ -63,6 +63,10 @@ typedef int64_t s64;
 #define max(a, b)	((a) > (b) ? (a) : (b))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
+#define NSEC_PER_USEC	1000L
+#define NSEC_PER_MSEC	1000000L
+#define NSEC_PER_SEC	1000000000L
 
 /*
  * The library's messages go to the application's callback
@@ -477,6 +481,14 @@ static inline void *exec_user_kcalloc(size_t n, size_t size)
 
 #define kmalloc(size, gfp)	exec_user_kmalloc((size), false)
 #define kzalloc(size, gfp)	exec_user_kmalloc((size), true)
+static inline void *kmemdup(const void *src, size_t len, int gfp)
+{
+	void *p = exec_user_kmalloc(len, false);
+
+	if (p)
+		memcpy(p, src, len);
+	return p;
+}
 #define kcalloc(n, size, gfp)	exec_user_kcalloc((n), (size))
 #define kfree(p)	free(p)
 
@@ -523,6 +535,12 @@ static inline void usleep_range(unsigned long min_us, unsigned long max_us)
  * @start_status: 0, or the negative errno with which applying @attr failed
  */
 struct exec_thread_attr;
+
+/* Its CPU time and the time at the previous exec_thread_blocked(). */
+struct exec_thread_sample {
+	u64 cpu_ns;
+	u64 wall_ns;
+};
 
 struct exec_thread {
 	pthread_t tid;

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The thread pool's structures, shared by the pool (thread_pool.c) and a
+ * growing pool's manager (pool_grow.c).  Nothing outside these two files
+ * includes this header.
+ */
+#ifndef EXEC_CORE_POOL_H
+#define EXEC_CORE_POOL_H
+
+#include "internal.h"
+
+struct exec_thread_pool;
+struct exec_pool_grow;
+
+/* exec_pool_worker::slot */
+#define EXEC_SLOT_FREE		0	/* no thread */
+#define EXEC_SLOT_LIVE		1	/* a thread runs the worker loop */
+#define EXEC_SLOT_EXITED	2	/* the thread has exited, not joined */
+
+/* Pause iterations a worker spins before parking (a few us; see below). */
+#define EXEC_POOL_SPIN		64
+/* ... after a wake-up that found nothing to do (see exec_pool_wait()). */
+#define EXEC_POOL_SPIN_LONG	512
+/* How often (in pauses) a spinning worker looks at other workers' slots. */
+#define EXEC_POOL_STEAL_EVERY	32
+#define EXEC_POOL_NEXT_STREAK	16
+
+/* pool->state bits */
+#define EXEC_POOL_STOP		0x1UL	/* destroy: drain, then exit */
+#define EXEC_POOL_SHUTDOWN	0x2UL	/* shutdown_hard: refuse everything */
+#define EXEC_POOL_HALT		0x4UL	/* stop: exit after the current item */
+#define EXEC_POOL_JOIN		0x8UL	/* join: stop once out of work */
+#define EXEC_POOL_JOINING	0x10UL	/* a join is joining the threads */
+#define EXEC_POOL_JOINED	0x20UL	/* the threads are joined */
+/* States in which submissions from outside the workers are refused. */
+#define EXEC_POOL_CLOSED	(EXEC_POOL_STOP | EXEC_POOL_SHUTDOWN | \
+				 EXEC_POOL_HALT)
+
+/**
+ * struct exec_pool_worker - one worker thread
+ * @frame: pushed on the worker's thread while it runs; owner is the pool
+ * @next: A: an item posted by this worker to its own pool.  Set only by the
+ *	owner (when NULL); taken with xchg() by the owner or cmpxchg() by a
+ *	spinning worker.
+ * @pool: the pool
+ * @idle_next: L(idle_lock): link on the pool's idle list
+ * @idle: L(idle_lock): on the idle list
+ * @idle_cpu: L(idle_lock): the CPU it went idle on, a hint for wakers
+ * @watching: L(idle_lock): while idle, it also waits for the pool's next
+ *	timed event (exec_timers_watch()); wakers prefer other idle workers
+ * @steal_victim: O: next worker whose slot this one looks at while spinning
+ * @steal_seen: O: item seen in that slot at the previous look
+ * @next_streak: O: items in a row taken from @next
+ * @was_spinning: O: has just stopped waiting (spinning or parked) for work;
+ *	the first item it takes from the shared queue passes wake-ups on
+ * @woken_idle: O: has parked and found no work since it woke; its next
+ *	spin is the long one
+ * @parker: where the worker sleeps
+ * @thread: the thread
+ * @tag: pushed below @frame, so that exec_blocking_begin() finds the worker
+ *	its caller runs on without knowing the pool
+ * @index: its slot in the pool's @workers; set at creation
+ * @slot: A: EXEC_SLOT_*; FREE to LIVE by the manager before the thread
+ *	starts, LIVE to EXITED by the thread as it exits, EXITED to FREE by
+ *	whoever joins it (the manager, or destroy after the manager is gone)
+ * @parker_ready: G: @parker is initialised (once; destroyed with the pool)
+ * @retire: A: an added worker told to exit, or exiting because it was idle
+ *	too long (the policy's kill_pending)
+ * @retired: O: exits because it retired (exec_pool_retire_idle())
+ * @run_seq: O, read by the manager: odd while the worker runs an item
+ *	(growing pools only)
+ * @nr_hints: O, read by the manager: exec_blocking_begin() nesting
+ * @seen_seq: M: @run_seq at the manager's previous look
+ * @sample: M: for exec_thread_blocked()
+ *
+ * O: written only by the worker's own thread.  G: written by the manager
+ * thread, or at creation.  M: touched only by the manager thread.
+ */
+struct exec_pool_worker {
+	struct exec_frame frame;
+	struct exec_work *next;
+	struct exec_thread_pool *pool;
+	struct exec_pool_worker *idle_next;
+	bool idle;
+	int idle_cpu;
+	bool watching;
+	unsigned int steal_victim;
+	struct exec_work *steal_seen;
+	unsigned int next_streak;
+	bool was_spinning;
+	bool woken_idle;
+	struct exec_parker parker;
+	struct exec_thread thread;
+	struct exec_frame tag;
+	unsigned int index;
+	int slot;
+	bool parker_ready;
+	bool retire;
+	bool retired;
+	unsigned long run_seq;
+	int nr_hints;
+	unsigned long seen_seq;
+	struct exec_thread_sample sample;
+} ____cacheline_aligned;
+
+/**
+ * struct exec_thread_pool - the pool
+ * @ex: the abstract executor
+ * @queue: shared queue of items
+ * @nr_submitted: A: items pushed on @queue, ever (for pending counts)
+ * @nr_submitting: A: submissions from outside the pool's workers in
+ *	progress; destroy waits for them, and workers do not exit under them
+ * @consume_lock: serialises pops from @queue
+ * @nr_started: L(consume_lock): items popped from @queue, ever
+ * @nr_spinning: A: workers spinning for work
+ * @nr_idle: A: workers on the idle list
+ * @idle_lock: guards the idle list; raw, as hardirq submitters take it
+ * @idle_list: L(idle_lock): parked (or about to park) workers
+ * @state: A: EXEC_POOL_* bits
+ * @nr_guards: A: units of outstanding work taken with work guards
+ * @queue_limit: most items waiting at once; 0 for no bound; set at creation
+ * @nr_bounded: A: items counted against @queue_limit
+ * @room_wq: submitters waiting for room in a bounded pool
+ * @join_wq: joiners that lost the race to join the threads wait here
+ * @nr_threads: number of workers started at creation, which never exit
+ *	before the pool stops; set at creation
+ * @workers: @nr_slots workers, of which @nr_threads at creation and the
+ *	rest as a growing pool's manager starts them
+ * @nr_slots: most workers at once (attr.max_threads); set at creation
+ * @nr_used: A: one more than the highest slot ever started; loops over the
+ *	workers stop there.  Raised (release) after the slot is set up.
+ * @nr_live: A: workers with a thread started and not yet retired
+ * @grow: the growing pool's manager, or NULL for a fixed pool; set at
+ *	creation
+ */
+struct exec_thread_pool {
+	struct exec_executor ex;
+	struct exec_mpsc queue;
+	/* Written by submitters: away from the consumers' head line. */
+	atomic_long_t nr_submitted ____cacheline_aligned;
+	atomic_t nr_submitting;
+
+	spinlock_t consume_lock ____cacheline_aligned;
+	unsigned long nr_started;
+
+	/* Written whenever a worker starts or stops spinning. */
+	atomic_t nr_spinning ____cacheline_aligned;
+	/* Written when a worker parks or is woken: read first by submitters. */
+	atomic_t nr_idle ____cacheline_aligned;
+	raw_spinlock_t idle_lock;
+	struct exec_pool_worker *idle_list;
+
+	unsigned long state ____cacheline_aligned;
+	atomic_long_t nr_guards;
+	unsigned long queue_limit;
+	atomic_long_t nr_bounded;
+	wait_queue_head_t room_wq;
+	wait_queue_head_t join_wq;
+	unsigned int nr_threads;
+	struct exec_pool_worker *workers;
+	unsigned int nr_slots;
+	unsigned int nr_used;
+	atomic_t nr_live;
+	struct exec_pool_grow *grow;
+};
+
+
+static inline struct exec_thread_pool *exec_to_pool(struct exec_executor *ex)
+{
+	return container_of(ex, struct exec_thread_pool, ex);
+}
+
+static inline bool exec_pool_has_work(struct exec_thread_pool *pool)
+{
+	return exec_mpsc_maybe_nonempty(&pool->queue);
+}
+
+static inline unsigned int exec_pool_nr_used(struct exec_thread_pool *pool)
+{
+	/* Pairs with the release that raises it in exec_grow_start(). */
+	return smp_load_acquire(&pool->nr_used);
+}
+
+/* pool_grow.c: the manager of a growing pool. */
+int exec_grow_create(struct exec_thread_pool *pool,
+		     const struct exec_thread_pool_attr *attr);
+void exec_grow_stop(struct exec_thread_pool *pool);
+void exec_grow_free(struct exec_thread_pool *pool);
+void exec_grow_kick(struct exec_thread_pool *pool);
+void exec_grow_worker_exited(struct exec_pool_worker *w);
+u64 exec_grow_idle_deadline(struct exec_thread_pool *pool);
+int exec_pool_start_worker(struct exec_thread_pool *pool, unsigned int i,
+			   const struct exec_thread_attr *ta, unsigned int cpu);
+extern const char exec_pool_worker_tag;
+
+#endif /* EXEC_CORE_POOL_H */

@@ -158,11 +158,12 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 struct exec_executor *exec_thread_pool_executor(struct exec_thread_pool *pool);
 
 /**
- * exec_thread_pool_size - number of worker threads
+ * exec_thread_pool_size - number of worker threads started at creation
  * @pool: the pool
  *
  * Context: Any context.
- * Return: the number of workers.
+ * Return: the number of workers started at creation; a growing pool may
+ * have more now (exec_thread_pool_nr_live()).
  */
 unsigned int exec_thread_pool_size(const struct exec_thread_pool *pool);
 

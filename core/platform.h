@@ -70,13 +70,13 @@ int exec_thread_stack_check(size_t size);
 /* Whether @cpu is online now. */
 bool exec_cpu_online(unsigned int cpu);
 /*
- * Whether @thread, known to be running one item since the previous call
- * (@first: this is the first call for the item), is blocked rather than
+ * Whether @thread, known to be running an item, is blocked rather than
  * running: approximate, for a growing pool's manager.  Called by one thread
- * at a time per @sample, while @thread has not been joined.
+ * at a time per @sample (zeroed before the first call), while @thread has
+ * not been joined.
  */
 bool exec_thread_blocked(struct exec_thread *thread,
-			 struct exec_thread_sample *sample, bool first);
+			 struct exec_thread_sample *sample);
 
 /* Declared once here; each backend defines them (the contract below). */
 int exec_clockev_init(struct exec_clockev *ce,

@@ -70,7 +70,6 @@ struct exec_pool_grow;
  * @run_seq: O, read by the manager: odd while the worker runs an item
  *	(growing pools only)
  * @nr_hints: O, read by the manager: exec_blocking_begin() nesting
- * @seen_seq: M: @run_seq at the manager's previous look
  * @sample: M: for exec_thread_blocked()
  *
  * O: written only by the worker's own thread.  G: written by the manager
@@ -99,7 +98,6 @@ struct exec_pool_worker {
 	bool retired;
 	unsigned long run_seq;
 	int nr_hints;
-	unsigned long seen_seq;
 	struct exec_thread_sample sample;
 } ____cacheline_aligned;
 

@@ -34,6 +34,11 @@
  */
 #include "pool.h"
 
+/* After starting a worker, the default policy looks again this soon. */
+#define EXEC_GROW_RELOOK_NS	(250 * NSEC_PER_USEC)
+/* With every slot in use, the default policy has nothing to decide. */
+#define EXEC_GROW_FULL_NS	(10 * NSEC_PER_MSEC)
+
 /**
  * struct exec_pool_grow - the manager of a growing pool
  * @pool: the pool; set at creation
@@ -157,6 +162,7 @@ static int exec_grow_start(struct exec_pool_grow *g)
 	w->was_spinning = false;
 	w->next_streak = 0;
 	w->steal_seen = NULL;
+	memset(&w->sample, 0, sizeof(w->sample));
 	WRITE_ONCE(w->slot, EXEC_SLOT_LIVE);
 	atomic_inc(&pool->nr_live);
 	if (i >= pool->nr_used)
@@ -184,9 +190,7 @@ static void exec_grow_sample(struct exec_pool_grow *g,
 	struct exec_thread_pool *pool = g->pool;
 	unsigned int i, used = exec_pool_nr_used(pool);
 	struct exec_pool_worker *w;
-	unsigned long seq;
 	long queued;
-	bool first;
 
 	memset(st, 0, sizeof(*st));
 	st->time_ns = exec_clock_read(EXEC_CLOCK_MONOTONIC);
@@ -209,16 +213,13 @@ static void exec_grow_sample(struct exec_pool_grow *g,
 			st->blocked++;
 			continue;
 		}
-		seq = READ_ONCE(w->run_seq);
-		if (!(seq & 1)) {
+		if (!(READ_ONCE(w->run_seq) & 1)) {
 			/* Between items, or spinning for the next. */
 			st->active++;
 			continue;
 		}
-		first = seq != w->seen_seq;
-		w->seen_seq = seq;
 		if (READ_ONCE(w->nr_hints) > 0 ||
-		    exec_thread_blocked(&w->thread, &w->sample, first))
+		    exec_thread_blocked(&w->thread, &w->sample))
 			st->blocked++;
 		else
 			st->active++;
@@ -253,25 +254,33 @@ static void exec_grow_retire(struct exec_pool_grow *g, unsigned int nr)
 	}
 }
 
-/* Carries out the policy's action; returns when to look again, in ns. */
+/*
+ * Carries out the policy's action; returns when to look again, in ns.  The
+ * default policy looks again soon after a start: the new worker has had
+ * time to take an item, and if that blocks too, the next one starts
+ * without waiting a whole sample period.
+ */
 static u64 exec_grow_apply(struct exec_pool_grow *g,
 			   const struct exec_pool_state *st,
 			   struct exec_pool_action *act)
 {
 	struct exec_thread_pool *pool = g->pool;
 	unsigned int want, have = st->threads - st->kill_pending;
+	bool started = false;
 
 	if (act->desired_threads >= 0) {
 		WARN_ON_ONCE(act->create);
 		want = clamp_t(unsigned int, act->desired_threads,
 			       pool->nr_threads, pool->nr_slots);
 		if (want > have)
-			exec_grow_start(g);
+			started = !exec_grow_start(g);
 		else if (want < have)
 			exec_grow_retire(g, have - want);
 	} else if (act->create && st->threads < pool->nr_slots) {
-		exec_grow_start(g);
+		started = !exec_grow_start(g);
 	}
+	if (started && g->policy == exec_grow_default_policy)
+		return EXEC_GROW_RELOOK_NS;
 	return (u64)max(act->delay_ms, EXEC_POOL_SAMPLE_MS) * NSEC_PER_MSEC;
 }
 
@@ -296,6 +305,15 @@ static int exec_grow_manager_fn(void *arg)
 			WRITE_ONCE(g->sleeping, 0);
 			if (READ_ONCE(pool->state) && !READ_ONCE(g->stop))
 				exec_parker_park(&g->parker);
+			continue;
+		}
+		if (g->policy == exec_grow_default_policy &&
+		    atomic_read(&pool->nr_live) >= (int)pool->nr_slots) {
+			/* Nothing it could decide: look again much later. */
+			when[EXEC_CLOCK_MONOTONIC] =
+				exec_clock_read(EXEC_CLOCK_MONOTONIC) +
+				EXEC_GROW_FULL_NS;
+			exec_parker_park_until(&g->parker, when);
 			continue;
 		}
 		exec_grow_sample(g, &st);
@@ -410,8 +428,11 @@ void exec_blocking_begin(void)
 	WRITE_ONCE(w->nr_hints, w->nr_hints + 1);
 	/* Full barrier: the hint is visible before the manager looks. */
 	smp_mb();
-	if (w->nr_hints == 1 && exec_grow_wanted(w->pool))
-		exec_grow_kick(w->pool);
+	/* Asleep or between samples, the manager looks now. */
+	if (w->nr_hints == 1 && exec_grow_wanted(w->pool)) {
+		WRITE_ONCE(w->pool->grow->sleeping, 0);
+		exec_parker_unpark(&w->pool->grow->parker);
+	}
 }
 EXPORT_SYMBOL_GPL(exec_blocking_begin);
 

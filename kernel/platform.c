@@ -258,7 +258,6 @@ EXPORT_SYMBOL_FOR_TESTS(exec_thread_join);
  * exec_thread_blocked - whether a busy kthread is blocked
  * @thread: the thread, started and not joined
  * @sample: unused: the state is read as it is now
- * @first: unused
  *
  * The scheduler's hooks that concurrency-managed workqueues use to learn
  * that a worker sleeps are not open to modules; its task state is.  A task
@@ -268,7 +267,7 @@ EXPORT_SYMBOL_FOR_TESTS(exec_thread_join);
  * Return: true if the task is not running or runnable.
  */
 bool exec_thread_blocked(struct exec_thread *thread,
-			 struct exec_thread_sample *sample, bool first)
+			 struct exec_thread_sample *sample)
 {
 	return !task_is_running(thread->task);
 }

@@ -4,6 +4,7 @@
  * behind the kernel API mirrored in user/include/exec_platform.h.  The parker
  * is in user/parker.c.
  */
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <signal.h>
@@ -159,6 +160,8 @@ static void *exec_thread_trampoline(void *arg)
 	 * from the creator would go through /proc, which may not be mounted.
 	 */
 	pthread_setname_np(pthread_self(), thread->name);
+	/* Pairs with the acquire in exec_thread_blocked(). */
+	__atomic_store_n(&thread->sys_tid, gettid(), __ATOMIC_RELEASE);
 	if (thread->attr) {
 		/*
 		 * The creator waits for @started and keeps @attr valid until
@@ -343,22 +346,54 @@ void exec_thread_join(struct exec_thread *thread)
 	pthread_join(thread->tid, NULL);
 }
 
+/*
+ * The state letter of /proc/self/task/TID/stat ('R' runnable, 'S' or 'D'
+ * asleep, ...), or 0 if it cannot be read.  The letter follows the last ')':
+ * the name before it may hold any character.
+ */
+static char exec_thread_proc_state(struct exec_thread *thread)
+{
+	pid_t tid = __atomic_load_n(&thread->sys_tid, __ATOMIC_ACQUIRE);
+	char path[48], buf[128], *paren;
+	ssize_t len;
+	int fd;
+
+	if (!tid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
 /**
  * exec_thread_blocked - whether a busy thread has been off CPU
  * @thread: the thread, started and not joined
- * @sample: its CPU time and the time when last asked
- * @first: the first call since the thread started its current item
+ * @sample: its CPU time and the time when last asked; zeroed at first
  *
  * There is no portable way to read another thread's scheduler state but
  * /proc, which costs an open, a read and a close per thread; its CPU clock
  * costs one clock_gettime().  A thread whose CPU time advanced by less than
  * a quarter of the time since the previous call was mostly off CPU: blocked,
- * or runnable and waiting for a CPU, which this cannot tell apart.
+ * or runnable and waiting for a CPU.  Only such a thread's state is read
+ * from /proc, to tell the two apart: on a machine with more runnable
+ * threads than CPUs every one of them looks off CPU, and taking them all
+ * for blocked would add threads without end.  The interval may span two
+ * items; a look per sample period at each busy thread is what lets a
+ * blocked one be seen within one period.
  *
- * Return: true if it looks blocked; false on the first call.
+ * Return: true if it looks blocked; false on the first call, and when
+ * /proc says the thread is runnable.
  */
 bool exec_thread_blocked(struct exec_thread *thread,
-			 struct exec_thread_sample *sample, bool first)
+			 struct exec_thread_sample *sample)
 {
 	struct timespec ts;
 	clockid_t clock;
@@ -370,11 +405,11 @@ bool exec_thread_blocked(struct exec_thread *thread,
 		return false;
 	cpu = (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 	wall = ktime_get_ns();
-	blocked = !first && (cpu - sample->cpu_ns) * 4 <
+	blocked = sample->wall_ns && (cpu - sample->cpu_ns) * 4 <
 			    wall - sample->wall_ns;
 	sample->cpu_ns = cpu;
 	sample->wall_ns = wall;
-	return blocked;
+	return blocked && exec_thread_proc_state(thread) != 'R';
 }
 
 /**

@@ -544,6 +544,7 @@ struct exec_thread_sample {
 
 struct exec_thread {
 	pthread_t tid;
+	pid_t sys_tid;
 	int (*fn)(void *arg);
 	void *arg;
 	char name[16];

@@ -55,15 +55,24 @@ enum bench_kind {
 	BENCH_THREAD_POOL,
 	BENCH_LOOP,		/* a loop executor on a thread of its own */
 	BENCH_SERIAL,		/* a serial executor over a thread pool */
-	/* Raw references (bench-raw.c), not executors: */
+	/* References, not libexec's executors; first raw ones (bench-raw.c): */
 	BENCH_RAW_FUTEX,	/* wakeup_latency: a thread in FUTEX_WAIT */
 	BENCH_RAW_URING_TIMEOUT, /* timer_lateness: one re-armed timeout */
+	/* then reference pools of T threads (bench-refpool.c): */
+	BENCH_REF_CONDVAR_POOL,	/* a mutex+condvar pool */
+	BENCH_REF_CONDVAR_SPARE, /* and a spare thread per blocking call */
 };
 
-/* The kinds that are raw references rather than libexec's executors. */
-static inline bool bench_kind_is_raw(enum bench_kind kind)
+/* The kinds that are references rather than libexec's executors. */
+static inline bool bench_kind_is_ref(enum bench_kind kind)
 {
 	return kind >= BENCH_RAW_FUTEX;
+}
+
+/* The references that are raw primitives, one thread and no executor. */
+static inline bool bench_kind_is_raw(enum bench_kind kind)
+{
+	return kind == BENCH_RAW_FUTEX || kind == BENCH_RAW_URING_TIMEOUT;
 }
 
 /* How tasks are handed to the executor (--submit). */
@@ -89,6 +98,7 @@ int bench_submit_fn(enum bench_submit how, struct exec_executor *ex,
  * @strands: serial executors (S)
  * @samples: samples or timers (K)
  * @seconds: idle time (D)
+ * @blocking: blocking tasks (B)
  * @submit: submission operation
  * @closures: submit closures (exec_submit_fn()) instead of intrusive items
  */
@@ -101,6 +111,7 @@ struct bench_opts {
 	unsigned int strands;
 	unsigned long samples;
 	double seconds;
+	unsigned long blocking;
 	enum bench_submit submit;
 	bool closures;
 };
@@ -165,6 +176,16 @@ int bench_raw_timers_add(struct bench_raw_timers *rt, struct exec_work *work,
 void bench_raw_timers_go(struct bench_raw_timers *rt);
 void bench_raw_timers_stop(struct bench_raw_timers *rt);
 
+/* bench-refpool.c: the reference pools. */
+struct bench_ref_pool;
+int bench_ref_pool_start(struct bench_ref_pool **pp, unsigned int threads,
+			 bool spare);
+void bench_ref_pool_submit(struct bench_ref_pool *p, struct exec_work *work);
+void bench_ref_pool_blocking_begin(void);
+void bench_ref_pool_blocking_end(void);
+unsigned int bench_ref_pool_started(struct bench_ref_pool *p);
+int bench_ref_pool_stop(struct bench_ref_pool *p);
+
 /* One workload: returns a BENCH_EXIT_* status. */
 int bench_post_throughput(const struct bench_opts *opts);
 int bench_serial_throughput(const struct bench_opts *opts);
@@ -173,5 +194,6 @@ int bench_wakeup_latency(const struct bench_opts *opts);
 int bench_timer_lateness(const struct bench_opts *opts);
 int bench_timer_churn(const struct bench_opts *opts);
 int bench_idle_cost(const struct bench_opts *opts);
+int bench_blocking_mix(const struct bench_opts *opts);
 
 #endif /* EXEC_BENCH_H */

@@ -11,7 +11,7 @@
  *
  * This file holds the command line, the output line and the executors under
  * test; the workloads are in bench-throughput.c, bench-latency.c,
- * bench-timer.c and bench-idle.c.
+ * bench-timer.c, bench-idle.c and bench-blocking.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -34,6 +34,7 @@
  * @run: runs it
  * @default_tasks: default of --tasks; 0 if it takes no task count
  * @default_samples: default of --samples; 0 if it takes no sample count
+ * @blocking: takes --blocking (blocking tasks, B = 4T by default)
  * @kinds: BENCH_KIND_BIT()s of the executor kinds it can measure
  * @default_kind: the kind measured without --executor
  * @closures: whether --closures applies
@@ -43,6 +44,7 @@ struct bench_workload {
 	int (*run)(const struct bench_opts *opts);
 	unsigned long default_tasks;
 	unsigned long default_samples;
+	bool blocking;
 	unsigned int kinds;
 	enum bench_kind default_kind;
 	bool closures;
@@ -111,6 +113,15 @@ static const struct bench_workload bench_workloads[] = {
 		.run = bench_idle_cost,
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL),
 		.default_kind = BENCH_THREAD_POOL,
+	}, {
+		.name = "blocking_mix",
+		.run = bench_blocking_mix,
+		.default_tasks = 10000,
+		.blocking = true,
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
+			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL) |
+			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_SPARE),
+		.default_kind = BENCH_THREAD_POOL,
 	},
 };
 
@@ -122,11 +133,14 @@ static const char * const bench_kind_names[] = {
 	[BENCH_SERIAL] = "serial",
 	[BENCH_RAW_FUTEX] = "raw_futex",
 	[BENCH_RAW_URING_TIMEOUT] = "raw_uring_timeout",
+	[BENCH_REF_CONDVAR_POOL] = "condvar_pool",
+	[BENCH_REF_CONDVAR_SPARE] = "condvar_spare",
 };
 
 #define BENCH_NR_KINDS		ARRAY_SIZE(bench_kind_names)
 
 /* Defaults of the contract. */
+#define BENCH_DEF_BLOCKING_PER_THREAD	4	/* blocking_mix: B = 4T */
 #define BENCH_DEF_PRODUCERS	1
 #define BENCH_DEF_STRANDS	64
 #define BENCH_DEF_SECONDS	5.0
@@ -134,6 +148,7 @@ static const char * const bench_kind_names[] = {
 /* Sanity bounds, so that a typo does not ask for terabytes. */
 #define BENCH_MAX_PRODUCERS	1024UL
 #define BENCH_MAX_TASKS		1000000000UL
+#define BENCH_MAX_BLOCKING	100000UL
 #define BENCH_MAX_STRANDS	1000000UL
 #define BENCH_MAX_SAMPLES	100000000UL
 #define BENCH_MAX_SECONDS	86400.0
@@ -142,7 +157,7 @@ static void bench_usage(FILE *f)
 {
 	fputs("usage: exec-bench WORKLOAD [--executor KIND] [--threads T] [--producers P]\n"
 	      "                  [--tasks N] [--strands S] [--samples K] [--seconds D]\n"
-	      "                  [--submit OP] [--closures]\n"
+	      "                  [--submit OP] [--closures] [--blocking B]\n"
 	      "       exec-bench list\n"
 	      "\n"
 	      "Runs one workload of Documentation/benchmarks.rst and prints one\n"
@@ -161,10 +176,16 @@ static void bench_usage(FILE *f)
 	      "                   the earliest deadline of a sorted array, running\n"
 	      "                   the items inline); their lines say\n"
 	      "                   \"impl\":\"raw\"\n"
+	      "                   Reference pools of T threads, blocking_mix only:\n"
+	      "                   condvar_pool (one mutex, one condition\n"
+	      "                   variable, one FIFO) and condvar_spare (the\n"
+	      "                   same, plus a thread started per blocking\n"
+	      "                   task); their lines say \"impl\":\"condvar_pool\"\n"
 	      "  --threads T      worker threads (default: online CPUs)\n"
 	      "  --producers P    post_throughput's producer threads (default 1)\n"
-	      "  --tasks N        tasks (post_throughput, serial_throughput: 2000000),\n"
-	      "                   hops (chain_latency: 1000000) or timers\n"
+	      "  --tasks N        tasks (post_throughput, serial_throughput: 2000000;\n"
+	      "                   blocking_mix's CPU tasks: 10000), hops\n"
+	      "                   (chain_latency: 1000000) or timers\n"
 	      "                   (timer_churn: 1000000)\n"
 	      "  --strands S      serial_throughput's serial executors (default 64)\n"
 	      "  --samples K      samples (wakeup_latency: 20000) or timers\n"
@@ -179,12 +200,17 @@ static void bench_usage(FILE *f)
 	      "  --closures       post_throughput, chain_latency: submit closures with\n"
 	      "                   exec_submit_fn() instead of intrusive items; adds\n"
 	      "                   \"closures\":true to the output line\n"
+	      "  --blocking B     blocking_mix's blocking tasks (default 4T)\n"
 	      "  output keys      \"backend\" (how idle workers sleep: io_uring or\n"
 	      "                   futex, see EXEC_BACKEND) on every line;\n"
 	      "                   \"strands\" and \"samples\" where they apply;\n"
 	      "                   timer_churn's \"item_bytes\" (the size of one\n"
 	      "                   timer's item, the part of \"rss_kb\" that is the\n"
-	      "                   caller's)\n"
+	      "                   caller's); blocking_mix's \"blocking\" (B),\n"
+	      "                   \"threads_before\" (the threads just before\n"
+	      "                   the first submission, counted as\n"
+	      "                   \"threads_max\" is) and, for condvar_spare,\n"
+	      "                   \"spare_threads\" (spare threads started)\n"
 	      "\n"
 	      "Exit status: 0 verified, 1 failed or did not verify, 2 bad usage.\n",
 	      f);
@@ -293,15 +319,25 @@ static const char *const bench_submit_names[] = {
 	[BENCH_SUBMIT_DEFER] = "defer",
 };
 
-/* The line being written is a raw reference's. */
-static bool bench_out_raw;
+/* The line being written is a reference's, not libexec's. */
+static bool bench_out_ref;
+
+/* The "impl" key of a line for @kind. */
+static const char *bench_kind_impl(enum bench_kind kind)
+{
+	if (bench_kind_is_raw(kind))
+		return "raw";
+	if (bench_kind_is_ref(kind))
+		return "condvar_pool";
+	return BENCH_IMPL;
+}
 
 void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 {
 	bench_line_len = 0;
-	bench_out_raw = bench_kind_is_raw(opts->kind);
+	bench_out_ref = bench_kind_is_ref(opts->kind);
 	bench_out("{\"bench\":\"%s\",\"impl\":\"%s\",\"executor\":\"%s\",\"threads\":%u",
-		  opts->workload, bench_out_raw ? "raw" : BENCH_IMPL,
+		  opts->workload, bench_kind_impl(opts->kind),
 		  bench_kind_name(opts->kind), threads);
 	if (opts->submit != BENCH_SUBMIT_SUBMIT)
 		bench_out_str("submit", bench_submit_names[opts->submit]);
@@ -337,10 +373,9 @@ void bench_out_end(void)
 {
 	/*
 	 * Extension: how idle workers sleep and are woken differs between
-	 * kernels, and the latency figures with it.  A raw reference has
-	 * none.
+	 * kernels, and the latency figures with it.  A reference has none.
 	 */
-	if (!bench_out_raw)
+	if (!bench_out_ref)
 		bench_out_str("backend", exec_user_wakeup_backend());
 	bench_out("}\n");
 	fputs(bench_line, stdout);
@@ -532,6 +567,8 @@ static unsigned int bench_watchdog_seconds(const struct bench_opts *opts)
 		s += (double)opts->samples * 2 * 200e-6;
 	else if (!strcmp(opts->workload, "timer_lateness"))
 		s += (double)opts->samples * 20e-6;
+	else if (!strcmp(opts->workload, "blocking_mix"))
+		s += (double)opts->tasks * 20e-6 + (double)opts->blocking * 20e-3;
 	else
 		s += (double)opts->tasks * 20e-6;
 	return s > (double)UINT_MAX ? UINT_MAX : (unsigned int)s;
@@ -594,7 +631,7 @@ static int bench_parse_kind(const char *s, enum bench_kind *kind)
 			return 0;
 		}
 	}
-	bench_err("--executor: unknown executor kind '%s' (thread_pool, loop, serial, raw_futex, raw_uring_timeout)",
+	bench_err("--executor: unknown executor kind '%s' (thread_pool, loop, serial, raw_futex, raw_uring_timeout, condvar_pool, condvar_spare)",
 		  s);
 	return -1;
 }
@@ -694,7 +731,7 @@ static unsigned int bench_online_cpus(void)
 /* The options that take a value. */
 static const char * const bench_value_options[] = {
 	"--executor", "--threads", "--producers", "--tasks", "--strands",
-	"--samples", "--seconds", "--submit",
+	"--samples", "--seconds", "--submit", "--blocking",
 };
 
 static bool bench_known_option(const char *name)
@@ -715,7 +752,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 		       struct bench_opts *opts)
 {
 	bool kind_set = false, threads_set = false, tasks_set = false;
-	bool samples_set = false;
+	bool samples_set = false, blocking_set = false;
 	int i;
 
 	opts->workload = w->name;
@@ -728,6 +765,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	opts->seconds = BENCH_DEF_SECONDS;
 	opts->submit = BENCH_SUBMIT_SUBMIT;
 	opts->closures = false;
+	opts->blocking = 0;
 
 	for (i = 2; i < argc; i++) {
 		const char *opt = argv[i], *val = NULL, *eq;
@@ -801,6 +839,16 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 			samples_set = true;
 		} else if (!strcmp(name, "--seconds")) {
 			err = bench_parse_seconds(name, val, &opts->seconds);
+		} else if (!strcmp(name, "--blocking")) {
+			err = bench_parse_ulong(name, val, 0,
+						BENCH_MAX_BLOCKING,
+						&opts->blocking);
+			if (!err && !w->blocking) {
+				bench_err("--blocking: %s has no blocking tasks (blocking_mix has)",
+					  w->name);
+				err = -1;
+			}
+			blocking_set = true;
 		} else if (!strcmp(name, "--submit")) {
 			err = bench_parse_submit(val, &opts->submit);
 			if (!err && !w->closures) {
@@ -833,6 +881,9 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 		}
 		opts->threads = 1;
 	}
+	if (w->blocking && !blocking_set)
+		opts->blocking = (unsigned long)BENCH_DEF_BLOCKING_PER_THREAD *
+				 opts->threads;
 	if (tasks_set && !w->default_tasks)
 		bench_err("warning: %s takes no --tasks; ignored", w->name);
 	if (samples_set && !w->default_samples)

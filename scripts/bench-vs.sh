@@ -12,12 +12,15 @@
 #   scripts/bench-vs.sh wakeup_latency raw_futex
 #   scripts/bench-vs.sh timer_lateness raw_uring_timeout
 #   scripts/bench-vs.sh wakeup_latency raw_futex --executor loop
+#   scripts/bench-vs.sh blocking_mix condvar_spare --threads 2
 #
 # REFERENCE is the reference's --executor kind.  ARGS go to both sides
 # (for instance --samples 5000), except --executor and --threads, which
-# pick the libexec executor under test (for instance --executor loop).  Environment: EXEC_BENCH (default
-# build/exec-bench), ROUNDS, BENCH_LOG (a file to which every JSON line is
-# appended).  Exit status 1 if any run failed or did not verify.
+# pick the libexec executor under test (for instance --executor loop);
+# blocking_mix's reference pools (condvar_pool, condvar_spare) take
+# --threads as well.  Environment: EXEC_BENCH (default build/exec-bench),
+# ROUNDS, BENCH_LOG (a file to which every JSON line is appended).  Exit
+# status 1 if any run failed or did not verify.
 
 set -u
 
@@ -25,7 +28,7 @@ BENCH=${EXEC_BENCH:-build/exec-bench}
 ROUNDS=${ROUNDS:-5}
 
 if [ $# -lt 2 ]; then
-	sed -n '3,20s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,22s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 fi
 workload=$1
@@ -37,7 +40,14 @@ if [ ! -x "$BENCH" ]; then
 	exit 2
 fi
 
+# Whether the reference takes the T of --threads: the raw references run
+# on one thread, the reference pools on T.
+ref_threads=0
 case $workload in
+blocking_mix)
+	keys='cpu_done_ms all_done_ms threads_max'
+	ref_threads=1
+	;;
 wakeup_latency)		keys='p50_ns p99_ns p999_ns max_ns' ;;
 timer_lateness)		keys='p50_ns p99_ns max_ns' ;;
 chain_latency)		keys='ns_per_hop' ;;
@@ -67,8 +77,12 @@ for a in "$@"; do
 		continue
 	fi
 	case $a in
-	--executor=* | --threads=*) ;;
-	--executor | --threads) skip=1 ;;
+	--threads=*) [ "$ref_threads" -eq 1 ] &&
+		printf '%s\n' "$a" >> "$tmp/refargs" ;;
+	--executor=*) ;;
+	--threads) [ "$ref_threads" -eq 1 ] &&
+		printf '%s\n' "$a" >> "$tmp/refargs" || skip=1 ;;
+	--executor) skip=1 ;;
 	*) printf '%s\n' "$a" >> "$tmp/refargs" ;;
 	esac
 done

@@ -12,7 +12,8 @@
 #
 # PARAM=VALUE pairs are exec_kbench.ko's module parameters (tasks=, hops=,
 # samples=, timer_samples=, churn_timers=, strands=, serial_tasks=,
-# threads=, producers=, runs=, only=); see bench/kernel/exec_kbench.c.
+# blocking_tasks=, cpu_tasks=, threads=, producers=, runs=, only=); see
+# bench/kernel/exec_kbench.c.
 #
 # Options:
 #   --debug           use the debug test kernel of scripts/kernel-build.sh
@@ -149,6 +150,9 @@ figures = {
     'timer_churn': [('arm_ns', 'ns/arm', False, 1),
                     ('cancel_ns', 'ns/cancel', False, 1),
                     ('bytes_per_timer', 'B/timer', False, 1)],
+    'blocking_mix': [('cpu_done_ms', 'ms cpu_done', False, 1),
+                     ('all_done_ms', 'ms all_done', False, 1),
+                     ('threads_max', 'threads max', False, 1)],
 }
 groups = {}
 for r in runs:
@@ -159,8 +163,8 @@ cols = sorted({c for _, c in groups},
 sizes = {}
 for r in runs:
     if r['impl'] == 'libexec':
-        size = {k: r[k] for k in ('threads', 'producers', 'tasks', 'samples',
-                                  'strands') if k in r}
+        size = {k: r[k] for k in ('threads', 'producers', 'blocking',
+                                  'tasks', 'samples', 'strands') if k in r}
         sizes[r['bench']] = ' '.join('%s=%s' % kv for kv in size.items())
 
 print()

@@ -37,6 +37,27 @@
  *   serial_throughput  @strands serial executors over one pool; the calling
  *                      thread submits @serial_tasks items round robin; each
  *                      item checks that it is the next of its strand
+ *   blocking_mix       the calling thread submits @blocking_tasks items
+ *                      that sleep 20 ms each (kb_sleep_until(), an hrtimer
+ *                      sleep through usleep_range(), standing for blocking
+ *                      I/O as clock_nanosleep() does in userspace), then at
+ *                      once @cpu_tasks items that busy-spin 20 us each;
+ *                      "cpu_done_ms" is from the first submission until the
+ *                      last CPU item has finished, "all_done_ms" until
+ *                      every item has, "ideal_ms" @cpu_tasks x 20 us /
+ *                      online CPUs.  The spin reads local_clock() (per-CPU,
+ *                      ns resolution), not the task's CPU time: the precise
+ *                      one, task_sched_runtime(), is not exported, and
+ *                      se.sum_exec_runtime only moves at scheduler events.
+ *                      Without kernel preemption a spinning worker keeps its
+ *                      CPU, so the two differ only by the interrupts taken
+ *                      during the spin, which count here and would not in
+ *                      userspace's CLOCK_THREAD_CPUTIME_ID.  "threads_max"
+ *                      is the peak of the executor's threads, counted every
+ *                      ms by a sampler kthread walking the task list (see
+ *                      kb_blk_counts(); the sampler and the calling thread
+ *                      are not counted, unlike userspace, which counts the
+ *                      process's calling thread)
  *
  * The executors compared:
  *
@@ -47,6 +68,12 @@
  *   workqueue:percpu    alloc_workqueue(0, max_active = @threads)
  *   workqueue:ordered   for serial_throughput: one alloc_ordered_workqueue()
  *                       per strand (they share the kernel's unbound pool)
+ *   workqueue:system    for blocking_mix: queue_work() on system_wq, whose
+ *                       per-CPU worker pools are concurrency-managed: when
+ *                       a running item sleeps, the pool wakes or creates
+ *                       another worker.  It has no size to set: @threads
+ *                       is only the size the line reports as asked for.
+ *                       The items go to the pool of the producer's CPU.
  *
  * and for the timer workloads:
  *
@@ -80,7 +107,9 @@
  * The default sizes are scaled down from the userspace ones (2,000,000 tasks,
  * 1,000,000 hops, 20,000 samples, 10,000 and 1,000,000 timers) for a guest
  * under QEMU's software emulation; each line says the size it ran with
- * ("tasks", "samples").
+ * ("tasks", "samples").  blocking_mix keeps the userspace sizes (B = 4T,
+ * N = 10,000): its time is mostly sleeping and spinning, which emulation
+ * does not slow down.
  * @runs repeats the whole set, the impls interleaved, so that drift of the
  * (shared, emulated) machine hits them alike.
  *
@@ -93,6 +122,7 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
@@ -101,6 +131,10 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -148,6 +182,14 @@ static unsigned long serial_tasks = 200000;
 module_param(serial_tasks, ulong, 0444);
 MODULE_PARM_DESC(serial_tasks, "serial_throughput: tasks (default 200000)");
 
+static unsigned int blocking_tasks;
+module_param(blocking_tasks, uint, 0444);
+MODULE_PARM_DESC(blocking_tasks, "blocking_mix: blocking tasks (0: 4 per thread)");
+
+static unsigned long cpu_tasks = 10000;
+module_param(cpu_tasks, ulong, 0444);
+MODULE_PARM_DESC(cpu_tasks, "blocking_mix: CPU tasks (default 10000)");
+
 static unsigned int runs = 3;
 module_param(runs, uint, 0444);
 MODULE_PARM_DESC(runs, "times the whole set runs (default 3)");
@@ -177,6 +219,8 @@ MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
  * @KB_WQ_UNBOUND: an unbound workqueue
  * @KB_WQ_PERCPU: a per-CPU workqueue
  * @KB_WQ_ORDERED: ordered workqueues (serial_throughput only)
+ * @KB_WQ_SYSTEM: system_wq, the kernel's shared concurrency-managed
+ *	workqueue (blocking_mix only)
  * @KB_HRTIMER: raw hrtimers (timer workloads only)
  * @KB_HRTIMER_WQ: an hrtimer whose callback queues the work on a per-CPU
  *	workqueue: the kernel's own precise timer with the work run in a
@@ -188,6 +232,7 @@ enum kb_impl {
 	KB_WQ_UNBOUND,
 	KB_WQ_PERCPU,
 	KB_WQ_ORDERED,
+	KB_WQ_SYSTEM,
 	KB_HRTIMER,
 	KB_HRTIMER_WQ,
 };
@@ -203,6 +248,7 @@ static const char * const kb_impl_names[] = {
 	[KB_WQ_UNBOUND] = "\"impl\":\"workqueue\",\"wq\":\"unbound\"",
 	[KB_WQ_PERCPU] = "\"impl\":\"workqueue\",\"wq\":\"percpu\"",
 	[KB_WQ_ORDERED] = "\"impl\":\"workqueue\",\"wq\":\"ordered\"",
+	[KB_WQ_SYSTEM] = "\"impl\":\"workqueue\",\"wq\":\"system\"",
 	[KB_HRTIMER] = "\"impl\":\"hrtimer\"",
 	[KB_HRTIMER_WQ] = "\"impl\":\"hrtimer\",\"wq\":\"percpu\"",
 };
@@ -356,8 +402,14 @@ static int kb_warm(const struct kb_queue *q, unsigned int nr)
 			complete(&kb_warm_state.done);
 	}
 	wait_for_completion(&kb_warm_state.done);
+	/*
+	 * Each item's function may still be returning: wait for it before
+	 * the items are freed.  Item by item, as the workqueue may be
+	 * system_wq, which is not ours to flush.
+	 */
 	if (!q->ex)
-		flush_workqueue(q->wq);
+		for (nr = i, i = 0; i < nr; i++)
+			flush_work(&items[i].ww);
 	kfree(items);
 	return err;
 }
@@ -367,8 +419,9 @@ static int kb_warm(const struct kb_queue *q, unsigned int nr)
 /**
  * kb_exec_create - create the executor of a run
  * @e: filled in
- * @impl: KB_LIBEXEC, KB_WQ_UNBOUND or KB_WQ_PERCPU
- * @nr: workers, or max_active
+ * @impl: KB_LIBEXEC, KB_LIBEXEC_PERCPU, KB_WQ_UNBOUND, KB_WQ_PERCPU or
+ *	KB_WQ_SYSTEM
+ * @nr: workers, or max_active (not for KB_WQ_SYSTEM, which has its own)
  *
  * Context: Process context; sleeps.
  * Return: 0, or a negative errno.
@@ -397,6 +450,9 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
 	case KB_WQ_UNBOUND:
 		e->q.wq = alloc_workqueue("exec-kbench", WQ_UNBOUND, nr);
 		break;
+	case KB_WQ_SYSTEM:
+		e->q.wq = system_wq;
+		break;
 	default:
 		e->q.wq = alloc_workqueue("exec-kbench", 0, nr);
 		break;
@@ -407,7 +463,7 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
 	if (err) {
 		if (e->pool)
 			exec_thread_pool_destroy(e->pool);
-		else
+		else if (impl != KB_WQ_SYSTEM)
 			destroy_workqueue(e->q.wq);
 	}
 	return err;
@@ -418,7 +474,8 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
  * @e: the executor
  *
  * Returns once every item submitted to it has run (for libexec also once its
- * workers are stopped and joined).
+ * workers are stopped and joined); except for system_wq, which is not
+ * destroyed, so the caller waits for its items itself.
  *
  * Context: Process context; sleeps.
  * Return: 0, or the error of exec_thread_pool_destroy().
@@ -427,7 +484,8 @@ static int kb_exec_destroy(struct kb_exec *e)
 {
 	if (e->pool)
 		return exec_thread_pool_destroy(e->pool);
-	destroy_workqueue(e->q.wq);
+	if (e->impl != KB_WQ_SYSTEM)
+		destroy_workqueue(e->q.wq);
 	return 0;
 }
 
@@ -1588,6 +1646,213 @@ out_free:
 	kb_ser.strands = NULL;
 }
 
+/* --- blocking_mix -------------------------------------------------------------- */
+
+#define KB_BLK_SLEEP_NS		(20 * NSEC_PER_MSEC)
+#define KB_BLK_SPIN_NS		(20 * NSEC_PER_USEC)
+#define KB_BLK_SAMPLE_NS	NSEC_PER_MSEC
+/* The prefix of the libexec pool's workers, "exec-kbench/N". */
+#define KB_BLK_POOL_COMM	"exec-kbench/"
+
+/**
+ * struct kb_blk_item - one task
+ * @item: the task
+ * @runs: times it ran; must end at 1
+ * @blocking: a blocking task, not a CPU task
+ */
+struct kb_blk_item {
+	struct kb_item item;
+	atomic_t runs;
+	bool blocking;
+};
+
+static struct {
+	atomic_long_t cpu_left;
+	atomic_long_t all_left;
+	u64 cpu_done_ns;
+	u64 all_done_ns;
+	struct completion done;
+} kb_blk;
+
+static void kb_blk_body(struct kb_item *it)
+{
+	struct kb_blk_item *b = container_of(it, struct kb_blk_item, item);
+	u64 t0;
+
+	atomic_inc(&b->runs);
+	if (b->blocking) {
+		kb_sleep_until(ktime_get_ns() + KB_BLK_SLEEP_NS);
+	} else {
+		t0 = local_clock();
+		while (local_clock() - t0 < KB_BLK_SPIN_NS)
+			cpu_relax();
+		if (atomic_long_dec_and_test(&kb_blk.cpu_left))
+			kb_blk.cpu_done_ns = ktime_get_ns();
+	}
+	if (atomic_long_dec_and_test(&kb_blk.all_left)) {
+		kb_blk.all_done_ns = ktime_get_ns();
+		complete(&kb_blk.done);
+	}
+}
+
+KB_ITEM_FNS(kb_blk_body)
+
+/*
+ * Whether @t is a thread of @impl's executor.  libexec's: the pool's
+ * workers, by name (no other pool is alive while blocking_mix runs).
+ * system_wq's: the workers of the per-CPU normal-priority pools it queues
+ * on, "kworker/CPU:ID" (not "kworker/CPU:IDH", a high-priority pool's, nor
+ * "kworker/uN:ID", an unbound pool's), idle ones included.  Those pools
+ * are shared with the rest of the kernel, so they count workers that never
+ * ran one of our items; in the benchmark's guest little else runs.
+ */
+static bool kb_blk_counts(const struct task_struct *t, enum kb_impl impl)
+{
+	size_t len;
+
+	if (impl != KB_WQ_SYSTEM)
+		return !strncmp(t->comm, KB_BLK_POOL_COMM,
+				sizeof(KB_BLK_POOL_COMM) - 1);
+	if (!(t->flags & PF_WQ_WORKER) || strncmp(t->comm, "kworker/", 8) ||
+	    !isdigit(t->comm[8]))
+		return false;
+	len = strnlen(t->comm, sizeof(t->comm));
+	return t->comm[len - 1] != 'H';
+}
+
+static unsigned int kb_blk_count(enum kb_impl impl)
+{
+	struct task_struct *t;
+	unsigned int n = 0;
+
+	/* Kernel threads are each a process of one thread. */
+	rcu_read_lock();
+	for_each_process(t)
+		n += kb_blk_counts(t, impl);
+	rcu_read_unlock();
+	return n;
+}
+
+/**
+ * struct kb_blk_sampler - counts the executor's threads every millisecond
+ * @impl: the executor's kind
+ * @max: the highest count so far
+ */
+struct kb_blk_sampler {
+	enum kb_impl impl;
+	unsigned int max;
+};
+
+static int kb_blk_sampler_main(void *arg)
+{
+	struct kb_blk_sampler *s = arg;
+	u64 deadline = ktime_get_ns();
+
+	while (!kthread_should_stop()) {
+		WRITE_ONCE(s->max, max(s->max, kb_blk_count(s->impl)));
+		/* A fixed schedule: a late sample does not shift the rest. */
+		deadline += KB_BLK_SAMPLE_NS;
+		kb_sleep_until(deadline);
+	}
+	return 0;
+}
+
+/* @ns nanoseconds as "key":milliseconds, to the microsecond. */
+static void kb_line_ms(struct kb_line *l, const char *key, u64 ns)
+{
+	u32 rem;
+	u64 ms = div_u64_rem(ns, NSEC_PER_MSEC, &rem);
+
+	kb_line_add(l, ",\"%s\":%llu.%03u", key, ms,
+		    (u32)(rem / NSEC_PER_USEC));
+}
+
+static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
+{
+	static const char bench[] = "blocking_mix";
+	unsigned long n = cpu_tasks, b, total, i, submitted = 0, bad = 0;
+	struct kb_blk_sampler sampler = { .impl = impl };
+	struct task_struct *task;
+	struct kb_blk_item *items;
+	unsigned int before;
+	struct kb_line line;
+	struct kb_exec e;
+	int err = 0;
+	u64 t0;
+
+	b = blocking_tasks ? blocking_tasks : 4UL * threads;
+	total = n + b;
+	items = kvcalloc(total, sizeof(*items), GFP_KERNEL);
+	if (!items) {
+		kb_fail(bench, impl, "out of memory");
+		return;
+	}
+	err = kb_exec_create(&e, impl, threads);
+	if (err) {
+		kb_fail(bench, impl, "creating the executor: %d", err);
+		goto out_free;
+	}
+	for (i = 0; i < total; i++) {
+		kb_item_init(&e.q, &items[i].item, kb_blk_body_efn,
+			     kb_blk_body_wfn);
+		items[i].blocking = i < b;
+	}
+	atomic_long_set(&kb_blk.cpu_left, n);
+	atomic_long_set(&kb_blk.all_left, total);
+	init_completion(&kb_blk.done);
+
+	before = kb_blk_count(impl);
+	sampler.max = before;
+	task = kthread_run(kb_blk_sampler_main, &sampler, "exec-kb-sampler");
+	if (IS_ERR(task)) {
+		kb_fail(bench, impl, "starting the sampler: %ld",
+			PTR_ERR(task));
+		kb_exec_destroy(&e);
+		goto out_free;
+	}
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < total && !err; i++) {
+		err = kb_submit(&e.q, &items[i].item);
+		submitted += !err;
+	}
+	if (!err && !wait_for_completion_timeout(&kb_blk.done, KB_TIMEOUT))
+		err = -ETIMEDOUT;
+	kthread_stop(task);
+	/* system_wq is not destroyed: wait for each item's function. */
+	if (impl == KB_WQ_SYSTEM)
+		for (i = 0; i < submitted; i++)
+			flush_work(&items[i].item.ww);
+	if (kb_exec_destroy(&e) && !err)
+		err = -EDEADLK;
+	if (err) {
+		kb_fail(bench, impl, "%lu of %lu tasks submitted: error %d",
+			submitted, total, err);
+		goto out_free;
+	}
+	for (i = 0; i < total; i++)
+		bad += atomic_read(&items[i].runs) != 1;
+	if (bad) {
+		kb_fail(bench, impl, "%lu of %lu tasks did not run exactly once",
+			bad, total);
+		goto out_free;
+	}
+
+	kb_line_begin(&line, bench, &e, run);
+	kb_line_uint(&line, "blocking", b);
+	kb_line_uint(&line, "tasks", n);
+	kb_line_seconds(&line, kb_blk.all_done_ns - t0);
+	kb_line_ms(&line, "cpu_done_ms", kb_blk.cpu_done_ns - t0);
+	kb_line_ms(&line, "all_done_ms", kb_blk.all_done_ns - t0);
+	kb_line_ms(&line, "ideal_ms",
+		   div_u64(n * KB_BLK_SPIN_NS, num_online_cpus()));
+	kb_line_uint(&line, "threads_max", READ_ONCE(sampler.max));
+	kb_line_uint(&line, "threads_before", before);
+	kb_line_end(&line);
+out_free:
+	kvfree(items);
+}
+
 /* --- the module ------------------------------------------------------------------ */
 
 /**
@@ -1618,6 +1883,8 @@ static const struct kb_workload kb_workloads[] = {
 	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER }, 4 },
 	{ "serial_throughput", kb_serial_throughput,
 	  { KB_LIBEXEC, KB_WQ_ORDERED }, 2 },
+	{ "blocking_mix", kb_blocking_mix,
+	  { KB_LIBEXEC, KB_WQ_SYSTEM }, 2 },
 };
 
 /* Whether @name is in the comma-separated list @only (NULL or "": all). */
@@ -1647,14 +1914,16 @@ static int __init exec_kbench_init(void)
 	/* timer_churn's shuffle draws indexes below 2^32. */
 	if (!producers || !tasks || !hops || !samples || !timer_samples ||
 	    !churn_timers || churn_timers > U32_MAX || !strands ||
-	    !serial_tasks || threads > EXEC_THREAD_POOL_MAX_THREADS ||
+	    !serial_tasks || !cpu_tasks ||
+	    threads > EXEC_THREAD_POOL_MAX_THREADS ||
 	    threads > WQ_MAX_ACTIVE) {
 		pr_err("invalid parameters\n");
 		return -EINVAL;
 	}
-	pr_info("start: online_cpus=%u threads=%u producers=%u tasks=%lu hops=%lu samples=%u timer_samples=%u churn_timers=%lu strands=%u serial_tasks=%lu runs=%u%s\n",
+	pr_info("start: online_cpus=%u threads=%u producers=%u tasks=%lu hops=%lu samples=%u timer_samples=%u churn_timers=%lu strands=%u serial_tasks=%lu blocking_tasks=%u cpu_tasks=%lu runs=%u%s\n",
 		num_online_cpus(), threads, producers, tasks, hops, samples,
-		timer_samples, churn_timers, strands, serial_tasks, runs,
+		timer_samples, churn_timers, strands, serial_tasks,
+		blocking_tasks ? blocking_tasks : 4 * threads, cpu_tasks, runs,
 		KB_DEBUG_KERNEL ? " (debug kernel: timings distorted)" : "");
 
 	for (r = 0; r < runs; r++) {

@@ -129,7 +129,8 @@ struct exec_prio_watchdog {
  * @time_limit_fatal: an overrun is fatal; set at creation
  * @managed: a managed queue (struct exec_prio_config); set at creation
  * @name: in reports; set at creation
- * @refs: A: references (handle + reserved runners)
+ * @refs: A: references (handle + reserved runners + waiters for room or
+ *	idle)
  * @lock: guards the fields marked L; raw, as submissions come from any
  *	context, hardirq included, and a priority executor over the inline
  *	executor takes items in the submitter's context
@@ -515,8 +516,9 @@ static void exec_prio_release(struct exec_priority *p,
 	if (orphans) {
 		exec_prio_discard_list(orphans);
 		exec_prio_wake_room(p);
-		exec_prio_wake_idle(p);
 	}
+	/* Destroy waits for no item running, wait_idle for no runner. */
+	exec_prio_wake_idle(p);
 	exec_prio_put(p);
 }
 
@@ -542,8 +544,8 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 						  work);
 	struct exec_priority *p = r->prio;
 	struct exec_prio_runner *extra;
+	struct exec_work *work, *orphans;
 	struct exec_frame frame;
-	struct exec_work *work;
 	unsigned int done = 0;
 	unsigned long flags;
 	const void *item;
@@ -586,10 +588,18 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 		exec_prio_release(p, r);
 		return;
 	}
+	/*
+	 * In the section that found the levels empty: a submission that
+	 * comes after sees no reservation and reserves a runner itself, where
+	 * between the two it would leave its item to us, and we would end as
+	 * the last runner with an item waiting.
+	 */
+	orphans = exec_prio_unreserve(p, r);
 	raw_spin_unlock_irqrestore(&p->lock, flags);
-	/* Destroy waits for no item running, wait_idle for nothing left. */
+	/* None: the levels were empty, or destroy takes what is left. */
+	WARN_ON_ONCE(orphans);
 	exec_prio_wake_idle(p);
-	exec_prio_release(p, r);
+	exec_prio_put(p);
 }
 
 /* The underlying executor dropped a runner (a hard shutdown of a pool). */
@@ -619,22 +629,11 @@ static bool exec_prio_room(struct exec_priority *p)
 	return room;
 }
 
-/*
- * Waits until there may be room, or fails.  One of its own items gets the
- * non-blocking answer: with every runner busy with items like it, the
- * room it waits for could never come.
- */
-static int exec_prio_wait_room(struct exec_priority *p, unsigned int flags)
-{
-	if ((flags & EXEC_SUBMIT_NOWAIT) || exec_frame_find(p))
-		return -EAGAIN;
-	might_sleep();
-	wait_event(p->room_wq, exec_prio_room(p));
-	return 0;
-}
+/* exec_prio_submit_now(): the queue limit is reached. */
+#define EXEC_PRIO_FULL	1
 
-/* @work is pending and @level in range. */
-static int exec_prio_submit_level(struct exec_priority *p,
+/* @work is pending and @level in range; EXEC_PRIO_FULL if no room. */
+static int exec_prio_submit_now(struct exec_priority *p,
 				  struct exec_work *work, unsigned int level,
 				  unsigned int flags)
 {
@@ -645,7 +644,6 @@ static int exec_prio_submit_level(struct exec_priority *p,
 	bool first = false;
 	int ret;
 
-again:
 	raw_spin_lock_irqsave(&p->lock, irqflags);
 	if (unlikely(p->dying || p->closed)) {
 		raw_spin_unlock_irqrestore(&p->lock, irqflags);
@@ -654,10 +652,7 @@ again:
 	if (unlikely(p->queue_limit && p->nr_queued >= p->queue_limit &&
 		     !(flags & EXEC_SUBMIT_FORCE))) {
 		raw_spin_unlock_irqrestore(&p->lock, irqflags);
-		ret = exec_prio_wait_room(p, flags);
-		if (ret)
-			return ret;
-		goto again;
+		return EXEC_PRIO_FULL;
 	}
 	exec_prio_enqueue(p, work, level, now);
 	if (!p->nr_reserved) {
@@ -692,6 +687,33 @@ again:
 	exec_prio_discard_list(orphans);
 	exec_prio_wake_room(p);
 	exec_prio_wake_idle(p);
+	exec_prio_put(p);
+	return ret;
+}
+
+/*
+ * @work is pending and @level in range.  Without room, waits for it, or
+ * fails with -EAGAIN: with EXEC_SUBMIT_NOWAIT, and from one of its own
+ * items, since with every runner busy with items like it the room could
+ * never come.  A waiter holds a reference, so a managed queue closed
+ * meanwhile is not freed under it; it then fails with -ESHUTDOWN.
+ */
+static int exec_prio_submit_level(struct exec_priority *p,
+				  struct exec_work *work, unsigned int level,
+				  unsigned int flags)
+{
+	int ret = exec_prio_submit_now(p, work, level, flags);
+
+	if (likely(ret != EXEC_PRIO_FULL))
+		return ret;
+	if ((flags & EXEC_SUBMIT_NOWAIT) || exec_frame_find(p))
+		return -EAGAIN;
+	might_sleep();
+	atomic_inc(&p->refs);
+	do {
+		wait_event(p->room_wq, exec_prio_room(p));
+		ret = exec_prio_submit_now(p, work, level, flags);
+	} while (ret == EXEC_PRIO_FULL);
 	exec_prio_put(p);
 	return ret;
 }
@@ -955,12 +977,15 @@ long exec_priority_destroy(struct exec_priority *prio)
 EXPORT_SYMBOL_GPL(exec_priority_destroy);
 
 /*
- * Under @lock: nothing queued, running, or outstanding.  A timed item that
- * comes due is queued before its unit is released, so it is always seen.
+ * Under @lock: nothing queued, running, or outstanding, and no runner
+ * reserved, so that a destroy that follows frees the queue at once.  A
+ * timed item that comes due is queued before its unit is released, so it
+ * is always seen.
  */
 static bool exec_prio_idle_locked(struct exec_priority *p)
 {
-	return !p->nr_queued && !p->nr_running && !p->nr_units;
+	return !p->nr_queued && !p->nr_running && !p->nr_units &&
+	       !p->nr_reserved;
 }
 
 static bool exec_prio_idle(struct exec_priority *p)
@@ -986,7 +1011,10 @@ int exec_prio_wait_idle(struct exec_priority *p)
 	might_sleep();
 	if (exec_frame_find(p))
 		return -EDEADLK;
+	/* As for room: a close meanwhile does not free it under us. */
+	atomic_inc(&p->refs);
 	wait_event(p->idle_wq, exec_prio_idle(p));
+	exec_prio_put(p);
 	return 0;
 }
 
@@ -995,7 +1023,11 @@ int exec_prio_wait_idle(struct exec_priority *p)
  * @p: the executor
  *
  * Timed items not yet due are discarded.  The last reference, that of the
- * runner of the last item, frees @p.
+ * runner of the last item, frees @p.  If nothing is left to run, that is
+ * the caller's: runners that have let go of their reservation are only
+ * waking waiters and dropping their references, and are waited for, so
+ * that the underlying executor can be destroyed as soon as this returns
+ * (after exec_prio_wait_idle(), say).
  *
  * Context: Process context; may sleep.
  * Return: the number of timed items discarded; -EBUSY while something
@@ -1005,6 +1037,7 @@ long exec_prio_close(struct exec_priority *p)
 {
 	unsigned long flags;
 	long discarded;
+	bool idle;
 
 	might_sleep();
 	if (exec_executor_check_unused(&p->ex))
@@ -1013,9 +1046,13 @@ long exec_prio_close(struct exec_priority *p)
 	discarded = exec_timers_shutdown(&p->ex);
 	raw_spin_lock_irqsave(&p->lock, flags);
 	p->closed = true;
+	idle = exec_prio_idle_locked(p);
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	/* Submitters waiting for room fail with -ESHUTDOWN. */
 	wake_up_all(&p->room_wq);
+	/* Nothing can reserve a runner now: the others' ends are near. */
+	while (idle && atomic_read_acquire(&p->refs) > 1)
+		cond_resched();
 	exec_prio_put(p);
 	return discarded;
 }

@@ -5,7 +5,8 @@
  * limit's report while an overrunning item still runs and none for a short
  * one, wait_until_complete with a timed item armed, destroy that returns
  * while an item runs and lets the queued ones run afterwards (the
- * underlying refusing destroy meanwhile), and argument checks.
+ * underlying refusing destroy meanwhile), an item submitted as the runner
+ * of the one before ends, and argument checks.
  */
 #include <kunit/test.h>
 #include <exec/exec.h>
@@ -15,7 +16,8 @@
 
 #define MQ_ITEMS	64
 #define MQ_LIMIT	2
-#define MQ_TIME_LIMIT_NS	(20ULL * 1000 * 1000)
+/* Far above what a short item takes, even on a loaded machine. */
+#define MQ_TIME_LIMIT_NS	(200ULL * 1000 * 1000)
 
 struct mq_fx;
 
@@ -166,6 +168,11 @@ static void mq_thread_limit_bounds_items_at_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_managed_queue_wait_until_complete(fx->q), 0);
 	for (i = 0; i < MQ_ITEMS; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[i].runs), 1);
+	/* After the wait the queue goes at once, and the pool after it. */
+	KUNIT_EXPECT_EQ(test, exec_managed_queue_destroy(fx->q), 0L);
+	fx->q = NULL;
+	KUNIT_EXPECT_EQ(test, exec_executor_dependents(
+				exec_thread_pool_executor(fx->pool)), 0UL);
 	mfx_finish(fx);
 }
 
@@ -384,6 +391,31 @@ static void mq_destroy_from_own_item_is_allowed(struct kunit *test)
 	mfx_finish(fx);
 }
 
+/*
+ * Each item is submitted as the runner of the one before ends: the runner
+ * must not end as the last one with the new item left behind (discarded).
+ */
+static void mq_item_submitted_as_runner_ends_runs(struct kunit *test)
+{
+	struct exec_managed_queue_attr attr = { .thread_limit = 1 };
+	struct mq_fx *fx = mfx_create(test, 2, &attr);
+	struct mqw *w;
+	int i;
+
+	if (!fx)
+		return;
+	w = mqw_init(fx, 0, false);
+	for (i = 1; i <= 2000; i++) {
+		KUNIT_ASSERT_EQ(test, exec_submit(fx->ex, &w->work), 0);
+		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&w->runs, i,
+							EXEC_TEST_TIMEOUT_MS));
+	}
+	KUNIT_EXPECT_EQ(test, exec_managed_queue_wait_until_complete(fx->q), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->runs), 2000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->discards), 0);
+	mfx_finish(fx);
+}
+
 static void mq_bad_input(struct kunit *test)
 {
 	struct exec_managed_queue_attr attr = {
@@ -425,6 +457,7 @@ static struct kunit_case exec_managed_queue_cases[] = {
 	KUNIT_CASE(mq_wait_until_complete_waits_for_timed_item),
 	KUNIT_CASE(mq_destroy_returns_while_items_run_then_they_run),
 	KUNIT_CASE(mq_destroy_from_own_item_is_allowed),
+	KUNIT_CASE(mq_item_submitted_as_runner_ends_runs),
 	KUNIT_CASE(mq_bad_input),
 	{}
 };

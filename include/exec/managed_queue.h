@@ -94,7 +94,9 @@ struct exec_executor *exec_managed_queue_executor(struct exec_managed_queue *q);
  *
  * Waits for all the work now associated with the queue: items waiting or
  * running, timed items armed on it and not yet due, units of outstanding
- * work.  Work added meanwhile may or may not be waited for.
+ * work, and its runners on the underlying executor.  Work added meanwhile
+ * may or may not be waited for.  A destroy after it frees the queue before
+ * returning, so the underlying executor can be destroyed at once.
  *
  * Context: Process context; sleeps.
  * Return: 0; -EINVAL for NULL; -EDEADLK when called from an item of @q

@@ -80,6 +80,7 @@ struct exec_dependents exec_static_dependents;
 static const char *const exec_dep_names[EXEC_DEP_COUNT][2] = {
 	[EXEC_DEP_SERIAL] = { "serial executor", "serial executors" },
 	[EXEC_DEP_PRIORITY] = { "priority executor", "priority executors" },
+	[EXEC_DEP_MANAGED_QUEUE] = { "managed queue", "managed queues" },
 	[EXEC_DEP_DEFAULT] = { "default executor installation",
 			       "default executor installations" },
 	[EXEC_DEP_WORK] = { "work guard", "work guards" },
@@ -156,6 +157,20 @@ static void exec_closure_run(struct exec_work *work)
 	/* Given back first: @fn may submit again and reuse it at once. */
 	exec_closure_free(c);
 	fn(arg);
+}
+
+/**
+ * exec_work_symbol - the function an item stands for, for reports
+ * @work: an item, pending or owned by the caller
+ *
+ * Context: Any context.
+ * Return: a closure's own function, else the item's.
+ */
+const void *exec_work_symbol(const struct exec_work *work)
+{
+	if (work->func == exec_closure_run)
+		return container_of(work, struct exec_closure, work)->fn;
+	return work->func;
 }
 
 static void exec_closure_drop(struct exec_work *work)

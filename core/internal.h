@@ -242,6 +242,7 @@ void exec_timer_discard(struct exec_work *work);
 enum exec_dep_kind {
 	EXEC_DEP_SERIAL,	/* a serial executor over it */
 	EXEC_DEP_PRIORITY,	/* a priority executor over it */
+	EXEC_DEP_MANAGED_QUEUE,	/* a managed queue over it, until its last item */
 	EXEC_DEP_DEFAULT,	/* installed as the default executor */
 	EXEC_DEP_WORK,		/* a unit of outstanding work, a work guard */
 	EXEC_DEP_CONTINUATION,	/* exec_future_then(), not yet submitted */
@@ -279,6 +280,7 @@ void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 void exec_timer_test_set_realtime_offset(s64 offset);
 
 /* Closures for executors with a submission function of their own. */
+const void *exec_work_symbol(const struct exec_work *work);
 struct exec_work *exec_closure_get(struct exec_executor *ex, exec_fn fn,
 				   exec_fn discard, void *arg, gfp_t gfp);
 void exec_closure_put(struct exec_work *work);
@@ -306,6 +308,41 @@ void exec_thread_attr_free(struct exec_thread_attr *attr);
 /* Execution contexts (core/context.c). */
 void exec_executor_context_release(struct exec_executor *ex);
 void exec_static_context_release(void);
+
+/*
+ * The priority executor core (core/priority.c), which the managed queue
+ * (core/managed_queue.c) uses with one level.  What the public attributes
+ * of each give, and:
+ *
+ * @queue_limit: most items waiting to start, 0 for no bound; a submission
+ *	waits for room (EXEC_SUBMIT_NOWAIT, or from one of its own items:
+ *	-EAGAIN); timed items that come due are counted, never refused
+ * @time_limit_ns: an item running longer is reported (exec_prio_report()),
+ *	while it runs; 0 for none
+ * @time_limit_fatal: and the report is fatal (BUG())
+ * @managed: destroy (exec_prio_close()) lets the queued items run and the
+ *	last of them frees it; the executor counts its outstanding work (timed
+ *	items armed on it, exec_on_work_started()) for exec_prio_wait_idle();
+ *	it depends on @underlying as EXEC_DEP_MANAGED_QUEUE until then
+ * @name: in reports; copied
+ */
+struct exec_prio_config {
+	unsigned int nr_levels;
+	unsigned int max_running;
+	u64 aging_ns;
+	unsigned long queue_limit;
+	u64 time_limit_ns;
+	bool time_limit_fatal;
+	bool managed;
+	const char *name;
+};
+
+int exec_prio_create(struct exec_priority **priop,
+		     struct exec_executor *underlying,
+		     const struct exec_prio_config *cfg);
+long exec_prio_close(struct exec_priority *p);
+int exec_prio_wait_idle(struct exec_priority *p);
+unsigned long exec_prio_test_reports(void);
 
 /* Default executor teardown, for the kernel module's exit. */
 void exec_default_shutdown(void);

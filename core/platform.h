@@ -38,6 +38,8 @@
  *   exec_clockev_init/start/stop()
  *   exec_clockev_program()         (re)program one clock's event
  *   exec_parker_park_until()       park, but no later than a deadline
+ *   exec_symbol_name()             a function's name for a report (%ps /
+ *                                  dladdr(), else its address)
  *
  * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
  * permit available and wakes the owner if it sleeps; park() consumes the
@@ -85,6 +87,14 @@ int exec_clockev_start(struct exec_clockev *ce);
 void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
 			  u64 when);
 void exec_clockev_stop(struct exec_clockev *ce);
+
+/*
+ * Writes the name of the function at @addr into @buf (@size bytes, NUL
+ * terminated), as the kernel's %ps prints it: "name" or "name+0xoff", or
+ * the address when no name is known.  Any context.
+ */
+void exec_symbol_name(char *buf, size_t size, const void *addr);
+#define EXEC_SYMBOL_NAME_LEN	128
 
 /* For backends that sleep on one clock at a time (core/parker.c). */
 u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);

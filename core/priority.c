@@ -45,6 +45,25 @@
  * exec_priority_destroy() sets @dying, waits until no item runs, and
  * discards what waits; a runner that starts later only drops its
  * reference, so the underlying executor may still hold it after destroy.
+ * A managed queue's destroy (exec_prio_close()) sets @closed instead:
+ * submissions fail, but the runners go on until the levels are empty, and
+ * the last reference, a runner's, frees the executor and lets go of the
+ * underlying one (EXEC_DEP_MANAGED_QUEUE).
+ *
+ * Queue limit.  With @queue_limit, a submission that finds @nr_queued at the
+ * limit waits on @room_wq (or fails with -EAGAIN); a runner that takes an
+ * item wakes it.  Timed items that come due (EXEC_SUBMIT_FORCE) were
+ * accepted when armed: counted, never refused.
+ *
+ * Time limit.  With @time_limit_ns, each runner notes under the lock which
+ * item it runs and since when.  A clock event device of the platform's
+ * (@watchdog: an hrtimer in the kernel, a thread in userspace; the one a
+ * timer base uses) is programmed for the earliest time an item now running
+ * overruns; its handler reports each item that has, once, while the item
+ * still runs, so an item stuck for good is reported too.  The device works
+ * whether or not the underlying executor has a free thread.  An item that
+ * overran and returns before the handler saw it is reported on return.  An
+ * item within its limit is never reported.
  */
 #include "internal.h"
 
@@ -69,11 +88,32 @@ struct exec_prio_level {
  * @work: pending while the underlying executor holds it
  * @prio: its executor; set at creation
  * @next_free: L: the next runner not reserved
+ * @item: L: what the item it runs stands for (exec_work_symbol()); with a
+ *	time limit only
+ * @started_ns: L: when that item started; with a time limit only
+ * @busy: L: it runs an item; with a time limit only
+ * @reported: L: that item has been reported for overrunning
  */
 struct exec_prio_runner {
 	struct exec_work work;
 	struct exec_priority *prio;
 	struct exec_prio_runner *next_free;
+	const void *item;
+	u64 started_ns;
+	bool busy;
+	bool reported;
+};
+
+/**
+ * struct exec_prio_watchdog - reports items that overrun the time limit
+ * @ce: the clock event device; its handler is exec_prio_watchdog_fn()
+ * @prio: its executor; set at creation
+ * @at: L: the time @ce is programmed for; EXEC_TIME_NEVER if none
+ */
+struct exec_prio_watchdog {
+	struct exec_clockev ce;
+	struct exec_priority *prio;
+	u64 at;
 };
 
 /**
@@ -84,7 +124,13 @@ struct exec_prio_runner {
  * @max_running: runners that may be reserved at once; set at creation
  * @default_level: the level of exec_submit(); set at creation
  * @aging_ns: the aging bound, 0 for none; set at creation
- * @refs: A: references (handle + reserved runners)
+ * @queue_limit: most items waiting, 0 for no bound; set at creation
+ * @time_limit_ns: the time limit of an item, 0 for none; set at creation
+ * @time_limit_fatal: an overrun is fatal; set at creation
+ * @managed: a managed queue (struct exec_prio_config); set at creation
+ * @name: in reports; set at creation
+ * @refs: A: references (handle + reserved runners + waiters for room or
+ *	idle)
  * @lock: guards the fields marked L; raw, as submissions come from any
  *	context, hardirq included, and a priority executor over the inline
  *	executor takes items in the submitter's context
@@ -95,8 +141,15 @@ struct exec_prio_runner {
  * @first_pending: L: the only reserved runner has not started yet; no
  *	other runner is reserved meanwhile
  * @dying: L: exec_priority_destroy() has begun
+ * @closed: L: exec_prio_close() has begun: submissions fail, the items
+ *	queued still run
+ * @nr_units: L: outstanding work of a managed queue: timed items armed on
+ *	it, units of exec_on_work_started()
  * @free_runners: L: runners not reserved, linked through @next_free
- * @idle_wq: exec_priority_destroy() waits here for @nr_running to reach 0
+ * @idle_wq: exec_priority_destroy() waits here for @nr_running to reach
+ *	0, exec_prio_wait_idle() for everything to be done
+ * @room_wq: submitters wait here for room below @queue_limit
+ * @watchdog: with a time limit, its clock event device; set at creation
  * @runners: the @max_running runners; set at creation
  * @levels: L: the @nr_levels FIFOs
  */
@@ -107,6 +160,11 @@ struct exec_priority {
 	unsigned int max_running;
 	unsigned int default_level;
 	u64 aging_ns;
+	unsigned long queue_limit;
+	u64 time_limit_ns;
+	bool time_limit_fatal;
+	bool managed;
+	char *name;
 	atomic_t refs;
 	raw_spinlock_t lock;
 	u64 nonempty;
@@ -115,13 +173,18 @@ struct exec_priority {
 	unsigned int nr_running;
 	bool first_pending;
 	bool dying;
+	bool closed;
+	unsigned long nr_units;
 	struct exec_prio_runner *free_runners;
 	wait_queue_head_t idle_wq;
+	wait_queue_head_t room_wq;
+	struct exec_prio_watchdog *watchdog;
 	struct exec_prio_runner *runners;
 	struct exec_prio_level levels[];
 };
 
 static const struct exec_executor_ops exec_priority_ops;
+static const struct exec_executor_ops exec_managed_queue_ops;
 
 static struct exec_priority *exec_to_prio(struct exec_executor *ex)
 {
@@ -132,11 +195,149 @@ static void exec_prio_put(struct exec_priority *p)
 {
 	if (!atomic_dec_and_test(&p->refs))
 		return;
+	if (p->watchdog) {
+		exec_clockev_stop(&p->watchdog->ce);
+		kfree(p->watchdog);
+	}
 	exec_timers_free(&p->ex);
 	exec_executor_fini(&p->ex);
+	/* A managed queue's last item is done: the underlying may go. */
+	if (p->managed)
+		exec_executor_undepend(p->underlying, EXEC_DEP_MANAGED_QUEUE);
 	raw_spin_lock_destroy(&p->lock);
+	kfree(p->name);
 	kfree(p->runners);
 	kfree(p);
+}
+
+/* Wakes whoever waits for room, after items were taken or dropped. */
+static void exec_prio_wake_room(struct exec_priority *p)
+{
+	/* Full barrier, then the check: pairs with wait_event(). */
+	if (p->queue_limit && wq_has_sleeper(&p->room_wq))
+		wake_up_all(&p->room_wq);
+}
+
+/* Wakes destroy and wait_until_complete, which recheck their condition. */
+static void exec_prio_wake_idle(struct exec_priority *p)
+{
+	if (wq_has_sleeper(&p->idle_wq))
+		wake_up_all(&p->idle_wq);
+}
+
+static atomic_long_t exec_prio_reports;
+
+/**
+ * exec_prio_test_reports - how many time limit reports have been made
+ *
+ * For the tests.
+ *
+ * Context: Any context.
+ * Return: the count since the library was loaded.
+ */
+unsigned long exec_prio_test_reports(void)
+{
+	return atomic_long_read(&exec_prio_reports);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_prio_test_reports);
+
+/* Reports an item that overran; without locks, as pr_warn() may sleep. */
+static void exec_prio_report(struct exec_priority *p, const void *item,
+			     u64 ran_ns, bool running)
+{
+	char sym[EXEC_SYMBOL_NAME_LEN];
+
+	exec_symbol_name(sym, sizeof(sym), item);
+	pr_warn("exec: queue \"%s\": item %s ran for %llu ms (limit %llu ms)%s\n",
+		p->name, sym, (unsigned long long)div_u64(ran_ns, NSEC_PER_MSEC),
+		(unsigned long long)div_u64(p->time_limit_ns, NSEC_PER_MSEC),
+		running ? ", still running" : "");
+	atomic_long_inc(&exec_prio_reports);
+	if (p->time_limit_fatal)
+		BUG();
+}
+
+/* Under @lock: @r starts @work; the watchdog covers it. */
+static void exec_prio_watch_start(struct exec_priority *p,
+				  struct exec_prio_runner *r,
+				  struct exec_work *work)
+{
+	struct exec_prio_watchdog *wd = p->watchdog;
+	u64 due;
+
+	r->item = exec_work_symbol(work);
+	r->started_ns = ktime_get_ns();
+	r->busy = true;
+	r->reported = false;
+	due = r->started_ns + p->time_limit_ns;
+	if (due < wd->at) {
+		wd->at = due;
+		exec_clockev_program(&wd->ce, EXEC_CLOCK_MONOTONIC, due);
+	}
+}
+
+/*
+ * Under @lock: @r's item has returned.  Returns how long it ran if it
+ * overran and the watchdog has not reported it yet, else 0.
+ */
+static u64 exec_prio_watch_end(struct exec_priority *p,
+			       struct exec_prio_runner *r)
+{
+	u64 ran = ktime_get_ns() - r->started_ns;
+
+	r->busy = false;
+	if (r->reported || ran < p->time_limit_ns)
+		return 0;
+	r->reported = true;
+	return ran;
+}
+
+/*
+ * The watchdog's clock event: in hard interrupt context in the kernel, on
+ * the device's thread in userspace.  Reports, one at a time and without
+ * the lock, each item that has overrun and not been reported, then
+ * programs the device for the next item that may.
+ */
+static void exec_prio_watchdog_fn(struct exec_clockev *ce)
+{
+	struct exec_prio_watchdog *wd = container_of(ce,
+						     struct exec_prio_watchdog,
+						     ce);
+	struct exec_priority *p = wd->prio;
+	struct exec_prio_runner *r, *late;
+	u64 now, next, ran = 0;
+	const void *item = NULL;
+	unsigned long flags;
+	unsigned int i;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&p->lock, flags);
+		now = ktime_get_ns();
+		next = EXEC_TIME_NEVER;
+		late = NULL;
+		for (i = 0; i < p->max_running && !late; i++) {
+			r = &p->runners[i];
+			if (!r->busy || r->reported)
+				continue;
+			if (now - r->started_ns >= p->time_limit_ns)
+				late = r;
+			else
+				next = min(next, r->started_ns +
+						 p->time_limit_ns);
+		}
+		if (late) {
+			late->reported = true;
+			item = late->item;
+			ran = now - late->started_ns;
+		} else {
+			wd->at = next;
+			exec_clockev_program(ce, EXEC_CLOCK_MONOTONIC, next);
+		}
+		raw_spin_unlock_irqrestore(&p->lock, flags);
+		if (!late)
+			return;
+		exec_prio_report(p, item, ran, true);
+	}
 }
 
 /* Under @lock: @work goes to the back of @level; @now is 0 without aging. */
@@ -312,7 +513,12 @@ static void exec_prio_release(struct exec_priority *p,
 	raw_spin_lock_irqsave(&p->lock, flags);
 	orphans = exec_prio_unreserve(p, r);
 	raw_spin_unlock_irqrestore(&p->lock, flags);
-	exec_prio_discard_list(orphans);
+	if (orphans) {
+		exec_prio_discard_list(orphans);
+		exec_prio_wake_room(p);
+	}
+	/* Destroy waits for no item running, wait_idle for no runner. */
+	exec_prio_wake_idle(p);
 	exec_prio_put(p);
 }
 
@@ -338,20 +544,24 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 						  work);
 	struct exec_priority *p = r->prio;
 	struct exec_prio_runner *extra;
+	struct exec_work *work, *orphans;
 	struct exec_frame frame;
-	struct exec_work *work;
 	unsigned int done = 0;
 	unsigned long flags;
-	bool wake = false;
+	const void *item;
+	u64 late = 0;
 
 	raw_spin_lock_irqsave(&p->lock, flags);
 	p->first_pending = false;
 	while (!p->dying && done < EXEC_PRIORITY_BATCH &&
 	       (work = exec_prio_take(p))) {
 		p->nr_running++;
+		if (p->time_limit_ns)
+			exec_prio_watch_start(p, r, work);
 		extra = exec_prio_want_runner(p) ? exec_prio_reserve(p) : NULL;
 		raw_spin_unlock_irqrestore(&p->lock, flags);
 
+		exec_prio_wake_room(p);
 		if (extra)
 			exec_prio_schedule_extra(p, extra, 0);
 		exec_frame_push(&frame, p);
@@ -361,7 +571,14 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 
 		raw_spin_lock_irqsave(&p->lock, flags);
 		p->nr_running--;
-		wake = p->dying && !p->nr_running;
+		if (p->time_limit_ns)
+			late = exec_prio_watch_end(p, r);
+		if (unlikely(late)) {
+			item = r->item;
+			raw_spin_unlock_irqrestore(&p->lock, flags);
+			exec_prio_report(p, item, late, false);
+			raw_spin_lock_irqsave(&p->lock, flags);
+		}
 	}
 	if (!p->dying && done == EXEC_PRIORITY_BATCH && p->nr_queued) {
 		raw_spin_unlock_irqrestore(&p->lock, flags);
@@ -371,10 +588,18 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 		exec_prio_release(p, r);
 		return;
 	}
+	/*
+	 * In the section that found the levels empty: a submission that
+	 * comes after sees no reservation and reserves a runner itself, where
+	 * between the two it would leave its item to us, and we would end as
+	 * the last runner with an item waiting.
+	 */
+	orphans = exec_prio_unreserve(p, r);
 	raw_spin_unlock_irqrestore(&p->lock, flags);
-	if (wake)
-		wake_up_all(&p->idle_wq);
-	exec_prio_release(p, r);
+	/* None: the levels were empty, or destroy takes what is left. */
+	WARN_ON_ONCE(orphans);
+	exec_prio_wake_idle(p);
+	exec_prio_put(p);
 }
 
 /* The underlying executor dropped a runner (a hard shutdown of a pool). */
@@ -392,8 +617,23 @@ static void exec_prio_runner_discarded(struct exec_work *runner)
 	exec_prio_release(p, r);
 }
 
-/* @work is pending and @level in range. */
-static int exec_prio_submit_level(struct exec_priority *p,
+/* Whether a submitter waiting for room should look again. */
+static bool exec_prio_room(struct exec_priority *p)
+{
+	unsigned long flags;
+	bool room;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	room = p->dying || p->closed || p->nr_queued < p->queue_limit;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	return room;
+}
+
+/* exec_prio_submit_now(): the queue limit is reached. */
+#define EXEC_PRIO_FULL	1
+
+/* @work is pending and @level in range; EXEC_PRIO_FULL if no room. */
+static int exec_prio_submit_now(struct exec_priority *p,
 				  struct exec_work *work, unsigned int level,
 				  unsigned int flags)
 {
@@ -405,9 +645,14 @@ static int exec_prio_submit_level(struct exec_priority *p,
 	int ret;
 
 	raw_spin_lock_irqsave(&p->lock, irqflags);
-	if (unlikely(p->dying)) {
+	if (unlikely(p->dying || p->closed)) {
 		raw_spin_unlock_irqrestore(&p->lock, irqflags);
 		return -ESHUTDOWN;
+	}
+	if (unlikely(p->queue_limit && p->nr_queued >= p->queue_limit &&
+		     !(flags & EXEC_SUBMIT_FORCE))) {
+		raw_spin_unlock_irqrestore(&p->lock, irqflags);
+		return EXEC_PRIO_FULL;
 	}
 	exec_prio_enqueue(p, work, level, now);
 	if (!p->nr_reserved) {
@@ -440,6 +685,35 @@ static int exec_prio_submit_level(struct exec_priority *p,
 	orphans = exec_prio_unreserve(p, r);
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
 	exec_prio_discard_list(orphans);
+	exec_prio_wake_room(p);
+	exec_prio_wake_idle(p);
+	exec_prio_put(p);
+	return ret;
+}
+
+/*
+ * @work is pending and @level in range.  Without room, waits for it, or
+ * fails with -EAGAIN: with EXEC_SUBMIT_NOWAIT, and from one of its own
+ * items, since with every runner busy with items like it the room could
+ * never come.  A waiter holds a reference, so a managed queue closed
+ * meanwhile is not freed under it; it then fails with -ESHUTDOWN.
+ */
+static int exec_prio_submit_level(struct exec_priority *p,
+				  struct exec_work *work, unsigned int level,
+				  unsigned int flags)
+{
+	int ret = exec_prio_submit_now(p, work, level, flags);
+
+	if (likely(ret != EXEC_PRIO_FULL))
+		return ret;
+	if ((flags & EXEC_SUBMIT_NOWAIT) || exec_frame_find(p))
+		return -EAGAIN;
+	might_sleep();
+	atomic_inc(&p->refs);
+	do {
+		wait_event(p->room_wq, exec_prio_room(p));
+		ret = exec_prio_submit_now(p, work, level, flags);
+	} while (ret == EXEC_PRIO_FULL);
 	exec_prio_put(p);
 	return ret;
 }
@@ -496,72 +770,140 @@ static unsigned long exec_priority_pending(struct exec_executor *ex)
 	return READ_ONCE(exec_to_prio(ex)->nr_queued);
 }
 
-int exec_priority_create(struct exec_priority **priop,
-			 struct exec_executor *underlying,
-			 const struct exec_priority_attr *attr)
+/* The watchdog of an executor with a time limit; a thread in userspace. */
+static int exec_prio_watchdog_create(struct exec_priority *p)
 {
-	struct exec_priority_attr a = { 0 };
+	struct exec_prio_watchdog *wd;
+	int ret;
+
+	wd = kzalloc(sizeof(*wd), GFP_KERNEL);
+	if (!wd)
+		return -ENOMEM;
+	wd->prio = p;
+	wd->at = EXEC_TIME_NEVER;
+	ret = exec_clockev_init(&wd->ce, exec_prio_watchdog_fn);
+	if (!ret)
+		ret = exec_clockev_start(&wd->ce);
+	if (ret) {
+		exec_clockev_stop(&wd->ce);
+		kfree(wd);
+		return ret;
+	}
+	p->watchdog = wd;
+	return 0;
+}
+
+/**
+ * exec_prio_create - create a priority executor, or a managed queue
+ * @priop: where to store it
+ * @underlying: the executor that runs its items
+ * @cfg: what it is; checked by the caller
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -ENOMEM; the error of the watchdog's device.
+ */
+int exec_prio_create(struct exec_priority **priop,
+		     struct exec_executor *underlying,
+		     const struct exec_prio_config *cfg)
+{
+	const char *name = cfg->name ? cfg->name : "";
 	struct exec_priority *p;
+	size_t len = strlen(name);
 	unsigned int i;
 	int ret;
 
-	BUILD_BUG_ON(EXEC_PRIORITY_MAX_LEVELS > 64);
-	might_sleep();
-	if (attr)
-		a = *attr;
-	if (!priop || !underlying || !underlying->ops)
-		return -EINVAL;
-	if (!a.nr_levels)
-		a.nr_levels = EXEC_PRIORITY_DEFAULT_LEVELS;
-	if (!a.max_running)
-		a.max_running = 1;
-	if (a.nr_levels > EXEC_PRIORITY_MAX_LEVELS ||
-	    a.max_running > EXEC_PRIORITY_MAX_RUNNING)
-		return -EINVAL;
-
-	p = kzalloc(sizeof(*p) + a.nr_levels * sizeof(p->levels[0]),
+	p = kzalloc(sizeof(*p) + cfg->nr_levels * sizeof(p->levels[0]),
 		    GFP_KERNEL);
 	if (!p)
 		return -ENOMEM;
-	p->runners = kcalloc(a.max_running, sizeof(*p->runners), GFP_KERNEL);
-	if (!p->runners) {
+	p->runners = kcalloc(cfg->max_running, sizeof(*p->runners),
+			     GFP_KERNEL);
+	p->name = kmalloc(len + 1, GFP_KERNEL);
+	if (!p->runners || !p->name) {
 		ret = -ENOMEM;
 		goto err_free_prio;
 	}
-	ret = exec_executor_init(&p->ex, &exec_priority_ops);
+	memcpy(p->name, name, len + 1);
+	ret = exec_executor_init(&p->ex, cfg->managed ?
+				 &exec_managed_queue_ops : &exec_priority_ops);
 	if (ret)
-		goto err_free_runners;
+		goto err_free_prio;
 	/* Timed items are armed on the underlying executor's base. */
 	ret = exec_timers_share(&p->ex, underlying);
 	if (ret)
 		goto err_fini_executor;
+	/* A managed queue waits for them too (exec_prio_wait_idle()). */
+	if (cfg->managed)
+		exec_timers_count_work(&p->ex);
 	p->underlying = underlying;
-	/* Until exec_priority_destroy(): the underlying cannot go first. */
-	exec_executor_depend(underlying, EXEC_DEP_PRIORITY);
-	p->nr_levels = a.nr_levels;
-	p->max_running = a.max_running;
-	p->default_level = a.nr_levels / 2;
-	p->aging_ns = a.aging_ns;
+	p->nr_levels = cfg->nr_levels;
+	p->max_running = cfg->max_running;
+	p->default_level = cfg->nr_levels / 2;
+	p->aging_ns = cfg->aging_ns;
+	p->queue_limit = cfg->queue_limit;
+	p->time_limit_ns = cfg->time_limit_ns;
+	p->time_limit_fatal = cfg->time_limit_fatal;
+	p->managed = cfg->managed;
 	atomic_set(&p->refs, 1);
 	raw_spin_lock_init(&p->lock);
 	init_waitqueue_head(&p->idle_wq);
-	for (i = 0; i < a.max_running; i++) {
+	init_waitqueue_head(&p->room_wq);
+	for (i = 0; i < cfg->max_running; i++) {
 		exec_work_init_discard(&p->runners[i].work, exec_prio_runner_fn,
 				       exec_prio_runner_discarded);
 		p->runners[i].prio = p;
 		p->runners[i].next_free = p->free_runners;
 		p->free_runners = &p->runners[i];
 	}
+	if (p->time_limit_ns) {
+		ret = exec_prio_watchdog_create(p);
+		if (ret)
+			goto err_free_timers;
+	}
+	/* Until destroy (a managed queue: its last item), the underlying
+	 * cannot go first.
+	 */
+	exec_executor_depend(underlying, cfg->managed ?
+			     EXEC_DEP_MANAGED_QUEUE : EXEC_DEP_PRIORITY);
 	*priop = p;
 	return 0;
 
+err_free_timers:
+	raw_spin_lock_destroy(&p->lock);
+	exec_timers_free(&p->ex);
 err_fini_executor:
 	exec_executor_fini(&p->ex);
-err_free_runners:
-	kfree(p->runners);
 err_free_prio:
+	kfree(p->name);
+	kfree(p->runners);
 	kfree(p);
 	return ret;
+}
+
+int exec_priority_create(struct exec_priority **priop,
+			 struct exec_executor *underlying,
+			 const struct exec_priority_attr *attr)
+{
+	struct exec_prio_config cfg = { 0 };
+
+	BUILD_BUG_ON(EXEC_PRIORITY_MAX_LEVELS > 64);
+	might_sleep();
+	if (attr) {
+		cfg.nr_levels = attr->nr_levels;
+		cfg.max_running = attr->max_running;
+		cfg.aging_ns = attr->aging_ns;
+	}
+	if (!priop || !underlying || !underlying->ops)
+		return -EINVAL;
+	if (!cfg.nr_levels)
+		cfg.nr_levels = EXEC_PRIORITY_DEFAULT_LEVELS;
+	if (!cfg.max_running)
+		cfg.max_running = 1;
+	if (cfg.nr_levels > EXEC_PRIORITY_MAX_LEVELS ||
+	    cfg.max_running > EXEC_PRIORITY_MAX_RUNNING)
+		return -EINVAL;
+	cfg.name = "priority";
+	return exec_prio_create(priop, underlying, &cfg);
 }
 EXPORT_SYMBOL_GPL(exec_priority_create);
 
@@ -608,7 +950,7 @@ long exec_priority_destroy(struct exec_priority *prio)
 	long discarded;
 
 	might_sleep();
-	if (!p)
+	if (!p || p->managed)
 		return -EINVAL;
 	if (exec_frame_find(p))
 		return -EDEADLK;
@@ -633,6 +975,110 @@ long exec_priority_destroy(struct exec_priority *prio)
 	return discarded;
 }
 EXPORT_SYMBOL_GPL(exec_priority_destroy);
+
+/*
+ * Under @lock: nothing queued, running, or outstanding, and no runner
+ * reserved, so that a destroy that follows frees the queue at once.  A
+ * timed item that comes due is queued before its unit is released, so it
+ * is always seen.
+ */
+static bool exec_prio_idle_locked(struct exec_priority *p)
+{
+	return !p->nr_queued && !p->nr_running && !p->nr_units &&
+	       !p->nr_reserved;
+}
+
+static bool exec_prio_idle(struct exec_priority *p)
+{
+	unsigned long flags;
+	bool idle;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	idle = exec_prio_idle_locked(p);
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	return idle;
+}
+
+/**
+ * exec_prio_wait_idle - wait until a managed queue has no work left
+ * @p: the executor
+ *
+ * Context: Process context; sleeps.
+ * Return: 0; -EDEADLK from one of its own items.
+ */
+int exec_prio_wait_idle(struct exec_priority *p)
+{
+	might_sleep();
+	if (exec_frame_find(p))
+		return -EDEADLK;
+	/* As for room: a close meanwhile does not free it under us. */
+	atomic_inc(&p->refs);
+	wait_event(p->idle_wq, exec_prio_idle(p));
+	exec_prio_put(p);
+	return 0;
+}
+
+/**
+ * exec_prio_close - a managed queue's destroy: the queued items still run
+ * @p: the executor
+ *
+ * Timed items not yet due are discarded.  The last reference, that of the
+ * runner of the last item, frees @p.  If nothing is left to run, that is
+ * the caller's: runners that have let go of their reservation are only
+ * waking waiters and dropping their references, and are waited for, so
+ * that the underlying executor can be destroyed as soon as this returns
+ * (after exec_prio_wait_idle(), say).
+ *
+ * Context: Process context; may sleep.
+ * Return: the number of timed items discarded; -EBUSY while something
+ * depends on @p.
+ */
+long exec_prio_close(struct exec_priority *p)
+{
+	unsigned long flags;
+	long discarded;
+	bool idle;
+
+	might_sleep();
+	if (exec_executor_check_unused(&p->ex))
+		return -EBUSY;
+	/* Due ones reach the levels first, and run. */
+	discarded = exec_timers_shutdown(&p->ex);
+	raw_spin_lock_irqsave(&p->lock, flags);
+	p->closed = true;
+	idle = exec_prio_idle_locked(p);
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	/* Submitters waiting for room fail with -ESHUTDOWN. */
+	wake_up_all(&p->room_wq);
+	/* Nothing can reserve a runner now: the others' ends are near. */
+	while (idle && atomic_read_acquire(&p->refs) > 1)
+		cond_resched();
+	exec_prio_put(p);
+	return discarded;
+}
+
+/* A timed item armed on a managed queue, or exec_on_work_started(). */
+static void exec_managed_queue_work_started(struct exec_executor *ex)
+{
+	struct exec_priority *p = exec_to_prio(ex);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	p->nr_units++;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+}
+
+static void exec_managed_queue_work_finished(struct exec_executor *ex)
+{
+	struct exec_priority *p = exec_to_prio(ex);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	if (!WARN_ON_ONCE(!p->nr_units))
+		p->nr_units--;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	exec_prio_wake_idle(p);
+}
 
 static bool exec_priority_running(const struct exec_executor *ex)
 {
@@ -663,5 +1109,16 @@ static const struct exec_executor_ops exec_priority_ops = {
 	.pending = exec_priority_pending,
 	.running_in_this_thread = exec_priority_running,
 	.dispatch = exec_priority_dispatch,
+	.context_executor = exec_priority_context_executor,
+};
+
+static const struct exec_executor_ops exec_managed_queue_ops = {
+	.kind = "managed_queue",
+	.submit = exec_priority_submit_op,
+	.pending = exec_priority_pending,
+	.running_in_this_thread = exec_priority_running,
+	.dispatch = exec_priority_dispatch,
+	.work_started = exec_managed_queue_work_started,
+	.work_finished = exec_managed_queue_work_finished,
 	.context_executor = exec_priority_context_executor,
 };

@@ -305,6 +305,19 @@ unsigned int exec_cpu_ids(void)
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_cpu_ids);
 
+/**
+ * exec_symbol_name - a function's name, as %ps prints it
+ * @buf: where to write it
+ * @size: the size of @buf
+ * @addr: the function
+ *
+ * Context: Any context.
+ */
+void exec_symbol_name(char *buf, size_t size, const void *addr)
+{
+	snprintf(buf, size, "%ps", addr);
+}
+
 /* --- the per-task pointer ---------------------------------------------- */
 
 enum {

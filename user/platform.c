@@ -4,6 +4,7 @@
  * behind the kernel API mirrored in user/include/exec_platform.h.  The parker
  * is in user/parker.c.
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sched.h>
@@ -417,6 +418,34 @@ bool exec_thread_blocked(struct exec_thread *thread,
  *
  * Return: the number of CPUs configured, at least exec_online_cpus().
  */
+/**
+ * exec_symbol_name - a function's name, as the kernel's %ps prints it
+ * @buf: where to write it
+ * @size: the size of @buf
+ * @addr: the function
+ *
+ * The name comes from dladdr(), so only symbols in a dynamic symbol table
+ * are found (a program's own functions need -rdynamic); else the address.
+ *
+ * Context: Any thread.
+ */
+void exec_symbol_name(char *buf, size_t size, const void *addr)
+{
+	Dl_info info;
+	uintptr_t off;
+
+	if (!dladdr(addr, &info) || !info.dli_sname || !info.dli_saddr) {
+		snprintf(buf, size, "%p", addr);
+		return;
+	}
+	off = (uintptr_t)addr - (uintptr_t)info.dli_saddr;
+	if (off)
+		snprintf(buf, size, "%s+0x%lx", info.dli_sname,
+			 (unsigned long)off);
+	else
+		snprintf(buf, size, "%s", info.dli_sname);
+}
+
 unsigned int exec_cpu_ids(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);

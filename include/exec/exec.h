@@ -14,6 +14,7 @@
 #include "thread_pool.h"
 #include "serial.h"
 #include "priority.h"
+#include "managed_queue.h"
 #include "loop.h"
 #include "loop_scheduler.h"
 #include "simple.h"

@@ -67,6 +67,10 @@ typedef int64_t s64;
 #define NSEC_PER_USEC	1000L
 #define NSEC_PER_MSEC	1000000L
 #define NSEC_PER_SEC	1000000000L
+static inline uint64_t div_u64(uint64_t dividend, uint32_t divisor)
+{
+	return dividend / divisor;
+}
 
 /*
  * The library's messages go to the application's callback
@@ -86,6 +90,8 @@ __printf(2, 3) void exec_user_log(int level, const char *fmt, ...);
 	unlikely(__c);							\
 })
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)
+/* A fatal error: the process ends, as the kernel's BUG() ends the task. */
+#define BUG()	abort()
 /* The kernel's printk levels that the core uses, to the log callback. */
 #define pr_warn(fmt, ...)	\
 	exec_user_log(EXEC_USER_LOG_WARNING, fmt, ##__VA_ARGS__)

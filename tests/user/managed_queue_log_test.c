@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Userspace only: the managed queue's time limit report reaches the
+ * application's log callback (exec_user_set_log()) in the format the
+ * kernel prints.
+ */
+#include <kunit/test.h>
+#include <exec/exec.h>
+#include <exec/user.h>
+
+#include "platform.h"
+#include "exec_test.h"
+
+struct mq_log {
+	pthread_mutex_t lock;
+	char msg[256];
+	atomic_t count;
+	struct exec_test_gate gate;
+	struct exec_work work;
+};
+
+static void mq_log_fn(int level, const char *msg, void *arg)
+{
+	struct mq_log *log = arg;
+
+	if (!strstr(msg, "queue \"mq-log\""))
+		return;
+	pthread_mutex_lock(&log->lock);
+	snprintf(log->msg, sizeof(log->msg), "%s", msg);
+	pthread_mutex_unlock(&log->lock);
+	exec_test_count(&log->count);
+}
+
+static void mq_log_item(struct exec_work *work)
+{
+	struct mq_log *log = container_of(work, struct mq_log, work);
+
+	exec_test_gate_pass(&log->gate);
+}
+
+static void mq_log_report_reaches_the_callback(struct kunit *test)
+{
+	struct exec_managed_queue_attr attr = {
+		.name = "mq-log",
+		.time_limit_ns = 20ULL * 1000 * 1000,
+	};
+	static struct mq_log log = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct exec_managed_queue *q;
+	struct exec_thread_pool *pool;
+
+	atomic_set(&log.count, 0);
+	exec_test_gate_init(&log.gate);
+	exec_work_init(&log.work, mq_log_item);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, NULL), 0);
+	KUNIT_ASSERT_EQ(test, exec_managed_queue_create(&q,
+				exec_thread_pool_executor(pool), &attr), 0);
+	exec_user_set_log(mq_log_fn, &log);
+	KUNIT_EXPECT_EQ(test, exec_submit(exec_managed_queue_executor(q),
+					  &log.work), 0);
+	/* Reported while it is still stuck at the gate. */
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&log.count, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	exec_test_gate_open(&log.gate);
+	KUNIT_EXPECT_EQ(test, exec_managed_queue_wait_until_complete(q), 0);
+	exec_user_set_log(NULL, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.count), 1);
+	pthread_mutex_lock(&log.lock);
+	KUNIT_EXPECT_EQ(test, strncmp(log.msg, "exec: queue \"mq-log\": item ",
+				      27), 0);
+	KUNIT_EXPECT_TRUE(test, strstr(log.msg, " ran for ") != NULL);
+	KUNIT_EXPECT_TRUE(test, strstr(log.msg, "(limit 20 ms)") != NULL);
+	pthread_mutex_unlock(&log.lock);
+	KUNIT_EXPECT_EQ(test, exec_managed_queue_destroy(q), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+}
+
+static struct kunit_case exec_managed_queue_log_cases[] = {
+	KUNIT_CASE(mq_log_report_reaches_the_callback),
+	{}
+};
+
+static struct kunit_suite exec_managed_queue_log_suite = {
+	.name = "exec-managed-queue-log",
+	.test_cases = exec_managed_queue_log_cases,
+};
+
+kunit_test_suites(&exec_managed_queue_log_suite);

@@ -80,10 +80,24 @@ struct exec_pool_grow {
 	struct exec_thread thread;
 };
 
+/*
+ * Items the workers posted to their own slots: each waits for its worker's
+ * current item to return, which may be blocked, or for an idle worker.
+ */
+static unsigned int exec_grow_slot_items(struct exec_thread_pool *pool)
+{
+	unsigned int i, n = 0, used = exec_pool_nr_used(pool);
+
+	for (i = 0; i < used; i++)
+		n += !!READ_ONCE(pool->workers[i].next);
+	return n;
+}
+
 /* Items wait and no worker is idle to take them. */
 static bool exec_grow_wanted(struct exec_thread_pool *pool)
 {
-	return exec_pool_has_work(pool) && !atomic_read(&pool->nr_idle);
+	return !atomic_read(&pool->nr_idle) &&
+	       (exec_pool_has_work(pool) || exec_grow_slot_items(pool));
 }
 
 void exec_grow_kick(struct exec_thread_pool *pool)
@@ -197,7 +211,8 @@ static void exec_grow_sample(struct exec_pool_grow *g,
 	st->closures_run = READ_ONCE(pool->nr_started);
 	queued = atomic_long_read(&pool->nr_submitted) -
 		 (long)st->closures_run;
-	st->queue_length = queued > 0 ? queued : 0;
+	st->queue_length = (queued > 0 ? queued : 0) +
+			   exec_grow_slot_items(pool);
 	st->threads_since_last_exit = g->threads_since_last_exit;
 	for (i = 0; i < used; i++) {
 		w = &pool->workers[i];

@@ -148,6 +148,40 @@ static void grow_fixed_pool_never_grows(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_test_count_threads("pg-blk/m"), 0U);
 }
 
+/* Submits the plain item from inside (to its worker's own slot), blocks. */
+static void pg_post_then_block_fn(struct exec_work *work)
+{
+	struct pg_fx *fx = container_of(work, struct pg_item, work)->fx;
+
+	if (exec_submit(fx->ex, &fx->plain.work))
+		return;
+	exec_test_count(&fx->blockers_in);
+	exec_test_gate_pass(&fx->gate);
+	exec_test_count(&fx->runs);
+}
+
+/*
+ * What a worker posts to its own slot waits for that worker, or for an idle
+ * one to take it: when the worker blocks and none is idle, the pool adds
+ * one for it.
+ */
+static void grow_own_slot_post_of_a_blocked_worker_runs(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = 1, .max_threads = 2, .concurrency = 1,
+	};
+	struct pg_fx *fx = pg_create(test, &attr);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	exec_work_init(&fx->blocker.work, pg_post_then_block_fn);
+	KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->blocker.work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->gate.open), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_nr_live(fx->pool), 2U);
+	pg_finish(test, fx);
+}
+
 /* The added worker exits after its idle timeout; the first one stays. */
 static void grow_added_worker_retires_when_idle(struct kunit *test)
 {
@@ -373,6 +407,7 @@ static struct kunit_case exec_pool_grow_cases[] = {
 	KUNIT_CASE(grow_hinted_worker_gets_company_even_spinning),
 	KUNIT_CASE(grow_running_worker_gets_none),
 	KUNIT_CASE(grow_fixed_pool_never_grows),
+	KUNIT_CASE(grow_own_slot_post_of_a_blocked_worker_runs),
 	KUNIT_CASE(grow_added_worker_retires_when_idle),
 	KUNIT_CASE(grow_policy_desired_threads_clamped_and_state_consistent),
 	KUNIT_CASE(grow_bad_attributes),

@@ -15,6 +15,7 @@
 #include "serial.h"
 #include "priority.h"
 #include "managed_queue.h"
+#include "thread_manager.h"
 #include "loop.h"
 #include "loop_scheduler.h"
 #include "simple.h"

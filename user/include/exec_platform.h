@@ -434,6 +434,12 @@ static inline int fls64(u64 x)
 	return x ? 64 - __builtin_clzll(x) : 0;
 }
 
+/* The smallest power of two >= @n (@n > 0), as <linux/log2.h>'s. */
+static inline unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return n <= 1 ? 1 : 1UL << (64 - __builtin_clzll(n - 1));
+}
+
 /* Index of the lowest set bit; undefined for 0, as in the kernel. */
 static inline unsigned long __ffs64(u64 x)
 {
@@ -496,6 +502,9 @@ static inline void *kmemdup(const void *src, size_t len, int gfp)
 	return p;
 }
 #define kcalloc(n, size, gfp)	exec_user_kcalloc((n), (size))
+/* Size of @p with @n of its flexible array @member, as <linux/overflow.h>. */
+#define struct_size(p, member, n)	\
+	(sizeof(*(p)) + (n) * sizeof((p)->member[0]))
 #define kfree(p)	free(p)
 
 /* Clock */

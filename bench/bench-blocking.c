@@ -25,6 +25,9 @@
  * The executors measured (--executor):
  *
  *   thread_pool     libexec, bm_libexec_executor()
+ *   managed_queue   libexec's managed model: a managed queue of a thread
+ *                   manager whose one pool starts T workers and grows under
+ *                   the default policy (bm_libexec_executor())
  *   condvar_pool    the mutex+condvar reference pool of T threads
  *                   (bench-refpool.c)
  *   condvar_spare   that pool with a spare thread started per blocking
@@ -199,8 +202,9 @@ static unsigned int bm_sampler_stop(struct bm_sampler *s)
  * @opts: the command line
  *
  * The one place that says which libexec executor runs the workload, and how
- * it is configured for the T threads the caller asks for: today a thread
- * pool of exactly T workers.
+ * it is configured for the T threads the caller asks for: a thread pool of
+ * exactly T workers, or a thread manager (one pool, T workers to start
+ * with, the default policy and limits) and a managed queue with no limits.
  *
  * Return: 0, or -1 with a message on stderr.
  */
@@ -216,12 +220,37 @@ static int bm_libexec_executor(struct bench_exec *be,
 	memset(be, 0, sizeof(*be));
 	be->kind = opts->kind;
 	be->threads = opts->threads;
+	if (opts->kind == BENCH_MANAGED_QUEUE) {
+		struct exec_thread_manager_attr mattr = {
+			.n_pools = 1,
+			.pool.nr_threads = opts->threads,
+			.pool.thread.name = "bench-mgr",
+		};
+
+		err = exec_thread_manager_create(&be->manager, &mattr);
+		if (err) {
+			bench_err("exec_thread_manager_create: %s",
+				  strerror(-err));
+			return -1;
+		}
+		err = exec_thread_manager_new_queue(be->manager, &be->queue,
+						    NULL);
+		if (err) {
+			bench_err("exec_thread_manager_new_queue: %s",
+				  strerror(-err));
+			bench_exec_destroy(be);
+			return -1;
+		}
+		be->ex = exec_managed_queue_executor(be->queue);
+		goto warm;
+	}
 	err = exec_thread_pool_create(&be->pool, &attr);
 	if (err) {
 		bench_err("exec_thread_pool_create: %s", strerror(-err));
 		return -1;
 	}
 	be->ex = exec_thread_pool_executor(be->pool);
+warm:
 	if (bench_warm(be->ex, 4 * be->threads)) {
 		bench_exec_destroy(be);
 		return -1;

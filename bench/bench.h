@@ -55,6 +55,7 @@ enum bench_kind {
 	BENCH_THREAD_POOL,
 	BENCH_LOOP,		/* a loop executor on a thread of its own */
 	BENCH_SERIAL,		/* a serial executor over a thread pool */
+	BENCH_MANAGED_QUEUE,	/* a managed queue of a thread manager */
 	/* References, not libexec's executors; first raw ones (bench-raw.c): */
 	BENCH_RAW_FUTEX,	/* wakeup_latency: a thread in FUTEX_WAIT */
 	BENCH_RAW_URING_TIMEOUT, /* timer_lateness: one re-armed timeout */
@@ -133,6 +134,8 @@ struct bench_exec {
 	struct exec_executor *ex;
 	struct exec_thread_pool *pool;
 	struct exec_serial *serial;
+	struct exec_thread_manager *manager;
+	struct exec_managed_queue *queue;
 	struct exec_loop *loop;
 	pthread_t loop_thread;
 	int loop_ret;

@@ -119,6 +119,7 @@ static const struct bench_workload bench_workloads[] = {
 		.default_tasks = 10000,
 		.blocking = true,
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
+			 BENCH_KIND_BIT(BENCH_MANAGED_QUEUE) |
 			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL) |
 			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_SPARE),
 		.default_kind = BENCH_THREAD_POOL,
@@ -131,6 +132,7 @@ static const char * const bench_kind_names[] = {
 	[BENCH_THREAD_POOL] = "thread_pool",
 	[BENCH_LOOP] = "loop",
 	[BENCH_SERIAL] = "serial",
+	[BENCH_MANAGED_QUEUE] = "managed_queue",
 	[BENCH_RAW_FUTEX] = "raw_futex",
 	[BENCH_RAW_URING_TIMEOUT] = "raw_uring_timeout",
 	[BENCH_REF_CONDVAR_POOL] = "condvar_pool",
@@ -167,7 +169,10 @@ static void bench_usage(FILE *f)
 	      "                   wakeup_latency, timer_lateness and timer_churn also\n"
 	      "                   take loop (a loop executor run by a dedicated\n"
 	      "                   thread) and serial (a serial executor over a pool\n"
-	      "                   of T threads)\n"
+	      "                   of T threads); blocking_mix also takes\n"
+	      "                   managed_queue (a managed queue of a thread\n"
+	      "                   manager whose pool starts T workers and grows\n"
+	      "                   under the default policy)\n"
 	      "                   Raw references, the limits read against:\n"
 	      "                   wakeup_latency takes raw_futex (one thread in\n"
 	      "                   FUTEX_WAIT, woken by the submitter) and\n"
@@ -502,6 +507,23 @@ int bench_exec_destroy(struct bench_exec *be)
 	int err, ret = 0;
 	long n;
 
+	if (be->queue) {
+		n = exec_managed_queue_destroy(be->queue);
+		if (n) {
+			bench_err("exec_managed_queue_destroy: %ld", n);
+			ret = -1;
+		}
+		be->queue = NULL;
+	}
+	if (be->manager) {
+		err = exec_thread_manager_destroy(be->manager);
+		if (err) {
+			bench_err("exec_thread_manager_destroy: %s",
+				  strerror(-err));
+			ret = -1;
+		}
+		be->manager = NULL;
+	}
 	if (be->serial) {
 		n = exec_serial_destroy(be->serial);
 		if (n) {
@@ -631,7 +653,7 @@ static int bench_parse_kind(const char *s, enum bench_kind *kind)
 			return 0;
 		}
 	}
-	bench_err("--executor: unknown executor kind '%s' (thread_pool, loop, serial, raw_futex, raw_uring_timeout, condvar_pool, condvar_spare)",
+	bench_err("--executor: unknown executor kind '%s' (thread_pool, loop, serial, managed_queue, raw_futex, raw_uring_timeout, condvar_pool, condvar_spare)",
 		  s);
 	return -1;
 }

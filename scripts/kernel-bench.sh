@@ -136,7 +136,8 @@ for line in open(path, errors='replace'):
         start = line.split('exec-bench: start: ', 1)[1]
 
 def col(r):
-    return r['impl'] + ''.join(':' + r[k] for k in ('wq', 'pool') if k in r)
+    return r['impl'] + ''.join(':' + r[k] for k in ('wq', 'pool', 'executor')
+                               if k in r)
 
 # (figure key, unit, higher is better, scale)
 figures = {
@@ -162,7 +163,7 @@ cols = sorted({c for _, c in groups},
                            c.startswith('hrtimer'), c == 'hrtimer', c))
 sizes = {}
 for r in runs:
-    if r['impl'] == 'libexec':
+    if col(r) == 'libexec':
         size = {k: r[k] for k in ('threads', 'producers', 'blocking',
                                   'tasks', 'samples', 'strands') if k in r}
         sizes[r['bench']] = ' '.join('%s=%s' % kv for kv in size.items())
@@ -171,8 +172,10 @@ print()
 print('Kernel benchmark, %s' % label)
 if start:
     print('module parameters: %s' % start)
-print('median of %d run(s) per cell; ratio = best libexec pool (libexec, '
-      'or libexec:percpu, a worker bound to each CPU) / best workqueue, '
+print('median of %d run(s) per cell; ratio = best libexec executor '
+      '(libexec, libexec:percpu, a worker bound to each CPU, or '
+      'libexec:managed_queue, a queue of a growing thread manager) / best '
+      'workqueue, '
       '>= 1.00 means libexec is at least as good; hrtimer (raw timers, '
       'the limit) and hrtimer:percpu (an hrtimer queuing the work on a '
       'per-CPU workqueue) are not in the ratio' %

@@ -143,6 +143,7 @@
 
 #include <exec/executor.h>
 #include <exec/serial.h>
+#include <exec/thread_manager.h>
 #include <exec/thread_pool.h>
 #include <exec/timer.h>
 
@@ -216,6 +217,9 @@ MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
  * @KB_LIBEXEC: libexec's thread pool (and serial executors over it)
  * @KB_LIBEXEC_PERCPU: libexec's thread pool with a worker bound to each CPU
  *	(exec_thread_pool_attr.per_cpu), as a per-CPU workqueue has
+ * @KB_LIBEXEC_MANAGED: a managed queue of a thread manager whose pool
+ *	starts with the asked workers and grows while they block
+ *	(blocking_mix only)
  * @KB_WQ_UNBOUND: an unbound workqueue
  * @KB_WQ_PERCPU: a per-CPU workqueue
  * @KB_WQ_ORDERED: ordered workqueues (serial_throughput only)
@@ -229,6 +233,7 @@ MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
 enum kb_impl {
 	KB_LIBEXEC,
 	KB_LIBEXEC_PERCPU,
+	KB_LIBEXEC_MANAGED,
 	KB_WQ_UNBOUND,
 	KB_WQ_PERCPU,
 	KB_WQ_ORDERED,
@@ -239,12 +244,15 @@ enum kb_impl {
 
 static bool kb_is_libexec(enum kb_impl impl)
 {
-	return impl == KB_LIBEXEC || impl == KB_LIBEXEC_PERCPU;
+	return impl == KB_LIBEXEC || impl == KB_LIBEXEC_PERCPU ||
+	       impl == KB_LIBEXEC_MANAGED;
 }
 
 static const char * const kb_impl_names[] = {
 	[KB_LIBEXEC] = "\"impl\":\"libexec\"",
 	[KB_LIBEXEC_PERCPU] = "\"impl\":\"libexec\",\"pool\":\"percpu\"",
+	[KB_LIBEXEC_MANAGED] =
+		"\"impl\":\"libexec\",\"executor\":\"managed_queue\"",
 	[KB_WQ_UNBOUND] = "\"impl\":\"workqueue\",\"wq\":\"unbound\"",
 	[KB_WQ_PERCPU] = "\"impl\":\"workqueue\",\"wq\":\"percpu\"",
 	[KB_WQ_ORDERED] = "\"impl\":\"workqueue\",\"wq\":\"ordered\"",
@@ -327,12 +335,16 @@ static void body##_wfn(struct work_struct *w)				\
  * struct kb_exec - the executor of one run
  * @impl: its kind
  * @pool: the libexec pool (KB_LIBEXEC)
+ * @manager: the thread manager (KB_LIBEXEC_MANAGED)
+ * @queue: its managed queue
  * @q: where to submit
  * @threads: the pool's workers or the workqueue's max_active
  */
 struct kb_exec {
 	enum kb_impl impl;
 	struct exec_thread_pool *pool;
+	struct exec_thread_manager *manager;
+	struct exec_managed_queue *queue;
 	struct kb_queue q;
 	unsigned int threads;
 };
@@ -416,6 +428,31 @@ static int kb_warm(const struct kb_queue *q, unsigned int nr)
 
 /* --- creating and destroying the executors ---------------------------------- */
 
+static int kb_exec_destroy(struct kb_exec *e);
+
+/* A thread manager of one pool of @nr workers, and a queue with no limits. */
+static int kb_managed_create(struct kb_exec *e, unsigned int nr)
+{
+	struct exec_thread_manager_attr attr = {
+		.n_pools = 1,
+		.pool.nr_threads = nr,
+		.pool.thread.name = "exec-kbench",
+	};
+	int err;
+
+	err = exec_thread_manager_create(&e->manager, &attr);
+	if (err)
+		return err;
+	err = exec_thread_manager_new_queue(e->manager, &e->queue, NULL);
+	if (err) {
+		exec_thread_manager_destroy(e->manager);
+		e->manager = NULL;
+		return err;
+	}
+	e->q.ex = exec_managed_queue_executor(e->queue);
+	return 0;
+}
+
 /**
  * kb_exec_create - create the executor of a run
  * @e: filled in
@@ -447,6 +484,11 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
 			return err;
 		e->q.ex = exec_thread_pool_executor(e->pool);
 		break;
+	case KB_LIBEXEC_MANAGED:
+		err = kb_managed_create(e, nr);
+		if (err)
+			return err;
+		break;
 	case KB_WQ_UNBOUND:
 		e->q.wq = alloc_workqueue("exec-kbench", WQ_UNBOUND, nr);
 		break;
@@ -460,12 +502,8 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
 	if (!e->q.ex && !e->q.wq)
 		return -ENOMEM;
 	err = kb_warm(&e->q, 4 * nr);
-	if (err) {
-		if (e->pool)
-			exec_thread_pool_destroy(e->pool);
-		else if (impl != KB_WQ_SYSTEM)
-			destroy_workqueue(e->q.wq);
-	}
+	if (err)
+		kb_exec_destroy(e);
 	return err;
 }
 
@@ -482,6 +520,12 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
  */
 static int kb_exec_destroy(struct kb_exec *e)
 {
+	long n;
+
+	if (e->manager) {
+		n = exec_managed_queue_destroy(e->queue);
+		return exec_thread_manager_destroy(e->manager) ?: (n ? -EIO : 0);
+	}
 	if (e->pool)
 		return exec_thread_pool_destroy(e->pool);
 	if (e->impl != KB_WQ_SYSTEM)
@@ -1884,7 +1928,7 @@ static const struct kb_workload kb_workloads[] = {
 	{ "serial_throughput", kb_serial_throughput,
 	  { KB_LIBEXEC, KB_WQ_ORDERED }, 2 },
 	{ "blocking_mix", kb_blocking_mix,
-	  { KB_LIBEXEC, KB_WQ_SYSTEM }, 2 },
+	  { KB_LIBEXEC, KB_LIBEXEC_MANAGED, KB_WQ_SYSTEM }, 3 },
 };
 
 /* Whether @name is in the comma-separated list @only (NULL or "": all). */

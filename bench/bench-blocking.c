@@ -64,6 +64,7 @@ static struct {
 	uint64_t cpu_done_ns;
 	uint64_t all_done_ns;
 	sem_t done;
+	bool hints;			/* --hints */
 } bm;
 
 static uint64_t bm_thread_cpu_ns(void)
@@ -83,7 +84,11 @@ static void bm_item_fn(struct exec_work *work)
 	if (it->blocking) {
 		/* Only condvar_spare does anything with these two calls. */
 		bench_ref_pool_blocking_begin();
+		if (bm.hints)
+			exec_blocking_begin();
 		bench_sleep_until(bench_now_ns() + BM_BLOCK_NS);
+		if (bm.hints)
+			exec_blocking_end();
 		bench_ref_pool_blocking_end();
 	} else {
 		t0 = bm_thread_cpu_ns();
@@ -338,6 +343,7 @@ int bench_blocking_mix(const struct bench_opts *opts)
 		goto out_free;
 	}
 	bm.cpu_left = n;
+	bm.hints = opts->hints;
 	bm.all_left = total;
 
 	if (bm_exec_create(&e, opts))
@@ -374,6 +380,8 @@ int bench_blocking_mix(const struct bench_opts *opts)
 	bench_out_begin(opts, opts->threads);
 	bench_out_uint("blocking", b);
 	bench_out_uint("tasks", n);
+	if (opts->hints)
+		bench_out_bool("hints", true);
 	bench_out_double("seconds", "%.6f",
 			 (double)(bm.all_done_ns - t0) / NSEC_PER_SEC);
 	bench_out_double("cpu_done_ms", "%.3f", bm_ms(bm.cpu_done_ns - t0));

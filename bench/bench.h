@@ -102,6 +102,7 @@ int bench_submit_fn(enum bench_submit how, struct exec_executor *ex,
  * @blocking: blocking tasks (B)
  * @submit: submission operation
  * @closures: submit closures (exec_submit_fn()) instead of intrusive items
+ * @hints: blocking_mix's blocking items call exec_blocking_begin()/end()
  */
 struct bench_opts {
 	const char *workload;
@@ -115,6 +116,7 @@ struct bench_opts {
 	unsigned long blocking;
 	enum bench_submit submit;
 	bool closures;
+	bool hints;
 };
 
 /**

@@ -159,7 +159,7 @@ static void bench_usage(FILE *f)
 {
 	fputs("usage: exec-bench WORKLOAD [--executor KIND] [--threads T] [--producers P]\n"
 	      "                  [--tasks N] [--strands S] [--samples K] [--seconds D]\n"
-	      "                  [--submit OP] [--closures] [--blocking B]\n"
+	      "                  [--submit OP] [--closures] [--blocking B] [--hints]\n"
 	      "       exec-bench list\n"
 	      "\n"
 	      "Runs one workload of Documentation/benchmarks.rst and prints one\n"
@@ -206,6 +206,9 @@ static void bench_usage(FILE *f)
 	      "                   exec_submit_fn() instead of intrusive items; adds\n"
 	      "                   \"closures\":true to the output line\n"
 	      "  --blocking B     blocking_mix's blocking tasks (default 4T)\n"
+	      "  --hints          blocking_mix: the blocking items also tell\n"
+	      "                   libexec (exec_blocking_begin()/end()), as they\n"
+	      "                   tell condvar_spare; adds \"hints\":true\n"
 	      "  output keys      \"backend\" (how idle workers sleep: io_uring or\n"
 	      "                   futex, see EXEC_BACKEND) on every line;\n"
 	      "                   \"strands\" and \"samples\" where they apply;\n"
@@ -787,6 +790,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	opts->seconds = BENCH_DEF_SECONDS;
 	opts->submit = BENCH_SUBMIT_SUBMIT;
 	opts->closures = false;
+	opts->hints = false;
 	opts->blocking = 0;
 
 	for (i = 2; i < argc; i++) {
@@ -819,6 +823,15 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 				return -1;
 			}
 			opts->closures = true;
+			continue;
+		}
+
+		if (!strcmp(name, "--hints")) {
+			if (eq || !w->blocking) {
+				bench_err("--hints takes no value, and only blocking_mix takes it");
+				return -1;
+			}
+			opts->hints = true;
 			continue;
 		}
 

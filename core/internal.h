@@ -36,9 +36,11 @@
  * tail to the new item.  Between those two stores the item is in the queue
  * but not reachable from @head; a pop() that meets that gap returns
  * EXEC_MPSC_BUSY and the consumer retries.  In the kernel the two stores run
- * with interrupts off, so the gap lasts a few instructions; in userspace the
- * producer may be preempted in it, and consumers back off with
- * cond_resched() after spinning a while (exec_mpsc_pop_wait()).
+ * with interrupts off, so the gap lasts a few instructions (unless the host
+ * of a virtual machine deschedules that vCPU); in userspace the producer may
+ * be preempted in it.  Consumers back off with cond_resched() after spinning
+ * a while (exec_mpsc_pop_wait()), and those serialised by a spinlock do so
+ * with the lock dropped (exec_mpsc_pop_locked()).
  */
 struct exec_mpsc {
 	/* A: producers swap themselves in with xchg() */
@@ -124,6 +126,37 @@ static inline struct exec_work *exec_mpsc_pop_wait(struct exec_mpsc *q)
 			cond_resched();
 	}
 	return work;
+}
+
+/*
+ * Pop for consumers serialised by @lock, a spinlock taken with interrupts
+ * off: counts the item in *@started under the lock, and waits out a
+ * producer between its two stores with the lock dropped, where it may
+ * cond_resched() (a vCPU of a virtual machine can stall in that gap for
+ * longer than any spin).  Returns NULL when the queue is empty.  Process
+ * context.
+ */
+static inline struct exec_work *exec_mpsc_pop_locked(struct exec_mpsc *q,
+						     spinlock_t *lock,
+						     unsigned long *started)
+{
+	unsigned int spins = 0;
+	struct exec_work *work;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(lock, flags);
+		work = exec_mpsc_pop(q);
+		if (work && work != EXEC_MPSC_BUSY)
+			WRITE_ONCE(*started, *started + 1);
+		spin_unlock_irqrestore(lock, flags);
+		if (work != EXEC_MPSC_BUSY)
+			return work;
+		if (++spins < 1024)
+			cpu_relax();
+		else
+			cond_resched();
+	}
 }
 
 /*

@@ -242,17 +242,10 @@ out:
 
 static struct exec_work *exec_ls_pop(struct exec_loop_scheduler *ls)
 {
-	struct exec_work *work;
-	unsigned long flags;
-
 	if (!exec_mpsc_maybe_nonempty(&ls->queue))
 		return NULL;
-	spin_lock_irqsave(&ls->consume_lock, flags);
-	work = exec_mpsc_pop_wait(&ls->queue);
-	if (work)
-		WRITE_ONCE(ls->nr_started, ls->nr_started + 1);
-	spin_unlock_irqrestore(&ls->consume_lock, flags);
-	return work;
+	return exec_mpsc_pop_locked(&ls->queue, &ls->consume_lock,
+				    &ls->nr_started);
 }
 
 static struct exec_ls_sleeper *

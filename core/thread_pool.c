@@ -264,17 +264,10 @@ static unsigned long exec_pool_pending(struct exec_executor *ex)
 
 static struct exec_work *exec_pool_pop_shared(struct exec_thread_pool *pool)
 {
-	struct exec_work *work;
-	unsigned long flags;
-
 	if (!exec_mpsc_maybe_nonempty(&pool->queue))
 		return NULL;
-	spin_lock_irqsave(&pool->consume_lock, flags);
-	work = exec_mpsc_pop_wait(&pool->queue);
-	if (work)
-		WRITE_ONCE(pool->nr_started, pool->nr_started + 1);
-	spin_unlock_irqrestore(&pool->consume_lock, flags);
-	return work;
+	return exec_mpsc_pop_locked(&pool->queue, &pool->consume_lock,
+				    &pool->nr_started);
 }
 
 static struct exec_work *exec_pool_take_next(struct exec_pool_worker *w)
@@ -842,19 +835,12 @@ EXPORT_SYMBOL_GPL(exec_thread_pool_running_in_this_thread);
 /* Hands every item not yet started to its discard callback; counts them. */
 static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 {
-	struct exec_work *work;
-	unsigned long flags;
-	long discarded = 0;
 	unsigned int i, used = exec_pool_nr_used(pool);
+	struct exec_work *work;
+	long discarded = 0;
 
-	for (;;) {
-		spin_lock_irqsave(&pool->consume_lock, flags);
-		work = exec_mpsc_pop_wait(&pool->queue);
-		if (work)
-			WRITE_ONCE(pool->nr_started, pool->nr_started + 1);
-		spin_unlock_irqrestore(&pool->consume_lock, flags);
-		if (!work)
-			break;
+	while ((work = exec_mpsc_pop_locked(&pool->queue, &pool->consume_lock,
+					    &pool->nr_started))) {
 		exec_work_discard(work);
 		discarded++;
 	}

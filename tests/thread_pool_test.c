@@ -12,7 +12,7 @@
 #include <kunit/test.h>
 #include <exec/exec.h>
 
-#include "internal.h"
+#include "pool.h"
 #include "exec_test.h"
 
 #define FX_ITEMS	256
@@ -943,8 +943,58 @@ out_free:
 	kfree(fx);
 }
 
+struct tp_stall {
+	struct exec_work work;
+	atomic_t *runs;
+};
+
+static void tp_stall_fn(struct exec_work *work)
+{
+	exec_test_count(container_of(work, struct tp_stall, work)->runs);
+}
+
+/*
+ * A producer stalled between the two stores of its push, as a descheduled
+ * vCPU can leave one: the worker that meets the gap waits it out, sleeping
+ * only with the consumer lock dropped (in the kernel, a sleep under it is a
+ * "sleeping function called from invalid context" report), and runs both
+ * items once the link is made.
+ */
+static void pool_producer_stalled_in_push_is_waited_out(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+	struct tp_stall a, b;
+	struct exec_work *prev;
+	atomic_t runs;
+
+	atomic_set(&runs, 0);
+	a.runs = &runs;
+	b.runs = &runs;
+	exec_work_init(&a.work, tp_stall_fn);
+	exec_work_init(&b.work, tp_stall_fn);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	/* The first half of a push of @a, done by hand: not linked yet. */
+	KUNIT_ASSERT_FALSE(test, test_and_set_bit(EXEC_WORK_PENDING_BIT,
+						  &a.work.flags));
+	WRITE_ONCE(a.work.next, NULL);
+	prev = xchg(&pool->queue.tail, &a.work);
+	atomic_long_inc(&pool->nr_submitted);
+	/* @b behind it wakes the worker, which meets the gap. */
+	KUNIT_EXPECT_EQ(test, exec_submit(exec_thread_pool_executor(pool),
+					  &b.work), 0);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 0);
+	/* The stalled producer resumes. */
+	smp_store_release(&prev->next, &a.work);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&runs, 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
 static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_runs_every_submitted_item),
+	KUNIT_CASE(pool_producer_stalled_in_push_is_waited_out),
 	KUNIT_CASE(pool_size_defaults_to_online_cpus),
 	KUNIT_CASE(pool_create_rejects_too_many_threads_and_null_poolp),
 	KUNIT_CASE(pool_create_fails_cleanly_when_a_thread_cannot_start),

@@ -169,9 +169,14 @@ static inline struct exec_work *exec_mpsc_pop_locked(struct exec_mpsc *q,
  */
 static inline bool exec_mpsc_maybe_nonempty(struct exec_mpsc *q)
 {
-	/* Pairs with the xchg() of @tail in exec_mpsc_push(). */
-	return smp_load_acquire(&q->tail) != &q->stub ||
-	       READ_ONCE(q->head) != &q->stub;
+	/*
+	 * @head first: it is the consumers' line, while @tail is written by
+	 * every push, so a consumer that finds items reachable leaves the
+	 * producers' line alone.  Pairs with the xchg() of @tail in
+	 * exec_mpsc_push().
+	 */
+	return READ_ONCE(q->head) != &q->stub ||
+	       smp_load_acquire(&q->tail) != &q->stub;
 }
 
 /*

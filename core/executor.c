@@ -468,6 +468,56 @@ bool exec_fault_thread_start(void)
 	return atomic_dec_return(&exec_fault_thread_starts) == -1;
 }
 
+/* Allocations left before an injected failure; negative: no injection. */
+static atomic_t exec_fault_allocs = ATOMIC_INIT(-1);
+static atomic_t exec_fault_allocs_fired;
+
+/**
+ * exec_fault_inject_alloc - make a coming allocation of the core fail
+ * @after: allocations that still succeed before the one that fails;
+ *	negative turns injection off
+ *
+ * For the tests' sweeps over every allocation of an operation.
+ *
+ * Context: Any context.
+ */
+void exec_fault_inject_alloc(int after)
+{
+	atomic_set(&exec_fault_allocs_fired, 0);
+	atomic_set(&exec_fault_allocs, after);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_fault_inject_alloc);
+
+/**
+ * exec_fault_alloc - whether this allocation is to fail
+ *
+ * Context: Any context.
+ * Return: true for the allocation chosen by exec_fault_inject_alloc().
+ */
+bool exec_fault_alloc(void)
+{
+	if (likely(atomic_read(&exec_fault_allocs) < 0))
+		return false;
+	if (atomic_dec_return(&exec_fault_allocs) != -1)
+		return false;
+	atomic_set(&exec_fault_allocs_fired, 1);
+	return true;
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_fault_alloc);
+
+/**
+ * exec_fault_alloc_fired - whether the injected failure has happened
+ *
+ * Context: Any context.
+ * Return: true once the allocation chosen by exec_fault_inject_alloc() has
+ * failed.
+ */
+bool exec_fault_alloc_fired(void)
+{
+	return atomic_read(&exec_fault_allocs_fired);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_fault_alloc_fired);
+
 int exec_submit_flags(struct exec_executor *ex, struct exec_work *work,
 		      unsigned int flags)
 {

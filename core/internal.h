@@ -172,11 +172,12 @@ static inline bool exec_mpsc_maybe_nonempty(struct exec_mpsc *q)
 	/*
 	 * @head first: it is the consumers' line, while @tail is written by
 	 * every push, so a consumer that finds items reachable leaves the
-	 * producers' line alone.  Pairs with the xchg() of @tail in
-	 * exec_mpsc_push().
+	 * producers' line alone.
 	 */
-	return READ_ONCE(q->head) != &q->stub ||
-	       smp_load_acquire(&q->tail) != &q->stub;
+	if (READ_ONCE(q->head) != &q->stub)
+		return true;
+	/* Pairs with the xchg() of @tail in exec_mpsc_push(). */
+	return smp_load_acquire(&q->tail) != &q->stub;
 }
 
 /*
@@ -337,6 +338,15 @@ unsigned long exec_closures_allocated(struct exec_executor *ex);
 void exec_fault_inject_thread_start(int after);
 bool exec_fault_thread_start(void);
 
+/*
+ * The same for allocations: after @after more allocations of the core
+ * succeed, the next one fails (once); a negative @after turns it off.
+ * exec_fault_alloc_fired() says whether that failure has happened since.
+ */
+void exec_fault_inject_alloc(int after);
+bool exec_fault_alloc(void);
+bool exec_fault_alloc_fired(void);
+
 /* Thread attributes (core/thread_attr.c). */
 int exec_thread_attr_check(const struct exec_thread_attr *attr);
 int exec_thread_attr_dup(struct exec_thread_attr *dst,
@@ -384,5 +394,57 @@ unsigned long exec_prio_test_reports(void);
 
 /* Default executor teardown, for the kernel module's exit. */
 void exec_default_shutdown(void);
+
+/*
+ * Every allocation of the core passes the allocation fault point first, so
+ * that the tests can fail each one in turn.  The platform's functions (or,
+ * in userspace, macros) are taken before they are renamed here; nothing
+ * after this point may include a header that defines them.  The tests'
+ * own allocations go around the fault point (exec_plain_*(), see
+ * tests/exec_test.h).
+ */
+static inline void *exec_plain_kmalloc(size_t size, gfp_t gfp)
+{
+	return kmalloc(size, gfp);
+}
+
+static inline void *exec_plain_kzalloc(size_t size, gfp_t gfp)
+{
+	return kzalloc(size, gfp);
+}
+
+static inline void *exec_plain_kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	return kcalloc(n, size, gfp);
+}
+
+static inline void *exec_core_kmalloc(size_t size, gfp_t gfp)
+{
+	return exec_fault_alloc() ? NULL : kmalloc(size, gfp);
+}
+
+static inline void *exec_core_kzalloc(size_t size, gfp_t gfp)
+{
+	return exec_fault_alloc() ? NULL : kzalloc(size, gfp);
+}
+
+static inline void *exec_core_kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	return exec_fault_alloc() ? NULL : kcalloc(n, size, gfp);
+}
+
+static inline void *exec_core_kmemdup(const void *src, size_t len, gfp_t gfp)
+{
+	return exec_fault_alloc() ? NULL : kmemdup(src, len, gfp);
+}
+
+#undef kmalloc
+#undef kzalloc
+#undef kcalloc
+#undef kmemdup
+#define kmalloc(size, gfp)		exec_core_kmalloc(size, gfp)
+#define kzalloc(size, gfp)		exec_core_kzalloc(size, gfp)
+#define kcalloc(n, size, gfp)		exec_core_kcalloc(n, size, gfp)
+#define kmemdup(src, len, gfp)		exec_core_kmemdup(src, len, gfp)
 
 #endif /* EXEC_CORE_INTERNAL_H */

@@ -203,4 +203,17 @@ unsigned int exec_test_count_threads(const char *prefix);
 /* Whether threads can be given a stack size (userspace only). */
 bool exec_test_stack_size_settable(void);
 
+/*
+ * A test that sees the core's internals (internal.h) allocates around the
+ * core's allocation fault point: only the operations under test fail.
+ */
+#ifdef EXEC_CORE_INTERNAL_H
+#undef kmalloc
+#undef kzalloc
+#undef kcalloc
+#define kmalloc(size, gfp)	exec_plain_kmalloc(size, gfp)
+#define kzalloc(size, gfp)	exec_plain_kzalloc(size, gfp)
+#define kcalloc(n, size, gfp)	exec_plain_kcalloc(n, size, gfp)
+#endif
+
 #endif /* EXEC_TEST_H */

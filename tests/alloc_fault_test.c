@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Allocation failure at every site: for each public operation that
+ * allocates, the sweep fails its first allocation, then its second, and so
+ * on until the operation makes no more (exec_fault_inject_alloc()).  Each
+ * failure must give -ENOMEM (or succeed anyway, where the operation can do
+ * without that memory), and whatever was created must then work and be
+ * destroyed with nothing discarded.  Leaks show up under LeakSanitizer in
+ * the userspace ASan run.
+ */
+#include <kunit/test.h>
+#include <exec/exec.h>
+
+#include "internal.h"
+#include "exec_test.h"
+
+/* More than any operation here allocates. */
+#define AF_MAX_ALLOCS	64
+
+/* Creates the object under test in *@objp; 0 or a negative errno. */
+typedef int (*af_create_fn)(void **objp, void *arg);
+/* Uses it once and destroys it; false if anything went wrong. */
+typedef bool (*af_finish_fn)(struct kunit *test, void *obj, void *arg);
+
+/*
+ * The sweep.  Returns the number of allocations failed in turn; every
+ * operation swept allocates at least once.
+ */
+static int af_sweep(struct kunit *test, const char *what,
+		    af_create_fn create, af_finish_fn finish, void *arg)
+{
+	int n, ret, failed = 0;
+	void *obj;
+	bool fired;
+
+	for (n = 0; n < AF_MAX_ALLOCS; n++) {
+		obj = NULL;
+		exec_fault_inject_alloc(n);
+		ret = create(&obj, arg);
+		fired = exec_fault_alloc_fired();
+		exec_fault_inject_alloc(-1);
+		if (!fired) {
+			/* It made fewer than n + 1 allocations: done. */
+			KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s", what);
+			if (!ret)
+				KUNIT_EXPECT_TRUE_MSG(test,
+						      finish(test, obj, arg),
+						      "%s", what);
+			break;
+		}
+		failed++;
+		if (ret) {
+			KUNIT_EXPECT_EQ_MSG(test, ret, -ENOMEM,
+					    "%s, allocation %d", what, n);
+			continue;
+		}
+		/* It did without that memory: it must still work. */
+		KUNIT_EXPECT_TRUE_MSG(test, finish(test, obj, arg),
+				      "%s, allocation %d", what, n);
+	}
+	KUNIT_EXPECT_LT_MSG(test, n, AF_MAX_ALLOCS, "%s", what);
+	KUNIT_EXPECT_GT_MSG(test, failed, 0, "%s", what);
+	kunit_info(test, "%s: %d allocations failed in turn", what, failed);
+	return failed;
+}
+
+struct af_item {
+	struct exec_work work;
+	atomic_t runs;
+};
+
+static void af_item_fn(struct exec_work *work)
+{
+	exec_test_count(&container_of(work, struct af_item, work)->runs);
+}
+
+/* One item through @ex, run within the test timeout. */
+static bool af_runs_one(struct exec_executor *ex)
+{
+	struct af_item it;
+
+	atomic_set(&it.runs, 0);
+	exec_work_init(&it.work, af_item_fn);
+	if (exec_submit(ex, &it.work))
+		return false;
+	return exec_test_wait_atomic_ge(&it.runs, 1, EXEC_TEST_TIMEOUT_MS);
+}
+
+/* --- thread pools ---------------------------------------------------- */
+
+static int af_pool_create(void **objp, void *arg)
+{
+	return exec_thread_pool_create((struct exec_thread_pool **)objp, arg);
+}
+
+static bool af_pool_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_thread_pool *pool = obj;
+	bool ok = af_runs_one(exec_thread_pool_executor(pool));
+
+	return exec_thread_pool_destroy(pool) == 0 && ok;
+}
+
+static void alloc_fault_thread_pools(struct kunit *test)
+{
+	struct exec_thread_pool_attr fixed = { .nr_threads = 2 };
+	struct exec_thread_pool_attr growing = {
+		.nr_threads = 1, .max_threads = 3,
+		.thread = { .name = "af-grow", .cpus = NULL },
+	};
+
+	af_sweep(test, "fixed thread pool", af_pool_create, af_pool_finish,
+		 &fixed);
+	af_sweep(test, "growing thread pool", af_pool_create, af_pool_finish,
+		 &growing);
+}
+
+/* --- executors over a pool ------------------------------------------- */
+
+struct af_over {
+	struct exec_thread_pool *pool;
+	struct exec_executor *ex;
+};
+
+static int af_serial_create(void **objp, void *arg)
+{
+	struct af_over *o = arg;
+
+	return exec_serial_create((struct exec_serial **)objp, o->ex);
+}
+
+static bool af_serial_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_serial *s = obj;
+	bool ok = af_runs_one(exec_serial_executor(s));
+
+	return exec_serial_destroy(s) == 0 && ok;
+}
+
+static int af_priority_create(void **objp, void *arg)
+{
+	struct exec_priority_attr attr = { .max_running = 2 };
+	struct af_over *o = arg;
+
+	return exec_priority_create((struct exec_priority **)objp, o->ex,
+				    &attr);
+}
+
+static bool af_priority_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_priority *p = obj;
+	bool ok = af_runs_one(exec_priority_executor(p));
+
+	return exec_priority_destroy(p) == 0 && ok;
+}
+
+static int af_queue_create(void **objp, void *arg)
+{
+	struct exec_managed_queue_attr attr = {
+		.name = "af", .thread_limit = 2, .queue_limit = 4,
+		.time_limit_ns = 10ULL * 1000 * 1000 * 1000,
+	};
+	struct af_over *o = arg;
+
+	return exec_managed_queue_create((struct exec_managed_queue **)objp,
+					 o->ex, &attr);
+}
+
+static bool af_queue_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_managed_queue *q = obj;
+	bool ok = af_runs_one(exec_managed_queue_executor(q));
+
+	ok = !exec_managed_queue_wait_until_complete(q) && ok;
+	return exec_managed_queue_destroy(q) == 0 && ok;
+}
+
+static void af_closure_fn(void *arg)
+{
+	exec_test_count(arg);
+}
+
+/* Closures: a failed allocation refuses the submission, nothing runs. */
+static int af_closure_create(void **objp, void *arg)
+{
+	struct af_over *o = arg;
+	atomic_t *runs = kzalloc(sizeof(*runs), GFP_KERNEL);
+	int ret;
+
+	if (!runs)
+		return -ENOMEM;
+	ret = exec_submit_fn(o->ex, af_closure_fn, runs);
+	if (ret) {
+		kfree(runs);
+		return ret;
+	}
+	*objp = runs;
+	return 0;
+}
+
+static bool af_closure_finish(struct kunit *test, void *obj, void *arg)
+{
+	atomic_t *runs = obj;
+	bool ok = exec_test_wait_atomic_ge(runs, 1, EXEC_TEST_TIMEOUT_MS);
+
+	kfree(runs);
+	return ok;
+}
+
+static void alloc_fault_executors_over_a_pool(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
+	struct af_over o;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&o.pool, &attr), 0);
+	o.ex = exec_thread_pool_executor(o.pool);
+	af_sweep(test, "serial executor", af_serial_create, af_serial_finish,
+		 &o);
+	af_sweep(test, "priority executor", af_priority_create,
+		 af_priority_finish, &o);
+	af_sweep(test, "managed queue", af_queue_create, af_queue_finish, &o);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(o.pool), 0L);
+}
+
+static void alloc_fault_closures(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
+	struct af_over o;
+
+	/* A fresh pool: its first closure needs a chunk of closures. */
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&o.pool, &attr), 0);
+	o.ex = exec_thread_pool_executor(o.pool);
+	af_sweep(test, "closure", af_closure_create, af_closure_finish, &o);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(o.pool), 0L);
+}
+
+/* --- the thread manager ---------------------------------------------- */
+
+static int af_manager_create(void **objp, void *arg)
+{
+	struct exec_thread_manager_attr attr = {
+		.n_pools = 2, .pool = { .nr_threads = 1, .max_threads = 2 },
+	};
+
+	return exec_thread_manager_create((struct exec_thread_manager **)objp,
+					  &attr);
+}
+
+static bool af_manager_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_thread_manager *m = obj;
+	struct exec_managed_queue *q;
+	bool ok = false;
+
+	if (!exec_thread_manager_new_queue(m, &q, NULL)) {
+		ok = af_runs_one(exec_managed_queue_executor(q));
+		ok = !exec_managed_queue_destroy(q) && ok;
+	}
+	return exec_thread_manager_destroy(m) == 0 && ok;
+}
+
+static int af_new_queue_create(void **objp, void *arg)
+{
+	return exec_thread_manager_new_queue(arg,
+					     (struct exec_managed_queue **)objp,
+					     NULL);
+}
+
+static bool af_new_queue_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_managed_queue *q = obj;
+	bool ok = af_runs_one(exec_managed_queue_executor(q));
+
+	return exec_managed_queue_destroy(q) == 0 && ok;
+}
+
+static void alloc_fault_thread_manager(struct kunit *test)
+{
+	struct exec_thread_manager *m;
+
+	af_sweep(test, "thread manager", af_manager_create, af_manager_finish,
+		 NULL);
+	KUNIT_ASSERT_EQ(test, exec_thread_manager_create(&m, NULL), 0);
+	af_sweep(test, "thread manager queue", af_new_queue_create,
+		 af_new_queue_finish, m);
+	KUNIT_EXPECT_EQ(test, exec_thread_manager_destroy(m), 0);
+}
+
+/* --- loops, thread-per-task, futures, groups ------------------------- */
+
+static int af_loop_create(void **objp, void *arg)
+{
+	return exec_loop_create((struct exec_loop **)objp);
+}
+
+static bool af_loop_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_loop *loop = obj;
+	struct af_item it;
+	bool ok;
+
+	atomic_set(&it.runs, 0);
+	exec_work_init(&it.work, af_item_fn);
+	ok = !exec_submit(exec_loop_executor(loop), &it.work) &&
+	     exec_loop_run_queued_closures(loop) == 1 &&
+	     atomic_read(&it.runs) == 1;
+	return exec_loop_destroy(loop) == 0 && ok;
+}
+
+static int af_ls_create(void **objp, void *arg)
+{
+	return exec_loop_scheduler_create((struct exec_loop_scheduler **)objp);
+}
+
+static bool af_ls_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_loop_scheduler *ls = obj;
+	struct af_item it;
+	bool ok;
+
+	atomic_set(&it.runs, 0);
+	exec_work_init(&it.work, af_item_fn);
+	ok = !exec_submit(exec_loop_scheduler_executor(ls), &it.work) &&
+	     exec_loop_scheduler_poll(ls) == 1 &&
+	     atomic_read(&it.runs) == 1;
+	return exec_loop_scheduler_destroy(ls) == 0 && ok;
+}
+
+static int af_tpt_create(void **objp, void *arg)
+{
+	return exec_thread_per_task_create(
+		(struct exec_thread_per_task **)objp);
+}
+
+static bool af_tpt_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_thread_per_task *tpt = obj;
+	bool ok = af_runs_one(exec_thread_per_task_executor(tpt));
+
+	return exec_thread_per_task_destroy(tpt) == 0 && ok;
+}
+
+static long af_answer(void *arg)
+{
+	return 42;
+}
+
+static int af_spawn_create(void **objp, void *arg)
+{
+	return exec_spawn_future((struct exec_future **)objp, arg, af_answer,
+				 NULL);
+}
+
+static bool af_spawn_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct exec_future *fut = obj;
+	long result = 0;
+	bool ok;
+
+	ok = !exec_future_wait(fut, 10ULL * 1000 * 1000 * 1000, &result) &&
+	     result == 42;
+	exec_future_put(fut);
+	return ok;
+}
+
+static int af_group_create(void **objp, void *arg)
+{
+	return exec_group_create((struct exec_group **)objp);
+}
+
+static bool af_group_finish(struct kunit *test, void *obj, void *arg)
+{
+	return exec_group_destroy(obj) == 0;
+}
+
+static void alloc_fault_loops_tasks_futures_groups(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+
+	af_sweep(test, "loop executor", af_loop_create, af_loop_finish, NULL);
+	af_sweep(test, "loop scheduler", af_ls_create, af_ls_finish, NULL);
+	af_sweep(test, "thread-per-task executor", af_tpt_create,
+		 af_tpt_finish, NULL);
+	af_sweep(test, "task group", af_group_create, af_group_finish, NULL);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	af_sweep(test, "spawned future", af_spawn_create, af_spawn_finish,
+		 exec_thread_pool_executor(pool));
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
+static struct kunit_case exec_alloc_fault_cases[] = {
+	KUNIT_CASE(alloc_fault_thread_pools),
+	KUNIT_CASE(alloc_fault_executors_over_a_pool),
+	KUNIT_CASE(alloc_fault_closures),
+	KUNIT_CASE(alloc_fault_thread_manager),
+	KUNIT_CASE(alloc_fault_loops_tasks_futures_groups),
+	{}
+};
+
+static struct kunit_suite exec_alloc_fault_suite = {
+	.name = "exec-alloc-fault",
+	.test_cases = exec_alloc_fault_cases,
+};
+
+kunit_test_suites(&exec_alloc_fault_suite);

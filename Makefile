@@ -154,7 +154,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
 CHECK_TARGETS := check-build check-abi check-user check-fallback \
-	check-parker check-demo check-tsan check-asan check-install check-readme \
+	check-hostile check-parker check-demo check-tsan check-asan check-install check-readme \
 	check-headers check-buildflags check-kernel-debian check-kernel
 KEEP_GOING ?=
 
@@ -290,6 +290,17 @@ check-buildflags:
 
 -include tests/user/tests.mk
 -include bench/bench.mk
+
+# The suite with io_uring refused, one CPU, a tiny RLIMIT_MEMLOCK, ...
+$(O)/seccomp-run: tests/user/seccomp_run.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+check-hostile: $(TEST_BIN) $(BENCH_BIN) $(O)/seccomp-run
+	@$(CHECK_RUN) hostile '$(CHECK_RESULTS)' -- \
+		scripts/check-hostile.sh $(TEST_BIN) $(BENCH_BIN) \
+		$(O)/seccomp-run
+
 include kernel/kernel.mk
 
 # The modules build without a warning against Debian's own kernel headers,

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# The userspace suite in a hostile environment: each condition below runs
+# the whole of exec-tests and must pass, and where io_uring is taken away
+# exec-bench must report that the library fell back to the futex backend.
+#
+#   check-hostile.sh TESTS BENCH SECCOMP_RUN
+#
+#   affinity-1cpu   the process may run on one CPU only (taskset -c 0)
+#   memlock-4k      RLIMIT_MEMLOCK of 4 KiB (io_uring rings on older
+#                   kernels are charged to it)
+#   seccomp-eperm   io_uring_setup/enter/register refused with EPERM, as
+#                   container runtimes' default seccomp profiles do
+#   seccomp-enosys  the same with ENOSYS, as a kernel without io_uring
+#   sysctl-disabled kernel.io_uring_disabled = 2 (root only; restored
+#                   afterwards)
+#
+# Prints one line per condition and "N passed, N failed" last.  A condition
+# this machine cannot set up (the sysctl not writable) is said so, "not
+# run", and counted neither way.
+
+set -u
+
+tests=$1
+bench=$2
+seccomp_run=$3
+pass=0
+fail=0
+sysctl=/proc/sys/kernel/io_uring_disabled
+
+# run NAME EXPECTED_BACKEND PREFIX...: the suite, then the backend check.
+run()
+{
+	local name=$1 backend=$2 out got
+	shift 2
+
+	out=$("$@" timeout 900 "$tests" 2>&1 | tail -1)
+	if [ "$out" != "${out#* passed, 0 failed}" ] &&
+	   [ "${out%% passed*}" -gt 0 ]; then
+		got=$("$@" "$bench" wakeup_latency --samples 200 2>/dev/null |
+		      sed -n 's/.*"backend":"\([a-z_]*\)".*/\1/p')
+		if [ "$got" = "$backend" ]; then
+			echo "hostile: $name: $out; backend $got"
+			pass=$((pass + 1))
+			return
+		fi
+		echo "hostile: $name: $out; backend '$got', expected $backend"
+	else
+		echo "hostile: $name: FAILED: $out"
+	fi
+	fail=$((fail + 1))
+}
+
+run affinity-1cpu io_uring taskset -c 0
+run memlock-4k io_uring prlimit --memlock=4096:4096
+run seccomp-eperm futex "$seccomp_run" EPERM
+run seccomp-enosys futex "$seccomp_run" ENOSYS
+
+if [ -w "$sysctl" ]; then
+	old=$(cat "$sysctl")
+	trap 'echo "$old" > "$sysctl"' EXIT
+	echo 2 > "$sysctl"
+	run sysctl-disabled futex env
+	echo "$old" > "$sysctl"
+	trap - EXIT
+else
+	echo "hostile: sysctl-disabled: not run: $sysctl is not writable here"
+fi
+
+echo "hostile: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -3,11 +3,13 @@
  * seccomp-run: run a command with io_uring's system calls refused, as a
  * container runtime's seccomp profile refuses them.
  *
- *   seccomp-run EPERM|ENOSYS COMMAND [ARG...]
+ *   seccomp-run ERRNO COMMAND [ARG...]
  *
  * io_uring_setup(), io_uring_enter() and io_uring_register() fail with the
- * given errno; everything else is allowed.  For scripts/check-hostile.sh.
+ * errno named (EPERM, ENOSYS, ...); everything else is allowed.  For
+ * scripts/check-hostile.sh.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -27,19 +29,30 @@
 #error "seccomp-run: unknown architecture"
 #endif
 
-#define SR_DENY(nr, err)						\
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),		\
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((err) & 0xffff))
+#define SR_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* The errno value whose name is @name, or 0. */
+static int sr_errno(const char *name)
+{
+	const char *n;
+	int e;
+
+	for (e = 1; e < 4096; e++) {
+		n = strerrorname_np(e);
+		if (n && !strcmp(n, name))
+			return e;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
-	int err;
+	int err = argc < 3 ? 0 : sr_errno(argv[1]);
 
-	if (argc < 3 || (strcmp(argv[1], "EPERM") && strcmp(argv[1], "ENOSYS"))) {
-		fprintf(stderr, "usage: seccomp-run EPERM|ENOSYS COMMAND [ARG...]\n");
+	if (!err) {
+		fprintf(stderr, "usage: seccomp-run ERRNO COMMAND [ARG...]\n");
 		return 2;
 	}
-	err = strcmp(argv[1], "EPERM") ? ENOSYS : EPERM;
 
 	struct sock_filter filter[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -48,13 +61,15 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		SR_DENY(__NR_io_uring_setup, err),
-		SR_DENY(__NR_io_uring_enter, err),
-		SR_DENY(__NR_io_uring_register, err),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_enter, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 1,
+			 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (err & 0xffff)),
 	};
 	struct sock_fprog prog = {
-		.len = sizeof(filter) / sizeof(filter[0]),
+		.len = SR_ARRAY_SIZE(filter),
 		.filter = filter,
 	};
 

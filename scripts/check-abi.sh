@@ -37,19 +37,8 @@ lib=$1
 map=$2
 soname=$3
 shift 3
-passed=0
-failed=0
-
-pass()
-{
-	passed=$((passed + 1))
-}
-
-fail()
-{
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
+# shellcheck source=scripts/check-lib.sh
+. "$(dirname "$0")/check-lib.sh"
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

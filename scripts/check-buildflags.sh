@@ -14,19 +14,8 @@
 set -u
 
 out=$1
-passed=0
-failed=0
-
-pass()
-{
-	passed=$((passed + 1))
-}
-
-fail()
-{
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
+# shellcheck source=scripts/check-lib.sh
+. "$(dirname "$0")/check-lib.sh"
 
 finish()
 {

@@ -21,19 +21,8 @@ if [ "${1-}" = "--test" ]; then
 fi
 dir=$1
 shift
-passed=0
-failed=0
-
-pass()
-{
-	passed=$((passed + 1))
-}
-
-fail()
-{
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
+# shellcheck source=scripts/check-lib.sh
+. "$(dirname "$0")/check-lib.sh"
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

@@ -17,22 +17,8 @@ readme=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 stage=$2
 pcdir=$3
 work=$4
-passed=0
-failed=0
-
-step()
-{
-	local what=$1
-
-	shift
-	echo "--- $what"
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL: $what"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=scripts/check-lib.sh
+. "$(dirname "$0")/check-lib.sh"
 
 # block LANG: the first ```LANG block of the section.
 block()

@@ -17,22 +17,8 @@ pcdir=$2
 work=$3
 src=$(cd "$(dirname "$0")" && pwd)/consumer.c
 CC=${CC:-cc}
-passed=0
-failed=0
-
-step()
-{
-	local what=$1
-
-	shift
-	echo "--- $what"
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL: $what"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=scripts/check-lib.sh
+. "$(dirname "$0")/../../scripts/check-lib.sh"
 
 finish()
 {

@@ -507,7 +507,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	spin = w->woken_idle ? EXEC_POOL_SPIN_LONG : EXEC_POOL_SPIN;
 	w->woken_idle = false;
 	for (i = 1; i <= spin && !work; i++) {
-		if (exec_pool_wait_over(pool))
+		if (!(i % EXEC_POOL_LOOK_EVERY) && exec_pool_wait_over(pool))
 			break;
 		if (!(i % EXEC_POOL_STEAL_EVERY)) {
 			work = exec_pool_steal(w, false);

@@ -19,8 +19,13 @@ struct exec_pool_grow;
 
 /* Pause iterations a worker spins before parking (a few us; see below). */
 #define EXEC_POOL_SPIN		64
-/* ... after a wake-up that found nothing to do (see exec_pool_wait()). */
+/*
+ * ... after a wake-up that found nothing to do, or after a park that
+ * another submission ended within EXEC_POOL_BRIEF_PARK_NS: work is coming
+ * faster than a park and a wake-up cost (see exec_pool_wait()).
+ */
 #define EXEC_POOL_SPIN_LONG	512
+#define EXEC_POOL_BRIEF_PARK_NS	50000
 /*
  * How often (in pauses) a spinning worker looks at the shared queue.  A look
  * reads the lines that a submitter is writing (the queue's tail, the last
@@ -65,6 +70,8 @@ struct exec_pool_grow;
  *	the first item it takes from the shared queue passes wake-ups on
  * @woken_idle: O: has parked and found no work since it woke; its next
  *	spin is the long one
+ * @parked_briefly: O: its last park was woken within
+ *	EXEC_POOL_BRIEF_PARK_NS; its next spin is the long one
  * @parker: where the worker sleeps
  * @thread: the thread
  * @tag: pushed below @frame, so that exec_blocking_begin() finds the worker
@@ -98,6 +105,7 @@ struct exec_pool_worker {
 	unsigned int next_streak;
 	bool was_spinning;
 	bool woken_idle;
+	bool parked_briefly;
 	struct exec_parker parker;
 	struct exec_thread thread;
 	struct exec_frame tag;

@@ -474,7 +474,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	struct exec_thread_pool *pool = w->pool;
 	bool added = w->index >= pool->nr_threads;
 	struct exec_work *work = NULL;
-	u64 when[EXEC_CLOCK_COUNT];
+	u64 when[EXEC_CLOCK_COUNT], parked_at;
 	unsigned int i, spin;
 	unsigned long flags;
 	bool watching = false;
@@ -504,7 +504,8 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	 * which wakes a sleeper.  Spinning longer saves that worker the
 	 * system calls; a worker that finds work goes back to the short spin.
 	 */
-	spin = w->woken_idle ? EXEC_POOL_SPIN_LONG : EXEC_POOL_SPIN;
+	spin = w->woken_idle || w->parked_briefly ? EXEC_POOL_SPIN_LONG :
+						    EXEC_POOL_SPIN;
 	w->woken_idle = false;
 	for (i = 1; i <= spin && !work; i++) {
 		if (!(i % EXEC_POOL_LOOK_EVERY) && exec_pool_wait_over(pool))
@@ -542,10 +543,14 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		exec_pool_wake_all(pool);
 	} else {
 		work = exec_pool_steal(w, true);
+		parked_at = work ? 0 : exec_clock_read(EXEC_CLOCK_MONOTONIC);
 		if (!work && (watching || added))
 			exec_parker_park_until(&w->parker, when);
 		else if (!work)
 			exec_parker_park(&w->parker);
+		w->parked_briefly = parked_at &&
+			exec_clock_read(EXEC_CLOCK_MONOTONIC) - parked_at <
+				EXEC_POOL_BRIEF_PARK_NS;
 		if (added && !work &&
 		    exec_pool_retire_idle(w, when[EXEC_CLOCK_MONOTONIC])) {
 			*exit = true;

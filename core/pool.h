@@ -21,11 +21,13 @@ struct exec_pool_grow;
 #define EXEC_POOL_SPIN		64
 /*
  * ... after a wake-up that found nothing to do, or after a park that
- * another submission ended within EXEC_POOL_BRIEF_PARK_NS: work is coming
- * faster than a park and a wake-up cost (see exec_pool_wait()).
+ * another submission ended within EXEC_POOL_BRIEF_PARK_NS, shorter than the
+ * long spin itself: that spin would have caught the item, without the
+ * submitter's wake-up system call (see exec_pool_wait()).  Longer parks keep
+ * the short spin, on which prompt wake-ups depend (architecture.rst).
  */
 #define EXEC_POOL_SPIN_LONG	512
-#define EXEC_POOL_BRIEF_PARK_NS	50000
+#define EXEC_POOL_BRIEF_PARK_NS	10000
 /*
  * How often (in pauses) a spinning worker looks at the shared queue.  A look
  * reads the lines that a submitter is writing (the queue's tail, the last

@@ -296,6 +296,14 @@ $(O)/seccomp-run: tests/user/seccomp_run.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
+# The long runs, on demand (scripts/longrun.sh): the public API only.
+$(O)/exec-longrun: tests/user/longrun.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iinclude $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+		$(LDLIBS_LIB)
+
+longrun: $(O)/exec-longrun
+
 check-hostile: $(TEST_BIN) $(BENCH_BIN) $(O)/seccomp-run
 	@$(CHECK_RUN) hostile '$(CHECK_RESULTS)' -- \
 		scripts/check-hostile.sh $(TEST_BIN) $(BENCH_BIN) \

@@ -191,7 +191,7 @@ check:
 	exit $$status
 
 check-build:
-	@$(CHECK_RUN) build '$(CHECK_RESULTS)' -- $(SUBMAKE) all
+	@$(CHECK_RUN) build '$(CHECK_RESULTS)' -- $(SUBMAKE) all $(O)/exec-longrun
 
 # The shared library exports exactly the EXPORT_SYMBOL_GPL() names, each
 # with the version node the version script gives it, and every function of

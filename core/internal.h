@@ -392,6 +392,10 @@ long exec_prio_close(struct exec_priority *p);
 int exec_prio_wait_idle(struct exec_priority *p);
 unsigned long exec_prio_test_reports(void);
 
+/* watchdog.c */
+unsigned long exec_watchdog_test_reports(void);
+void exec_watchdog_exit(void);
+
 /* Default executor teardown, for the kernel module's exit. */
 void exec_default_shutdown(void);
 

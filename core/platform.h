@@ -80,6 +80,13 @@ bool exec_cpu_online(unsigned int cpu);
 bool exec_thread_blocked(struct exec_thread *thread,
 			 struct exec_thread_sample *sample);
 
+/*
+ * Prints the stack of @thread, a thread of the library that has not been
+ * joined, where the platform can (the kernel); nothing elsewhere.  Any
+ * context.
+ */
+void exec_thread_show_stack(struct exec_thread *thread);
+
 /* Declared once here; each backend defines them (the contract below). */
 int exec_clockev_init(struct exec_clockev *ce,
 		      void (*handler)(struct exec_clockev *ce));

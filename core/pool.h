@@ -42,6 +42,11 @@ struct exec_pool_grow;
 #define EXEC_POOL_STEAL_EVERY	32
 #define EXEC_POOL_NEXT_STREAK	16
 
+/* The longest name prefix a report gives, with its NUL. */
+#define EXEC_POOL_NAME_LEN	16
+/* The workers' name prefix when the attributes give none. */
+#define EXEC_POOL_DEFAULT_NAME	"exec-pool"
+
 /* pool->state bits */
 #define EXEC_POOL_STOP		0x1UL	/* destroy: drain, then exit */
 #define EXEC_POOL_SHUTDOWN	0x2UL	/* shutdown_hard: refuse everything */
@@ -86,13 +91,19 @@ struct exec_pool_grow;
  * @retire: A: an added worker told to exit, or exiting because it was idle
  *	too long (the policy's kill_pending)
  * @retired: O: exits because it retired (exec_pool_retire_idle())
- * @run_seq: O, read by the manager: odd while the worker runs an item
- *	(growing pools only)
+ * @run_seq: O, read by the manager and the watchdog: odd while the worker
+ *	runs an item
+ * @run_fn: O, read by the watchdog: the function of the item it runs
+ *	(exec_work_symbol()), written before @run_seq turns odd
+ * @wd_seq: W: @run_seq at the watchdog's look at @wd_since
+ * @wd_since: W: when the watchdog first saw @wd_seq
+ * @wd_reported: W: the item seen at @wd_seq has been reported
  * @nr_hints: O, read by the manager: exec_blocking_begin() nesting
  * @sample: M: for exec_thread_blocked()
  *
  * O: written only by the worker's own thread.  G: written by the manager
- * thread, or at creation.  M: touched only by the manager thread.
+ * thread, or at creation.  M: touched only by the manager thread.  W: under
+ * the watchdog's lock (core/watchdog.c).
  */
 struct exec_pool_worker {
 	struct exec_frame frame;
@@ -117,6 +128,10 @@ struct exec_pool_worker {
 	bool retire;
 	bool retired;
 	unsigned long run_seq;
+	const void *run_fn;
+	unsigned long wd_seq;
+	u64 wd_since;
+	bool wd_reported;
 	int nr_hints;
 	struct exec_thread_sample sample;
 } ____cacheline_aligned;
@@ -150,6 +165,11 @@ struct exec_pool_worker {
  * @nr_live: A: workers with a thread started and not yet retired
  * @grow: the growing pool's manager, or NULL for a fixed pool; set at
  *	creation
+ * @name: its threads' name prefix, for reports; set at creation
+ * @wd_next: W: the next pool under the watchdog
+ * @wd_started: W: @nr_started at the watchdog's look at @wd_since
+ * @wd_since: W: when the watchdog first saw @wd_started with items queued
+ * @wd_reported: W: that stall has been reported
  */
 struct exec_thread_pool {
 	struct exec_executor ex;
@@ -180,6 +200,11 @@ struct exec_thread_pool {
 	unsigned int nr_used;
 	atomic_t nr_live;
 	struct exec_pool_grow *grow;
+	char name[EXEC_POOL_NAME_LEN];
+	struct exec_thread_pool *wd_next;
+	unsigned long wd_started;
+	u64 wd_since;
+	bool wd_reported;
 };
 
 
@@ -210,5 +235,9 @@ u64 exec_grow_idle_deadline(struct exec_thread_pool *pool);
 int exec_pool_start_worker(struct exec_thread_pool *pool, unsigned int i,
 			   const struct exec_thread_attr *ta, unsigned int cpu);
 extern const char exec_pool_worker_tag;
+
+/* watchdog.c */
+void exec_watchdog_add_pool(struct exec_thread_pool *pool);
+void exec_watchdog_remove_pool(struct exec_thread_pool *pool);
 
 #endif /* EXEC_CORE_POOL_H */

@@ -601,12 +601,18 @@ static int exec_pool_worker_fn(void *arg)
 		w->woken_idle = false;
 		if (pool->queue_limit)
 			exec_pool_unreserve(pool);
-		/* Odd while it runs: the manager samples only busy workers. */
-		if (pool->grow)
-			WRITE_ONCE(w->run_seq, w->run_seq + 1);
+		/*
+		 * Odd while it runs: the manager samples only busy workers,
+		 * the watchdog names the item.  The previous run's even
+		 * @run_seq before the new @run_fn: pairs with the watchdog's
+		 * smp_rmb().
+		 */
+		smp_wmb();
+		WRITE_ONCE(w->run_fn, exec_work_symbol(work));
+		/* @run_fn first: pairs with the watchdog's load-acquire. */
+		smp_store_release(&w->run_seq, w->run_seq + 1);
 		exec_work_run(work);
-		if (pool->grow)
-			WRITE_ONCE(w->run_seq, w->run_seq + 1);
+		WRITE_ONCE(w->run_seq, w->run_seq + 1);
 		if (need_resched())
 			cond_resched();
 	}
@@ -695,8 +701,8 @@ int exec_pool_start_worker(struct exec_thread_pool *pool,
 		bound.cpus = mask;
 		bound.nr_cpu_bits = cpu + 1;
 	}
-	snprintf(name, sizeof(name), "%s/%u", ta->name ? ta->name : "exec-pool",
-		 i);
+	snprintf(name, sizeof(name), "%s/%u",
+		 ta->name ? ta->name : EXEC_POOL_DEFAULT_NAME, i);
 	ret = exec_fault_thread_start() ? -EAGAIN :
 	      exec_thread_start_attr(&pool->workers[i].thread,
 				     exec_pool_worker_fn, &pool->workers[i],
@@ -785,6 +791,9 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 		if (ret)
 			goto err_stop_threads;
 	}
+	snprintf(pool->name, sizeof(pool->name), "%s",
+		 attr->thread.name ? attr->thread.name : EXEC_POOL_DEFAULT_NAME);
+	exec_watchdog_add_pool(pool);
 	kfree(cpus);
 	*poolp = pool;
 	return 0;
@@ -948,6 +957,8 @@ long exec_thread_pool_destroy(struct exec_thread_pool *pool)
 	/* Before anything changes: a refused destroy leaves the pool as is. */
 	if (exec_executor_check_unused(&pool->ex))
 		return -EBUSY;
+	/* Before the workers are joined: the watchdog looks at them. */
+	exec_watchdog_remove_pool(pool);
 	/* Armed items are discarded; those already due still run. */
 	discarded = exec_timers_shutdown(&pool->ex);
 	exec_pool_set_state(pool, EXEC_POOL_STOP);

@@ -26,14 +26,29 @@
 #include "internal.h"
 #include "exec_kernel.h"
 
+/*
+ * The stall watchdog's threshold at loading, as the workqueue watchdog's
+ * workqueue.watchdog_thresh (which counts seconds); 0 leaves it off.
+ * exec_watchdog_set() changes it later.
+ */
+static unsigned int watchdog_thresh_ms = 30000;
+module_param(watchdog_thresh_ms, uint, 0444);
+MODULE_PARM_DESC(watchdog_thresh_ms,
+		 "report thread pool items and queues stuck this long (ms; 0: off)");
+
 static int __init exec_module_init(void)
 {
+	int ret;
+
 	exec_platform_init();
 	exec_timer_sys_init();
 	if (!exec_default_executor()) {
 		exec_platform_exit();
 		return -ENOMEM;
 	}
+	ret = exec_watchdog_set((u64)watchdog_thresh_ms * NSEC_PER_MSEC);
+	if (ret)
+		pr_warn("exec: stall watchdog not started: %d\n", ret);
 	return 0;
 }
 
@@ -41,6 +56,7 @@ static void __exit exec_module_exit(void)
 {
 	exec_static_context_release();
 	exec_default_shutdown();
+	exec_watchdog_exit();
 	exec_platform_exit();
 }
 

@@ -41,6 +41,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/sched/debug.h>
 #include <linux/sched/task.h>
 
 #include "platform.h"
@@ -270,6 +271,18 @@ bool exec_thread_blocked(struct exec_thread *thread,
 			 struct exec_thread_sample *sample)
 {
 	return !task_is_running(thread->task);
+}
+
+/**
+ * exec_thread_show_stack - print a library thread's stack, for a report
+ * @thread: a thread that has been started and not joined
+ *
+ * Context: Any context.
+ */
+void exec_thread_show_stack(struct exec_thread *thread)
+{
+	if (thread->task)
+		sched_show_task(thread->task);
 }
 
 /* The calling task's struct exec_thread if it is one of ours, else NULL. */

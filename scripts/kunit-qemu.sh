@@ -21,7 +21,8 @@
 #                     starts at load is in flight at unload
 #   --append ARGS     more kernel command line, e.g. "kunit.filter_glob=..."
 #   --allow REGEX     a log line matching REGEX (grep -E) is expected: it
-#                     and the rest of its report, up to "---[ end trace",
+#                     and the rest of its report, up to "---[ end trace"
+#                     or "</TASK>",
 #                     do not fail the run (for a test that provokes a WARN)
 #   --accel A         QEMU accelerator: tcg (default, or $EXEC_KUNIT_ACCEL)
 #                     or kvm
@@ -245,7 +246,8 @@ grep -qE '^exec-init: done: ' "$plain" ||
 # a case's name or message, or an --append, may legitimately contain "BUG"
 # or "KASAN".  A line matching --allow starts an
 # expected report, whose lines (the Call Trace among them) are ignored up
-# to its "---[ end trace" line.
+# to its "---[ end trace" line, or to the "</TASK>" that ends a stack dump
+# without one (sched_show_task(), as the stall watchdog prints).
 bad_re='WARNING:|BUG:|BUG at|kernel BUG|Oops|general protection fault'
 bad_re+='|Call Trace|Kernel panic|possible recursive locking'
 bad_re+='|inconsistent lock state|circular locking|DEBUG_LOCKS_WARN_ON'
@@ -257,7 +259,7 @@ awk -v bad="$bad_re" -v allow="$allow" -v ktap="$ktap_re" '
 	$0 ~ ktap { next }
 	/^(Kernel c|C)ommand line: / { next }
 	allow != "" && $0 ~ allow { expected = 1; next }
-	expected && /---\[ end trace/ { expected = 0; next }
+	expected && /---\[ end trace|<\/TASK>/ { expected = 0; next }
 	expected { next }
 	$0 ~ bad { print }
 ' "$plain" > "$reports"

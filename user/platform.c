@@ -375,6 +375,18 @@ static char exec_thread_proc_state(struct exec_thread *thread)
 }
 
 /**
+ * exec_thread_show_stack - print a library thread's stack, for a report
+ * @thread: a thread that has been started and not joined
+ *
+ * Userspace has no portable way to read another thread's stack: nothing.
+ *
+ * Context: Any context.
+ */
+void exec_thread_show_stack(struct exec_thread *thread)
+{
+}
+
+/**
  * exec_thread_blocked - whether a busy thread has been off CPU
  * @thread: the thread, started and not joined
  * @sample: its CPU time and the time when last asked; zeroed at first

@@ -23,5 +23,6 @@
 #include "context.h"
 #include "future.h"
 #include "group.h"
+#include "watchdog.h"
 
 #endif /* EXEC_EXEC_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Userspace only: the managed queue's time limit report reaches the
- * application's log callback (exec_user_set_log()) in the format the
- * kernel prints.
+ * Userspace only: the managed queue's time limit report and the stall
+ * watchdog's report reach the application's log callback
+ * (exec_user_set_log()) in the format the kernel prints.
  */
 #include <kunit/test.h>
 #include <exec/exec.h>
@@ -74,8 +74,55 @@ static void mq_log_report_reaches_the_callback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
 }
 
+static void wd_log_fn(int level, const char *msg, void *arg)
+{
+	struct mq_log *log = arg;
+
+	if (!strstr(msg, "pool \"wd-log\""))
+		return;
+	pthread_mutex_lock(&log->lock);
+	snprintf(log->msg, sizeof(log->msg), "%s", msg);
+	pthread_mutex_unlock(&log->lock);
+	exec_test_count(&log->count);
+}
+
+static void wd_log_report_reaches_the_callback(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = 1,
+		.thread = { .name = "wd-log" },
+	};
+	static struct mq_log log = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	u64 old = exec_watchdog_thresh();
+	struct exec_thread_pool *pool;
+
+	atomic_set(&log.count, 0);
+	exec_test_gate_init(&log.gate);
+	exec_work_init(&log.work, mq_log_item);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	exec_user_set_log(wd_log_fn, &log);
+	KUNIT_ASSERT_EQ(test, exec_watchdog_set(20ULL * 1000 * 1000), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit(exec_thread_pool_executor(pool),
+					  &log.work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&log.count, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	exec_test_gate_open(&log.gate);
+	KUNIT_EXPECT_EQ(test, exec_watchdog_set(old), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	exec_user_set_log(NULL, NULL);
+	pthread_mutex_lock(&log.lock);
+	/* The item's name as %ps prints it, or its address without one. */
+	KUNIT_EXPECT_EQ(test, strncmp(log.msg, "exec: pool \"wd-log\": item ",
+				      26), 0);
+	KUNIT_EXPECT_TRUE(test, strstr(log.msg, " ran for ") != NULL);
+	KUNIT_EXPECT_TRUE(test, strstr(log.msg,
+				       "(threshold 20 ms), still running"));
+	pthread_mutex_unlock(&log.lock);
+}
+
 static struct kunit_case exec_managed_queue_log_cases[] = {
 	KUNIT_CASE(mq_log_report_reaches_the_callback),
+	KUNIT_CASE(wd_log_report_reaches_the_callback),
 	{}
 };
 

@@ -319,6 +319,9 @@ static inline void spin_unlock(spinlock_t *lock)
 
 /* The kernel's raw_spinlock_t (never sleeps, even on PREEMPT_RT) is the same. */
 typedef spinlock_t raw_spinlock_t;
+#define __RAW_SPIN_LOCK_UNLOCKED(name)	__SPIN_LOCK_UNLOCKED(name)
+#define DEFINE_RAW_SPINLOCK(name) \
+	raw_spinlock_t name = __RAW_SPIN_LOCK_UNLOCKED(name)
 #define raw_spin_lock_init(l)	spin_lock_init(l)
 #define raw_spin_lock_destroy(l)	spin_lock_destroy(l)
 #define raw_spin_lock_irqsave(l, flags)	spin_lock_irqsave(l, flags)

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The stall watchdog (include/exec/watchdog.h).
+ *
+ * Every thread pool is on one list while it exists.  A clock event device
+ * calls exec_wd_check() every quarter of the threshold; it looks at each
+ * pool under exec_wd_lock, which pool destroy also takes to leave the
+ * list, so a pool and its workers stay valid while they are looked at.
+ *
+ * Nothing on the hot path but what workers already do: a worker makes its
+ * @run_seq odd before an item and even after it, and notes the item's
+ * function in @run_fn; the pool counts the items it takes in @nr_started.
+ * The watchdog compares them with what it saw at its previous looks: a
+ * worker whose @run_seq is odd and has not changed since the look at
+ * @wd_since runs one item since then at least; a pool with items queued and
+ * the same @nr_started since @wd_since has started nothing.  Either is
+ * reported once, when that has lasted the threshold, and again only after
+ * it has moved on.
+ *
+ * Reports are written after exec_wd_lock is dropped (the userspace log
+ * callback is the application's code); the kernel's stack dump of a stuck
+ * worker is made under it, while the worker's task is known to be held.
+ */
+#include "pool.h"
+
+/* A pass reports at most this many stalls; the next pass, the rest. */
+#define EXEC_WD_REPORTS_PER_PASS	8
+#define EXEC_WD_MIN_THRESH_NS		NSEC_PER_MSEC
+
+struct exec_wd_report {
+	char pool[EXEC_POOL_NAME_LEN];
+	const void *fn;		/* NULL: the pool's queue stalled */
+	u64 stuck_ns;
+	unsigned long queued;
+};
+
+/* Guards the pool list and every pool's and worker's wd_* fields. */
+static DEFINE_RAW_SPINLOCK(exec_wd_lock);
+/* Serialises exec_watchdog_set() and exec_watchdog_exit(). */
+static DEFINE_MUTEX(exec_wd_mutex);
+
+/**
+ * struct exec_wd - the watchdog
+ * @pools: L(exec_wd_lock): thread pools, linked through their @wd_next
+ * @thresh_ns: A: the threshold, 0 for off; written under exec_wd_lock
+ * @ce: the clock event device; initialised on first use
+ * @ready: L(exec_wd_mutex): @ce is initialised and started
+ * @nr_reports: A: reports made, for the tests
+ */
+static struct exec_wd {
+	struct exec_thread_pool *pools;
+	u64 thresh_ns;
+	struct exec_clockev ce;
+	bool ready;
+	atomic_long_t nr_reports;
+} exec_wd;
+
+static void exec_wd_emit(const struct exec_wd_report *r, u64 thresh_ns)
+{
+	char sym[EXEC_SYMBOL_NAME_LEN];
+
+	if (r->fn) {
+		exec_symbol_name(sym, sizeof(sym), r->fn);
+		pr_warn("exec: pool \"%s\": item %s ran for %llu ms (threshold %llu ms), still running\n",
+			r->pool, sym,
+			(unsigned long long)div_u64(r->stuck_ns, NSEC_PER_MSEC),
+			(unsigned long long)div_u64(thresh_ns, NSEC_PER_MSEC));
+	} else {
+		pr_warn("exec: pool \"%s\": no item started for %llu ms with %lu queued (threshold %llu ms)\n",
+			r->pool,
+			(unsigned long long)div_u64(r->stuck_ns, NSEC_PER_MSEC),
+			r->queued,
+			(unsigned long long)div_u64(thresh_ns, NSEC_PER_MSEC));
+	}
+	atomic_long_inc(&exec_wd.nr_reports);
+}
+
+/* Under exec_wd_lock: looks at @w; fills *@r, true, if it is stuck. */
+static bool exec_wd_check_worker(struct exec_pool_worker *w, u64 now,
+				 u64 thresh, struct exec_wd_report *r)
+{
+	/* Acquire: pairs with the release that made @run_seq odd. */
+	unsigned long seq = smp_load_acquire(&w->run_seq);
+	const void *fn;
+
+	if (!(seq & 1) || seq != w->wd_seq) {
+		w->wd_seq = seq;
+		w->wd_since = now;
+		w->wd_reported = false;
+		return false;
+	}
+	if (w->wd_reported || now - w->wd_since < thresh)
+		return false;
+	/* A seqcount read: @run_fn is the run's if @run_seq stays @seq. */
+	fn = READ_ONCE(w->run_fn);
+	/* Pairs with the worker's smp_wmb() before its next @run_fn. */
+	smp_rmb();
+	if (READ_ONCE(w->run_seq) != seq)
+		return false;
+	w->wd_reported = true;
+	r->fn = fn;
+	r->stuck_ns = now - w->wd_since;
+	/* Started with the pool, joined only by destroy: its task is held. */
+	if (w->index < w->pool->nr_threads)
+		exec_thread_show_stack(&w->thread);
+	return true;
+}
+
+/* Under exec_wd_lock: looks at @pool's queue; as exec_wd_check_worker(). */
+static bool exec_wd_check_queue(struct exec_thread_pool *pool, u64 now,
+				u64 thresh, struct exec_wd_report *r)
+{
+	unsigned long started = READ_ONCE(pool->nr_started);
+	long queued;
+
+	if (started != pool->wd_started || !exec_pool_has_work(pool)) {
+		pool->wd_started = started;
+		pool->wd_since = now;
+		pool->wd_reported = false;
+		return false;
+	}
+	if (pool->wd_reported || now - pool->wd_since < thresh)
+		return false;
+	pool->wd_reported = true;
+	queued = atomic_long_read(&pool->nr_submitted) - (long)started;
+	r->fn = NULL;
+	r->stuck_ns = now - pool->wd_since;
+	r->queued = queued > 0 ? queued : 0;
+	return true;
+}
+
+static void exec_wd_check(struct exec_clockev *ce)
+{
+	struct exec_wd_report reports[EXEC_WD_REPORTS_PER_PASS];
+	struct exec_thread_pool *pool;
+	unsigned int nr = 0, i, used;
+	unsigned long flags;
+	u64 now, thresh;
+
+	raw_spin_lock_irqsave(&exec_wd_lock, flags);
+	thresh = exec_wd.thresh_ns;
+	if (!thresh) {
+		raw_spin_unlock_irqrestore(&exec_wd_lock, flags);
+		return;
+	}
+	now = exec_clock_read(EXEC_CLOCK_MONOTONIC);
+	for (pool = exec_wd.pools; pool; pool = pool->wd_next) {
+		used = exec_pool_nr_used(pool);
+		for (i = 0; i < used && nr < ARRAY_SIZE(reports); i++) {
+			if (exec_wd_check_worker(&pool->workers[i], now,
+						 thresh, &reports[nr]))
+				memcpy(reports[nr++].pool, pool->name,
+				       sizeof(pool->name));
+		}
+		if (nr < ARRAY_SIZE(reports) &&
+		    exec_wd_check_queue(pool, now, thresh, &reports[nr]))
+			memcpy(reports[nr++].pool, pool->name,
+			       sizeof(pool->name));
+	}
+	exec_clockev_program(ce, EXEC_CLOCK_MONOTONIC, now + thresh / 4);
+	raw_spin_unlock_irqrestore(&exec_wd_lock, flags);
+
+	for (i = 0; i < nr; i++)
+		exec_wd_emit(&reports[i], thresh);
+}
+
+int exec_watchdog_set(uint64_t thresh_ns)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	might_sleep();
+	if (thresh_ns && thresh_ns < EXEC_WD_MIN_THRESH_NS)
+		return -EINVAL;
+	mutex_lock(&exec_wd_mutex);
+	if (thresh_ns && !exec_wd.ready) {
+		ret = exec_clockev_init(&exec_wd.ce, exec_wd_check);
+		if (!ret) {
+			ret = exec_clockev_start(&exec_wd.ce);
+			if (ret)
+				exec_clockev_stop(&exec_wd.ce);
+		}
+		if (ret)
+			goto out_unlock;
+		exec_wd.ready = true;
+	}
+	raw_spin_lock_irqsave(&exec_wd_lock, flags);
+	WRITE_ONCE(exec_wd.thresh_ns, thresh_ns);
+	if (exec_wd.ready)
+		exec_clockev_program(&exec_wd.ce, EXEC_CLOCK_MONOTONIC,
+				     thresh_ns ? exec_clock_read(
+					EXEC_CLOCK_MONOTONIC) + thresh_ns / 4 :
+						 EXEC_TIME_NEVER);
+	raw_spin_unlock_irqrestore(&exec_wd_lock, flags);
+out_unlock:
+	mutex_unlock(&exec_wd_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_watchdog_set);
+
+uint64_t exec_watchdog_thresh(void)
+{
+	return READ_ONCE(exec_wd.thresh_ns);
+}
+EXPORT_SYMBOL_GPL(exec_watchdog_thresh);
+
+/**
+ * exec_watchdog_add_pool - put a new thread pool under the watchdog
+ * @pool: the pool, its workers started
+ *
+ * Context: Any context.
+ */
+void exec_watchdog_add_pool(struct exec_thread_pool *pool)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&exec_wd_lock, flags);
+	/* Nothing is stuck before now. */
+	pool->wd_since = exec_clock_read(EXEC_CLOCK_MONOTONIC);
+	pool->wd_started = READ_ONCE(pool->nr_started);
+	pool->wd_next = exec_wd.pools;
+	exec_wd.pools = pool;
+	raw_spin_unlock_irqrestore(&exec_wd_lock, flags);
+}
+
+/**
+ * exec_watchdog_remove_pool - take a pool from under the watchdog
+ * @pool: the pool, before its workers are joined
+ *
+ * When this returns, the watchdog no longer looks at @pool.
+ *
+ * Context: Any context.
+ */
+void exec_watchdog_remove_pool(struct exec_thread_pool *pool)
+{
+	struct exec_thread_pool **link;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&exec_wd_lock, flags);
+	for (link = &exec_wd.pools; *link; link = &(*link)->wd_next) {
+		if (*link == pool) {
+			*link = pool->wd_next;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&exec_wd_lock, flags);
+}
+
+/**
+ * exec_watchdog_exit - stop the watchdog for good
+ *
+ * At the kernel module's unloading, after every pool is gone.
+ *
+ * Context: Process context; may sleep.
+ */
+void exec_watchdog_exit(void)
+{
+	mutex_lock(&exec_wd_mutex);
+	if (exec_wd.ready)
+		exec_clockev_stop(&exec_wd.ce);
+	exec_wd.ready = false;
+	mutex_unlock(&exec_wd_mutex);
+}
+
+/**
+ * exec_watchdog_test_reports - how many stalls the watchdog has reported
+ *
+ * For the tests.
+ *
+ * Context: Any context.
+ * Return: the count since the library was loaded.
+ */
+unsigned long exec_watchdog_test_reports(void)
+{
+	return atomic_long_read(&exec_wd.nr_reports);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_watchdog_test_reports);

@@ -155,7 +155,7 @@ $(O)/parker-test: $(PARKER_SRC)
 
 CHECK_TARGETS := check-build check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-tsan check-asan check-install check-readme \
-	check-headers check-buildflags check-kernel-debian check-kernel
+	check-headers check-buildflags check-kernel-debian check-dkms check-kernel
 KEEP_GOING ?=
 
 CHECK_DIR = $(abspath $(O))/check
@@ -310,6 +310,14 @@ check-kernel-debian:
 		$(SUBMAKE) kernel-modules
 	@$(CHECK_RUN) kernel-exports '$(CHECK_RESULTS)' -- \
 		$(KERNEL_EXPORTS) $(KERNEL_RELEASE_OUT) $(PUBLIC_HDR)
+
+# DKMS builds exec.ko from dkms.conf against the same Debian headers, in
+# temporary DKMS trees, and removes it again; it runs make as a user's DKMS
+# does, without this make's flags.
+check-dkms:
+	@$(CHECK_RUN) dkms '$(CHECK_RESULTS)' -- \
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL scripts/check-dkms.sh $(notdir $(patsubst %/build,%,$(KDIR))) \
+		$(VERSION) dkms.conf $(KERNEL_SRC)
 
 clean:
 	rm -rf $(O) build-*

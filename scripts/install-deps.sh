@@ -18,6 +18,7 @@ packages=(
 	clang		# TSAN_CC=clang if gcc's TSan does not fit
 	libclang-rt-14-dev	# clang's sanitizer runtimes
 	linux-headers-amd64	# the modules' build against Debian's kernel
+	dkms		# make check-dkms: exec.ko built by DKMS
 )
 
 installed()

@@ -9,12 +9,13 @@
 #   make install         headers, libraries, pkg-config file, man pages
 #   make uninstall       remove what `make install` put in place
 #   make man             the section-3 man pages, from the kernel-doc comments
+#   make htmldocs        the HTML documentation (Sphinx), in $(O)/htmldocs
 #
 # Variables: O (output directory, default build), CC, CPPFLAGS, CFLAGS,
 # LDFLAGS (used as given, e.g. from dpkg-buildflags, after the project's own
 # flags), SAN (sanitizer flags, e.g. SAN=-fsanitize=thread together with
 # O=build-tsan), PREFIX, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR, DESTDIR,
-# KERNEL_DOC (the kernel's scripts/kernel-doc).
+# KERNEL_DOC (the kernel's scripts/kernel-doc), SPHINXBUILD, SPHINXOPTS.
 
 VERSION_MAJOR := 0
 VERSION_MINOR := 1
@@ -125,6 +126,19 @@ $(MAN_LIST): $(PUBLIC_HDR) scripts/man-pages.sh
 
 man: $(MAN_LIST)
 
+# --- HTML documentation ------------------------------------------------------
+
+# Documentation/*.rst, and the kernel-doc comments of the public headers
+# through the kernel-doc directive of Documentation/sphinx/ (api.rst).
+SPHINXBUILD ?= sphinx-build
+SPHINXOPTS ?=
+HTMLDOCS_OUT := $(O)/htmldocs
+
+htmldocs:
+	PYTHONDONTWRITEBYTECODE=1 $(SPHINXBUILD) -b html -q $(SPHINXOPTS) -d $(HTMLDOCS_OUT)/doctrees \
+		-D kerneldoc_bin=$(KERNEL_DOC) Documentation $(HTMLDOCS_OUT)/html
+	@echo "htmldocs: $(HTMLDOCS_OUT)/html/index.html"
+
 # --- installation ----------------------------------------------------------
 
 install: all $(PC_FILE) $(MAN_LIST)
@@ -179,7 +193,7 @@ $(O)/parker-test: $(PARKER_SRC)
 
 CHECK_TARGETS := check-build check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-tsan check-asan check-install check-readme \
-	check-headers check-man check-buildflags check-kernel-debian check-dkms check-kernel
+	check-headers check-man check-htmldocs check-buildflags check-kernel-debian check-dkms check-kernel
 KEEP_GOING ?=
 
 CHECK_DIR = $(abspath $(O))/check
@@ -309,6 +323,13 @@ check-man:
 		$(SUBMAKE) man && \
 		scripts/check-man.sh $(KERNEL_DOC) $(MAN_OUT) $(PUBLIC_HDR)'
 
+# The HTML documentation, from scratch, with warnings as errors; the API
+# reference has every public function.
+check-htmldocs:
+	@$(CHECK_RUN) htmldocs '$(CHECK_RESULTS)' -- \
+		scripts/check-htmldocs.sh $(SPHINXBUILD) $(KERNEL_DOC) \
+		$(O)/check-htmldocs $(PUBLIC_HDR)
+
 # A build as a Debian package does it, with dpkg-buildflags' CPPFLAGS, CFLAGS
 # and LDFLAGS in the environment: they reach every command line, and the
 # hardening shows in the library.
@@ -357,4 +378,4 @@ clean:
 
 FORCE:
 
-.PHONY: all clean install uninstall demo man FORCE check $(CHECK_TARGETS)
+.PHONY: all clean install uninstall demo man htmldocs FORCE check $(CHECK_TARGETS)

@@ -22,6 +22,7 @@ packages=(
 	dkms		# make check-dkms: exec.ko built by DKMS
 	man-db		# make check-install: `man exec_submit` on the pages
 	groff-base	# man's formatter
+	python3-sphinx	# make htmldocs
 )
 
 installed()

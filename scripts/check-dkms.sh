@@ -13,8 +13,10 @@
 # half-way leaves nothing behind for the next one.  Checks that dkms.conf
 # names VERSION, that exec.ko alone is built, for that kernel, with that
 # version and without a compiler warning, and that nothing is left in the
-# tree after the removal.  Needs dkms (scripts/install-deps.sh) and, as DKMS
-# does, root.  Ends with "dkms: N passed, N failed".
+# tree after the removal.  Needs dkms (scripts/install-deps.sh), not root:
+# only DKMS's module signing key, /var/lib/dkms/mok.key, is the system's (made
+# by the first build where it can be written; without it DKMS does not sign).
+# Ends with "dkms: N passed, N failed".
 
 set -u
 

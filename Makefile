@@ -135,8 +135,9 @@ SPHINXOPTS ?=
 HTMLDOCS_OUT := $(O)/htmldocs
 
 htmldocs:
-	PYTHONDONTWRITEBYTECODE=1 $(SPHINXBUILD) -b html -q $(SPHINXOPTS) -d $(HTMLDOCS_OUT)/doctrees \
-		-D kerneldoc_bin=$(KERNEL_DOC) Documentation $(HTMLDOCS_OUT)/html
+	PYTHONDONTWRITEBYTECODE=1 $(SPHINXBUILD) -b html -q $(SPHINXOPTS) \
+		-d $(HTMLDOCS_OUT)/doctrees -D kerneldoc_bin=$(KERNEL_DOC) \
+		Documentation $(HTMLDOCS_OUT)/html
 	@echo "htmldocs: $(HTMLDOCS_OUT)/html/index.html"
 
 # --- installation ----------------------------------------------------------
@@ -193,7 +194,8 @@ $(O)/parker-test: $(PARKER_SRC)
 
 CHECK_TARGETS := check-build check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-tsan check-asan check-install check-readme \
-	check-headers check-man check-htmldocs check-buildflags check-kernel-debian check-dkms check-kernel
+	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
+	check-dkms check-kernel
 KEEP_GOING ?=
 
 CHECK_DIR = $(abspath $(O))/check
@@ -370,8 +372,9 @@ check-kernel-debian:
 # does, without this make's flags.
 check-dkms:
 	@$(CHECK_RUN) dkms '$(CHECK_RESULTS)' -- \
-		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL scripts/check-dkms.sh $(notdir $(patsubst %/build,%,$(KDIR))) \
-		$(VERSION) dkms.conf $(KERNEL_SRC)
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL scripts/check-dkms.sh \
+		$(notdir $(patsubst %/build,%,$(KDIR))) $(VERSION) dkms.conf \
+		$(KERNEL_SRC)
 
 clean:
 	rm -rf $(O) build-*

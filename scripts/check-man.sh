@@ -47,14 +47,17 @@ while read -r fn; do
 	fi
 done < "$tmp/public"
 
+# Each tool once over all the pages; both name the page in their lines.
 pages=("$mandir"/man3/*.3)
 echo "--- ${#pages[@]} pages: whatis entries, groff -ww"
+lexgrog "${pages[@]}" > "$tmp/whatis" 2>&1
+groff -z -ww -man -Tutf8 "${pages[@]}" > "$tmp/groff" 2>&1 ||
+	fail "groff exited with $?: $(cat "$tmp/groff")"
 for page in "${pages[@]}"; do
-	if ! lexgrog "$page" > "$tmp/out" 2>&1 ||
-	   ! grep -q ": \"$(basename "$page" .3) - ." "$tmp/out"; then
-		fail "$page: no whatis entry: $(cat "$tmp/out")"
-	elif ! quiet groff -z -ww -man -Tutf8 "$page"; then
-		fail "$page: groff warns"
+	if ! grep -qF "$page: \"$(basename "$page" .3) - " "$tmp/whatis"; then
+		fail "$page: no whatis entry: $(grep -F "$page:" "$tmp/whatis")"
+	elif grep -qF "$page:" "$tmp/groff"; then
+		fail "$page: groff warns: $(grep -F "$page:" "$tmp/groff")"
 	else
 		pass
 	fi

@@ -6,13 +6,16 @@
 #   make                 the static and shared libraries
 #   make demo            build and run examples/demo.c
 #   make check           the whole test command (see README.md)
-#   make install         headers, libraries, pkg-config file
+#   make install         headers, libraries, pkg-config file, man pages
 #   make uninstall       remove what `make install` put in place
+#   make man             the section-3 man pages, from the kernel-doc comments
+#   make htmldocs        the HTML documentation (Sphinx), in $(O)/htmldocs
 #
 # Variables: O (output directory, default build), CC, CPPFLAGS, CFLAGS,
 # LDFLAGS (used as given, e.g. from dpkg-buildflags, after the project's own
 # flags), SAN (sanitizer flags, e.g. SAN=-fsanitize=thread together with
-# O=build-tsan), PREFIX, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, DESTDIR.
+# O=build-tsan), PREFIX, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR, DESTDIR,
+# KERNEL_DOC (the kernel's scripts/kernel-doc), SPHINXBUILD, SPHINXOPTS.
 
 VERSION_MAJOR := 0
 VERSION_MINOR := 1
@@ -52,6 +55,7 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 .DEFAULT_GOAL := all
@@ -105,19 +109,51 @@ $(PC_FILE): exec-user.pc.in FORCE
 	    -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    $< > $@
 
+# --- man pages ---------------------------------------------------------------
+
+# One section-3 page per function with a kernel-doc comment in the public
+# headers, written by the kernel's own scripts/kernel-doc -man: the copy that
+# Debian's linux-kbuild-* package installs with the kernel headers
+# (linux-headers-amd64, which scripts/install-deps.sh installs), found
+# through KDIR (kernel/kernel.mk).  $(MAN_LIST) names the pages.
+KERNEL_DOC ?= $(firstword $(wildcard $(KDIR)/scripts/kernel-doc \
+	/usr/lib/linux-kbuild-*/scripts/kernel-doc) kernel-doc)
+MAN_OUT := $(O)/man
+MAN_LIST := $(MAN_OUT)/pages
+
+$(MAN_LIST): $(PUBLIC_HDR) scripts/man-pages.sh
+	scripts/man-pages.sh '$(KERNEL_DOC)' $(VERSION) $(MAN_OUT) $(PUBLIC_HDR)
+
+man: $(MAN_LIST)
+
+# --- HTML documentation ------------------------------------------------------
+
+# Documentation/*.rst, and the kernel-doc comments of the public headers
+# through the kernel-doc directive of Documentation/sphinx/ (api.rst).
+SPHINXBUILD ?= sphinx-build
+SPHINXOPTS ?=
+HTMLDOCS_OUT := $(O)/htmldocs
+
+htmldocs:
+	PYTHONDONTWRITEBYTECODE=1 $(SPHINXBUILD) -b html -q $(SPHINXOPTS) \
+		-d $(HTMLDOCS_OUT)/doctrees -D kerneldoc_bin=$(KERNEL_DOC) \
+		Documentation $(HTMLDOCS_OUT)/html
+	@echo "htmldocs: $(HTMLDOCS_OUT)/html/index.html"
+
 # --- installation ----------------------------------------------------------
 
-install: all $(PC_FILE)
+install: all $(PC_FILE) $(MAN_LIST)
 	install -d '$(DESTDIR)$(INCLUDEDIR)/exec' '$(DESTDIR)$(LIBDIR)' \
-		'$(DESTDIR)$(PKGCONFIGDIR)'
+		'$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(MANDIR)/man3'
 	install -m 0644 $(PUBLIC_HDR) '$(DESTDIR)$(INCLUDEDIR)/exec/'
 	install -m 0644 $(LIB_A) '$(DESTDIR)$(LIBDIR)/'
 	install -m 0755 $(LIB_SO) '$(DESTDIR)$(LIBDIR)/'
 	ln -sf $(notdir $(LIB_SO)) '$(DESTDIR)$(LIBDIR)/$(SONAME)'
 	ln -sf $(SONAME) '$(DESTDIR)$(LIBDIR)/libexec-user.so'
 	install -m 0644 $(PC_FILE) '$(DESTDIR)$(PKGCONFIGDIR)/exec-user.pc'
+	install -m 0644 $(MAN_OUT)/man3/*.3 '$(DESTDIR)$(MANDIR)/man3/'
 
-uninstall:
+uninstall: $(MAN_LIST)
 	rm -f $(addprefix '$(DESTDIR)$(INCLUDEDIR)/exec/',$(notdir $(PUBLIC_HDR)))
 	-rmdir '$(DESTDIR)$(INCLUDEDIR)/exec' 2>/dev/null
 	rm -f '$(DESTDIR)$(LIBDIR)/libexec-user.a' \
@@ -125,6 +161,9 @@ uninstall:
 	      '$(DESTDIR)$(LIBDIR)/$(SONAME)' \
 	      '$(DESTDIR)$(LIBDIR)/libexec-user.so' \
 	      '$(DESTDIR)$(PKGCONFIGDIR)/exec-user.pc'
+	while read -r page; do \
+		rm -f '$(DESTDIR)$(MANDIR)/man3/'"$$page.3"; \
+	done < $(MAN_LIST)
 
 # --- the demo --------------------------------------------------------------
 
@@ -155,7 +194,8 @@ $(O)/parker-test: $(PARKER_SRC)
 
 CHECK_TARGETS := check-build check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-tsan check-asan check-install check-readme \
-	check-headers check-buildflags check-kernel-debian check-kernel
+	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
+	check-dkms check-kernel
 KEEP_GOING ?=
 
 CHECK_DIR = $(abspath $(O))/check
@@ -248,17 +288,19 @@ check-asan:
 		env $(ASAN_ENV) $(ASAN_MAKE) demo
 
 # Install into a staging directory and build tests/install/ against it with
-# nothing but pkg-config, shared and static.
+# nothing but pkg-config, shared and static; read a man page there; then
+# uninstall, which must leave no file.
 STAGE = $(abspath $(O))/stage
+STAGE_DIRS = DESTDIR=$(STAGE) PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) \
+	INCLUDEDIR=$(INCLUDEDIR) PKGCONFIGDIR=$(PKGCONFIGDIR) MANDIR=$(MANDIR)
 
 check-install:
 	@rm -rf '$(STAGE)'
 	@$(CHECK_RUN) install '$(CHECK_RESULTS)' -- sh -c ' \
-		$(SUBMAKE) install DESTDIR=$(STAGE) PREFIX=$(PREFIX) \
-			LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) \
-			PKGCONFIGDIR=$(PKGCONFIGDIR) >/dev/null && \
-		tests/install/run.sh $(STAGE) $(PKGCONFIGDIR) \
-			$(abspath $(O))/consumer'
+		$(SUBMAKE) install $(STAGE_DIRS) >/dev/null && \
+		tests/install/run.sh $(STAGE) $(PKGCONFIGDIR) $(MANDIR) \
+			$(abspath $(O))/consumer \
+			$(SUBMAKE) -C $(CURDIR) uninstall $(STAGE_DIRS)'
 
 # The library example of README.md, exactly as written, built with its own
 # cc commands against a staged install, and run.
@@ -275,6 +317,20 @@ check-readme:
 check-headers:
 	@$(CHECK_RUN) headers '$(CHECK_RESULTS)' -- \
 		env CC='$(CC)' CXX='$(CXX)' scripts/check-headers.sh $(PUBLIC_HDR)
+
+# The kernel-doc comments: no warning, one for every public function; the
+# man pages made from them.
+check-man:
+	@$(CHECK_RUN) man '$(CHECK_RESULTS)' -- sh -c ' \
+		$(SUBMAKE) man && \
+		scripts/check-man.sh $(KERNEL_DOC) $(MAN_OUT) $(PUBLIC_HDR)'
+
+# The HTML documentation, from scratch, with warnings as errors; the API
+# reference has every public function.
+check-htmldocs:
+	@$(CHECK_RUN) htmldocs '$(CHECK_RESULTS)' -- \
+		scripts/check-htmldocs.sh $(SPHINXBUILD) $(KERNEL_DOC) \
+		$(O)/check-htmldocs $(PUBLIC_HDR)
 
 # A build as a Debian package does it, with dpkg-buildflags' CPPFLAGS, CFLAGS
 # and LDFLAGS in the environment: they reach every command line, and the
@@ -319,9 +375,18 @@ check-kernel-debian:
 	@$(CHECK_RUN) kernel-exports '$(CHECK_RESULTS)' -- \
 		$(KERNEL_EXPORTS) $(KERNEL_RELEASE_OUT) $(PUBLIC_HDR)
 
+# DKMS builds exec.ko from dkms.conf against the same Debian headers, in
+# temporary DKMS trees, and removes it again; it runs make as a user's DKMS
+# does, without this make's flags.
+check-dkms:
+	@$(CHECK_RUN) dkms '$(CHECK_RESULTS)' -- \
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL scripts/check-dkms.sh \
+		$(notdir $(patsubst %/build,%,$(KDIR))) $(VERSION) dkms.conf \
+		$(KERNEL_SRC)
+
 clean:
 	rm -rf $(O) build-*
 
 FORCE:
 
-.PHONY: all clean install uninstall demo FORCE check $(CHECK_TARGETS)
+.PHONY: all clean install uninstall demo man htmldocs FORCE check $(CHECK_TARGETS)

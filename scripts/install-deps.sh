@@ -17,7 +17,12 @@ packages=(
 	libtsan2	# gcc's ThreadSanitizer runtime
 	clang		# TSAN_CC=clang if gcc's TSan does not fit
 	libclang-rt-14-dev	# clang's sanitizer runtimes
-	linux-headers-amd64	# the modules' build against Debian's kernel
+	linux-headers-amd64	# the modules' build against Debian's kernel; its
+			# linux-kbuild-* brings scripts/kernel-doc (man pages)
+	dkms		# make check-dkms: exec.ko built by DKMS
+	man-db		# make check-install: `man exec_submit` on the pages
+	groff-base	# man's formatter
+	python3-sphinx	# make htmldocs
 )
 
 installed()

@@ -29,7 +29,7 @@ EXEC_BEGIN_DECLS
  *	nice value of the thread that starts them (userspace) or the kernel's
  *	default for kthreads
  * @cpus: the CPUs the threads may run on, as a bitmap of @nr_cpu_bits bits:
- *	CPU n is bit (n % BITS_PER_LONG) of @cpus[n / BITS_PER_LONG], the
+ *	CPU n is bit (n % BITS_PER_LONG) of word n / BITS_PER_LONG of @cpus, the
  *	layout of the kernel's struct cpumask and of glibc's cpu_set_t.  At
  *	least one of them must be online.  NULL (the default) leaves the
  *	affinity alone.  The bitmap is copied: it need not outlive the

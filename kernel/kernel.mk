@@ -10,6 +10,10 @@
 #                         against the test kernel built by
 #                         scripts/kernel-build.sh, then the KUnit suites and
 #                         the unload checks in QEMU (scripts/kunit-qemu.sh)
+#   make check-kernel-kcsan
+#                         the same on the KCSAN test kernel
+#                         (scripts/kernel-config-kcsan), failing on any
+#                         data race report
 #
 # A driver author builds the same way by hand, in the source tree:
 #
@@ -97,4 +101,39 @@ check-kernel:
 kernel-test-modules:
 	$(call exec_kbuild,$(TEST_KDIR),$(TEST_KERNEL_OUT),CONFIG_EXEC_EXAMPLE=m CONFIG_EXEC_KUNIT_TEST=m)
 
-.PHONY: kernel-modules check-kernel kernel-test-modules
+# --- the KCSAN test kernel ---------------------------------------------------
+#
+# KCSAN cannot be built with KASAN, so the data race detector has a kernel
+# of its own (scripts/kernel-config-kcsan), cached next to the test kernel
+# under the name "kcsan".  The modules, the console log and the KTAP
+# results go to directories of their own, so that a run leaves those of
+# check-kernel alone.  The KUnit run fails on any kernel report, a KCSAN
+# one included; kcsan-reports.sh then counts the KCSAN reports, and checks
+# that KCSAN was on, as a result of its own.
+
+KCSAN_KDIR ?=
+KCSAN_KERNEL_OUT = $(KERNEL_OUT)/kcsan
+KCSAN_LOG = $(abspath $(O))/kunit-kcsan/console.log
+
+check-kernel-kcsan:
+	@kdir='$(KCSAN_KDIR)'; \
+	if [ -z "$$kdir" ]; then \
+		kdir=$$(scripts/kernel-build.sh --print-build-dir \
+			--config scripts/kernel-config-kcsan --name kcsan) || \
+			exit 1; \
+	fi; \
+	$(SUBMAKE) kernel-test-modules TEST_KDIR="$$kdir" \
+		TEST_KERNEL_OUT='$(KCSAN_KERNEL_OUT)' || exit 1; \
+	rm -f '$(KCSAN_LOG)'; status=0; \
+	EXEC_KUNIT_LOG='$(KCSAN_LOG)' \
+	$(CHECK_RUN) kernel-kcsan-kunit '$(CHECK_RESULTS)' -- \
+		scripts/kunit-qemu.sh --kernel "$$kdir" $(KUNIT_QEMU_ARGS) \
+		--allow '$(KUNIT_ALLOW)' \
+		$(KCSAN_KERNEL_OUT)/exec.ko \
+		"$(KCSAN_KERNEL_OUT)/exec_test.ko stress_tasks=$(STRESS_TASKS)" \
+		$(KCSAN_KERNEL_OUT)/exec_example.ko || status=1; \
+	$(CHECK_RUN) kernel-kcsan-races '$(CHECK_RESULTS)' -- \
+		scripts/kcsan-reports.sh '$(KCSAN_LOG)' || status=1; \
+	exit $$status
+
+.PHONY: kernel-modules check-kernel kernel-test-modules check-kernel-kcsan

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Judges the console log of a KUnit run on the KCSAN test kernel
+# (`make check-kernel-kcsan`) for data races.
+#
+# Usage: kcsan-reports.sh CONSOLE_LOG
+#
+# scripts/kunit-qemu.sh already fails a run whose log has a "BUG:" line;
+# this check says how many KCSAN reports there were and where, so that the
+# figure shows in the summary of `make check` even when the KUnit run
+# failed for this reason, and it makes sure that KCSAN was on at all: a log
+# without KCSAN's boot messages (a kernel without it, a self-test that
+# failed) would otherwise pass for a run without races.
+#
+# Prints each report's title line ("BUG: KCSAN: data-race in A / B"), then
+# "kcsan: 1 passed, 0 failed" when KCSAN ran and reported nothing, or
+# "kcsan: 0 passed, N failed" for N reports (at least 1 when KCSAN did not
+# run), the line scripts/check.sh reads.
+
+set -euo pipefail
+
+log=${1:?usage: kcsan-reports.sh CONSOLE_LOG}
+[ -r "$log" ] || { echo "kcsan-reports: no log '$log'" >&2; exit 2; }
+
+failed=0
+
+# KCSAN_EARLY_ENABLE prints the first line before anything else can run;
+# KCSAN_SELFTEST the second once its planted races were all caught.
+for marker in 'kcsan: enabled early' 'kcsan: selftest: ([0-9]+)/\1 tests passed'; do
+	if ! grep -qE "$marker" "$log"; then
+		echo "FAIL: no '$marker' in $log: KCSAN did not run"
+		failed=1
+	fi
+done
+
+reports=$(grep -cE 'BUG: KCSAN: ' "$log" || true)
+if [ "$reports" -gt 0 ]; then
+	echo "kcsan-reports: $reports KCSAN report(s) in $log:"
+	# Titles without printk's time stamps, each with its count: KCSAN
+	# reports a given pair of accesses at most once in
+	# CONFIG_KCSAN_REPORT_ONCE_IN_MS, so a count above 1 is a race seen
+	# over a long stretch of the run.
+	grep -oE 'BUG: KCSAN: .*' "$log" | sort | uniq -c | sort -rn |
+		sed 's/^/    /'
+	failed=$((failed + reports))
+fi
+
+if [ "$failed" -eq 0 ]; then
+	echo "kcsan: 1 passed, 0 failed"
+else
+	echo "kcsan: 0 passed, $failed failed"
+	exit 1
+fi

@@ -370,6 +370,12 @@ static uint64_t soak_rand(uint64_t *s)
 	return *s;
 }
 
+static int soak_fail(const char *what, int err)
+{
+	fprintf(stderr, "exec-longrun: soak: %s failed: %d\n", what, err);
+	return 1;
+}
+
 static int soak_run(unsigned long seconds, unsigned long baseline)
 {
 	struct exec_executor *targets[2 + SOAK_SERIALS];
@@ -395,13 +401,13 @@ static int soak_run(unsigned long seconds, unsigned long baseline)
 	targets[1] = exec_loop_scheduler_executor(ls);
 	for (i = 0; i < SOAK_SERIALS; i++) {
 		if (exec_serial_create(&serials[i], targets[0]))
-			return 1;
+			return soak_fail("exec_serial_create", -1);
 		targets[2 + i] = exec_serial_executor(serials[i]);
 	}
 	for (i = 0; i < SOAK_TIMERS; i++)
 		exec_timer_init(&soak.timers[i].timer, soak_timer_fn, NULL);
 	if (lr_donors_start(&donor, ls, &donor_thread, 1))
-		return 1;
+		return soak_fail("exec_work_guard_init", -1);
 
 	t0 = lr_now();
 	next_sample = t0;
@@ -409,9 +415,10 @@ static int soak_run(unsigned long seconds, unsigned long baseline)
 		/* A burst of closures over every executor. */
 		for (k = 0; k < 256; k++) {
 			r = soak_rand(&seed);
-			if (exec_submit_fn(targets[r % (2 + SOAK_SERIALS)],
-					   soak_task, NULL))
-				return 1;
+			ret = exec_submit_fn(targets[r % (2 + SOAK_SERIALS)],
+					     soak_task, NULL);
+			if (ret)
+				return soak_fail("exec_submit_fn", ret);
 			soak.submitted++;
 		}
 		/* Arm a few timed items, cancel some of the armed ones. */
@@ -444,7 +451,7 @@ static int soak_run(unsigned long seconds, unsigned long baseline)
 							   SOAK_SERIALS],
 						   &t->timer, EXEC_CLOCK_MONOTONIC,
 						   t->deadline))
-					return 1;
+					return soak_fail("exec_submit_at", -1);
 				soak.armed++;
 				break;
 			}
@@ -509,10 +516,10 @@ static int soak_run(unsigned long seconds, unsigned long baseline)
 	lr_donors_stop(&donor, &donor_thread, 1);
 	for (i = 0; i < SOAK_SERIALS; i++)
 		if (exec_serial_destroy(serials[i]) < 0)
-			return 1;
+			return soak_fail("exec_serial_destroy", -1);
 	if (exec_loop_scheduler_destroy(ls) < 0 ||
 	    exec_thread_pool_destroy(pool) < 0)
-		return 1;
+		return soak_fail("destroying the executors", -1);
 
 	ok = !growth && soak.ran == soak.submitted &&
 	     soak.armed == soak.fired + soak.cancelled && !soak.early;

@@ -297,7 +297,12 @@ static int lr_count(unsigned long n)
 #define SOAK_WINDOW	4096
 #define SOAK_SERIALS	4
 
-enum { SOAK_IDLE, SOAK_ARMED, SOAK_FIRED };
+/*
+ * A slot's state.  CANCELLED: a plain cancel took it back, perhaps after it
+ * came due, so it is idle only once its executor has dequeued it; like
+ * FIRED, it is reused after exec_timer_cancel_sync() says it is idle.
+ */
+enum { SOAK_IDLE, SOAK_ARMED, SOAK_FIRED, SOAK_CANCELLED };
 
 struct soak_timer {
 	struct exec_timer timer;
@@ -434,9 +439,10 @@ static int soak_run(unsigned long seconds, unsigned long baseline)
 				      exec_timer_cancel(&t->timer);
 				if (ret == 1) {
 					soak.cancelled++;
-					t->state = SOAK_IDLE;
+					t->state = SOAK_CANCELLED;
 				}
 				break;
+			case SOAK_CANCELLED:
 			case SOAK_FIRED:
 				/* Wait until its function has returned. */
 				exec_timer_cancel_sync(&t->timer);
@@ -446,12 +452,14 @@ static int soak_run(unsigned long seconds, unsigned long baseline)
 				t->deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) +
 					      (r >> 20) % 50000000;
 				t->state = SOAK_ARMED;
-				if (exec_submit_at(targets[(r >> 8) % 2 ? 0 :
-							   2 + (r >> 9) %
-							   SOAK_SERIALS],
-						   &t->timer, EXEC_CLOCK_MONOTONIC,
-						   t->deadline))
-					return soak_fail("exec_submit_at", -1);
+				ret = exec_submit_at(targets[(r >> 8) % 2 ? 0 :
+							     2 + (r >> 9) %
+							     SOAK_SERIALS],
+						     &t->timer,
+						     EXEC_CLOCK_MONOTONIC,
+						     t->deadline);
+				if (ret)
+					return soak_fail("exec_submit_at", ret);
 				soak.armed++;
 				break;
 			}

@@ -561,11 +561,12 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 		extra = exec_prio_want_runner(p) ? exec_prio_reserve(p) : NULL;
 		raw_spin_unlock_irqrestore(&p->lock, flags);
 
+		exec_trace_work_activate(&p->ex, work);
 		exec_prio_wake_room(p);
 		if (extra)
 			exec_prio_schedule_extra(p, extra, 0);
 		exec_frame_push(&frame, p);
-		exec_work_run(work);
+		exec_work_run(&p->ex, work);
 		exec_frame_pop(&frame);
 		done++;
 

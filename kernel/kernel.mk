@@ -43,6 +43,7 @@ KUNIT_QEMU_ARGS ?= --hold 500
 KUNIT_ALLOW := WARNING: .*exec_executor_check_unused|task:wd-test/
 
 KERNEL_SRC := Kbuild Makefile $(wildcard core/*.c core/*.h include/exec/*.h \
+	include/trace/events/*.h \
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
 	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel/*.c \
 	examples/kernel/*.h examples/kernel/Kbuild)

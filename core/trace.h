@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Trace hooks of the core: one inline function per event, called from the
+ * executors at the points where the kernel's workqueue has its own
+ * tracepoints.  Documentation/tracing.rst describes every event.
+ *
+ *   exec_work_queue     an item is submitted (its pending bit is set)
+ *   exec_work_activate  an executor with a queue of its own over another
+ *                       one (serial, priority, managed queue) takes an
+ *                       item out of it to run it
+ *   exec_work_start     an item's function is about to be called
+ *   exec_work_finish    it has returned (the item may be freed by then)
+ *   exec_timer_arm      a timed item is filed for a deadline
+ *   exec_timer_fire     a timed item came due and goes to its executor
+ *   exec_timer_cancel   a cancel took an armed item back
+ *   exec_worker_park    a pool worker goes to sleep
+ *   exec_worker_wake    it is awake again
+ *
+ * The platform's exec_trace.h maps them, through exec_trace_enabled(event)
+ * and exec_trace_emit(event, args...), onto tracepoints
+ * (include/trace/events/exec.h) in the kernel, and onto USDT probes of
+ * <sys/sdt.h> in userspace, where, built with -DEXEC_NO_SDT or without that
+ * header, they compile to nothing.  The arguments, the same in both worlds:
+ * the executor, its kind ("thread_pool", ...), the item and its function
+ * (a closure's own function), then what is particular to the event.
+ *
+ * A hook costs one test of a static key (kernel) or of a probe's
+ * semaphore (userspace) while nothing is attached; its arguments are
+ * computed only when something is.
+ */
+#ifndef EXEC_CORE_TRACE_H
+#define EXEC_CORE_TRACE_H
+
+#include <exec/exec.h>
+
+#include "exec_trace.h"
+
+const void *exec_work_symbol(const struct exec_work *work);
+
+/* The kind of @ex for an event; an executor of the user's may have none. */
+static inline const char *exec_trace_kind(const struct exec_executor *ex)
+{
+	const char *kind = ex->ops->kind;
+
+	return kind ? kind : "custom";
+}
+
+static __always_inline void
+exec_trace_work_queue(const struct exec_executor *ex,
+		      const struct exec_work *work)
+{
+	if (exec_trace_enabled(exec_work_queue))
+		exec_trace_emit(exec_work_queue, ex, exec_trace_kind(ex), work,
+				exec_work_symbol(work));
+}
+
+static __always_inline void
+exec_trace_work_activate(const struct exec_executor *ex,
+			 const struct exec_work *work)
+{
+	if (exec_trace_enabled(exec_work_activate))
+		exec_trace_emit(exec_work_activate, ex, exec_trace_kind(ex),
+				work, exec_work_symbol(work));
+}
+
+/*
+ * Before an item runs.  Returns its function when exec_work_finish is
+ * enabled, for exec_trace_work_finish(): the item may be gone by then.
+ */
+static __always_inline const void *
+exec_trace_work_start(const struct exec_executor *ex,
+		      const struct exec_work *work)
+{
+	const void *fn;
+
+	if (exec_trace_enabled(exec_work_start)) {
+		fn = exec_work_symbol(work);
+		exec_trace_emit(exec_work_start, ex, exec_trace_kind(ex), work,
+				fn);
+		return fn;
+	}
+	if (exec_trace_enabled(exec_work_finish))
+		return exec_work_symbol(work);
+	return NULL;
+}
+
+/*
+ * After an item ran: @work is only a value now; @fn is what
+ * exec_trace_work_start() returned (NULL if the event was enabled while
+ * the item ran).
+ */
+static __always_inline void
+exec_trace_work_finish(const struct exec_executor *ex,
+		       const struct exec_work *work, const void *fn)
+{
+	if (exec_trace_enabled(exec_work_finish))
+		exec_trace_emit(exec_work_finish, ex, exec_trace_kind(ex),
+				work, fn);
+}
+
+/* @clock: EXEC_CLOCK_*; @deadline: on that clock, in ns. */
+static __always_inline void
+exec_trace_timer_arm(const struct exec_executor *ex,
+		     const struct exec_work *work, unsigned int clock,
+		     u64 deadline)
+{
+	if (exec_trace_enabled(exec_timer_arm))
+		exec_trace_emit(exec_timer_arm, ex, exec_trace_kind(ex), work,
+				exec_work_symbol(work), clock, deadline);
+}
+
+static __always_inline void
+exec_trace_timer_fire(const struct exec_executor *ex,
+		      const struct exec_work *work)
+{
+	if (exec_trace_enabled(exec_timer_fire))
+		exec_trace_emit(exec_timer_fire, ex, exec_trace_kind(ex), work,
+				exec_work_symbol(work));
+}
+
+static __always_inline void
+exec_trace_timer_cancel(const struct exec_executor *ex,
+			const struct exec_work *work)
+{
+	if (exec_trace_enabled(exec_timer_cancel))
+		exec_trace_emit(exec_timer_cancel, ex, exec_trace_kind(ex),
+				work, exec_work_symbol(work));
+}
+
+/* @worker: the worker's index in its pool. */
+static __always_inline void
+exec_trace_worker_park(const struct exec_executor *ex, unsigned int worker)
+{
+	if (exec_trace_enabled(exec_worker_park))
+		exec_trace_emit(exec_worker_park, ex, exec_trace_kind(ex),
+				worker);
+}
+
+static __always_inline void
+exec_trace_worker_wake(const struct exec_executor *ex, unsigned int worker)
+{
+	if (exec_trace_enabled(exec_worker_wake))
+		exec_trace_emit(exec_worker_wake, ex, exec_trace_kind(ex),
+				worker);
+}
+
+#endif /* EXEC_CORE_TRACE_H */

@@ -738,6 +738,7 @@ int exec_priority_submit(struct exec_priority *prio, struct exec_work *work,
 		return -EINVAL;
 	if (test_and_set_bit(EXEC_WORK_PENDING_BIT, &work->flags))
 		return -EALREADY;
+	exec_trace_work_queue(&prio->ex, work);
 	ret = exec_prio_submit_level(prio, work, level, 0);
 	if (unlikely(ret))
 		clear_bit_unlock(EXEC_WORK_PENDING_BIT, &work->flags);

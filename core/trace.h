@@ -4,7 +4,9 @@
  * executors at the points where the kernel's workqueue has its own
  * tracepoints.  Documentation/tracing.rst describes every event.
  *
- *   exec_work_queue     an item is submitted (its pending bit is set)
+ *   exec_work_queue     an item is submitted (its pending bit is set,
+ *                       exec_submit_flags(), exec_dispatch(),
+ *                       exec_priority_submit())
  *   exec_work_activate  an executor with a queue of its own over another
  *                       one (serial, priority, managed queue) takes an
  *                       item out of it to run it

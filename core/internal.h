@@ -323,6 +323,7 @@ void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 void exec_timer_test_set_realtime_offset(s64 offset);
 
 /* Closures for executors with a submission function of their own. */
+const void *exec_work_symbol(const struct exec_work *work);
 struct exec_work *exec_closure_get(struct exec_executor *ex, exec_fn fn,
 				   exec_fn discard, void *arg, gfp_t gfp);
 void exec_closure_put(struct exec_work *work);

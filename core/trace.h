@@ -27,8 +27,10 @@
  * (a closure's own function), then what is particular to the event.
  *
  * A hook costs one test of a static key (kernel) or of a probe's
- * semaphore (userspace) while nothing is attached; its arguments are
- * computed only when something is.
+ * semaphore (userspace) while nothing is attached.  When something is, it
+ * calls its other half, out of line in core/trace.c, which computes the
+ * arguments and fires: the hot paths keep their size, and their callers
+ * stay inlined.
  */
 #ifndef EXEC_CORE_TRACE_H
 #define EXEC_CORE_TRACE_H
@@ -37,23 +39,33 @@
 
 #include "exec_trace.h"
 
-const void *exec_work_symbol(const struct exec_work *work);
-
-/* The kind of @ex for an event; an executor of the user's may have none. */
-static inline const char *exec_trace_kind(const struct exec_executor *ex)
-{
-	const char *kind = ex->ops->kind;
-
-	return kind ? kind : "custom";
-}
+/* The out-of-line halves, for enabled events only (core/trace.c). */
+void exec_trace_work_queue_on(const struct exec_executor *ex,
+			      const struct exec_work *work);
+void exec_trace_work_activate_on(const struct exec_executor *ex,
+				 const struct exec_work *work);
+const void *exec_trace_work_start_on(const struct exec_executor *ex,
+				     const struct exec_work *work);
+void exec_trace_work_finish_on(const struct exec_executor *ex,
+			       const struct exec_work *work, const void *fn);
+void exec_trace_timer_arm_on(const struct exec_executor *ex,
+			     const struct exec_work *work, unsigned int clock,
+			     u64 deadline);
+void exec_trace_timer_fire_on(const struct exec_executor *ex,
+			      const struct exec_work *work);
+void exec_trace_timer_cancel_on(const struct exec_executor *ex,
+				const struct exec_work *work);
+void exec_trace_worker_park_on(const struct exec_executor *ex,
+			       unsigned int worker);
+void exec_trace_worker_wake_on(const struct exec_executor *ex,
+			       unsigned int worker);
 
 static __always_inline void
 exec_trace_work_queue(const struct exec_executor *ex,
 		      const struct exec_work *work)
 {
 	if (exec_trace_enabled(exec_work_queue))
-		exec_trace_emit(exec_work_queue, ex, exec_trace_kind(ex), work,
-				exec_work_symbol(work));
+		exec_trace_work_queue_on(ex, work);
 }
 
 static __always_inline void
@@ -61,8 +73,7 @@ exec_trace_work_activate(const struct exec_executor *ex,
 			 const struct exec_work *work)
 {
 	if (exec_trace_enabled(exec_work_activate))
-		exec_trace_emit(exec_work_activate, ex, exec_trace_kind(ex),
-				work, exec_work_symbol(work));
+		exec_trace_work_activate_on(ex, work);
 }
 
 /*
@@ -73,16 +84,9 @@ static __always_inline const void *
 exec_trace_work_start(const struct exec_executor *ex,
 		      const struct exec_work *work)
 {
-	const void *fn;
-
-	if (exec_trace_enabled(exec_work_start)) {
-		fn = exec_work_symbol(work);
-		exec_trace_emit(exec_work_start, ex, exec_trace_kind(ex), work,
-				fn);
-		return fn;
-	}
-	if (exec_trace_enabled(exec_work_finish))
-		return exec_work_symbol(work);
+	if (exec_trace_enabled(exec_work_start) ||
+	    exec_trace_enabled(exec_work_finish))
+		return exec_trace_work_start_on(ex, work);
 	return NULL;
 }
 
@@ -96,8 +100,7 @@ exec_trace_work_finish(const struct exec_executor *ex,
 		       const struct exec_work *work, const void *fn)
 {
 	if (exec_trace_enabled(exec_work_finish))
-		exec_trace_emit(exec_work_finish, ex, exec_trace_kind(ex),
-				work, fn);
+		exec_trace_work_finish_on(ex, work, fn);
 }
 
 /* @clock: EXEC_CLOCK_*; @deadline: on that clock, in ns. */
@@ -107,8 +110,7 @@ exec_trace_timer_arm(const struct exec_executor *ex,
 		     u64 deadline)
 {
 	if (exec_trace_enabled(exec_timer_arm))
-		exec_trace_emit(exec_timer_arm, ex, exec_trace_kind(ex), work,
-				exec_work_symbol(work), clock, deadline);
+		exec_trace_timer_arm_on(ex, work, clock, deadline);
 }
 
 static __always_inline void
@@ -116,8 +118,7 @@ exec_trace_timer_fire(const struct exec_executor *ex,
 		      const struct exec_work *work)
 {
 	if (exec_trace_enabled(exec_timer_fire))
-		exec_trace_emit(exec_timer_fire, ex, exec_trace_kind(ex), work,
-				exec_work_symbol(work));
+		exec_trace_timer_fire_on(ex, work);
 }
 
 static __always_inline void
@@ -125,8 +126,7 @@ exec_trace_timer_cancel(const struct exec_executor *ex,
 			const struct exec_work *work)
 {
 	if (exec_trace_enabled(exec_timer_cancel))
-		exec_trace_emit(exec_timer_cancel, ex, exec_trace_kind(ex),
-				work, exec_work_symbol(work));
+		exec_trace_timer_cancel_on(ex, work);
 }
 
 /* @worker: the worker's index in its pool. */
@@ -134,16 +134,14 @@ static __always_inline void
 exec_trace_worker_park(const struct exec_executor *ex, unsigned int worker)
 {
 	if (exec_trace_enabled(exec_worker_park))
-		exec_trace_emit(exec_worker_park, ex, exec_trace_kind(ex),
-				worker);
+		exec_trace_worker_park_on(ex, worker);
 }
 
 static __always_inline void
 exec_trace_worker_wake(const struct exec_executor *ex, unsigned int worker)
 {
 	if (exec_trace_enabled(exec_worker_wake))
-		exec_trace_emit(exec_worker_wake, ex, exec_trace_kind(ex),
-				worker);
+		exec_trace_worker_wake_on(ex, worker);
 }
 
 #endif /* EXEC_CORE_TRACE_H */

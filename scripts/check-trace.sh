@@ -9,9 +9,10 @@
 #   notes       readelf -n LIB_SO: every probe of provider "exec" is there
 #               with the kernel tracepoint's name and its number of
 #               arguments, and a semaphore; LIB_A has them too
-#   fallback    core/thread_pool.c compiled as the library is, then with
-#               -DEXEC_NO_SDT: the first has probe notes, the second none
-#               and no reference to a semaphore (environment: CC, and
+#   fallback    core/trace.c (the probe sites) and core/thread_pool.c (a
+#               user of the hooks) compiled as the library is, then with
+#               -DEXEC_NO_SDT: the first have probe notes and semaphore
+#               references, the second neither (environment: CC, and
 #               CPPFLAGS_LIB, the library's preprocessor flags)
 #   perf        DRIVER (tests/user/trace_driver.c, linked against LIB_SO,
 #               not position independent) run under `perf stat` and
@@ -85,23 +86,38 @@ fi
 # --- the fallback ---------------------------------------------------------------
 
 cc=${CC:-cc}
-# shellcheck disable=SC2086 # CPPFLAGS_LIB is a list of flags
-if $cc ${CPPFLAGS_LIB:--Iinclude -Icore -Iuser/include -D_GNU_SOURCE} \
-	-std=gnu11 -O2 -c -o "$tmp/sdt.o" core/thread_pool.c &&
-   $cc ${CPPFLAGS_LIB:--Iinclude -Icore -Iuser/include -D_GNU_SOURCE} \
-	-DEXEC_NO_SDT -std=gnu11 -O2 -c -o "$tmp/nosdt.o" core/thread_pool.c
-then
-	with=$(notes "$tmp/sdt.o" | wc -l)
-	without=$(notes "$tmp/nosdt.o" | wc -l)
-	sems=$(nm "$tmp/nosdt.o" | grep -c '_semaphore$')
-	if [ "$with" -gt 0 ] && [ "$without" -eq 0 ] && [ "$sems" -eq 0 ]; then
-		echo "fallback: $with probe sites, none with -DEXEC_NO_SDT"
+cppflags=${CPPFLAGS_LIB:--Iinclude -Icore -Iuser/include -D_GNU_SOURCE}
+# build NAME FLAGS: core/trace.c and core/thread_pool.c into $tmp/NAME-*.o
+build()
+{
+	local f
+
+	for f in trace thread_pool; do
+		# shellcheck disable=SC2086 # lists of flags
+		$cc $cppflags $2 -std=gnu11 -O2 -c -o "$tmp/$1-$f.o" \
+			"core/$f.c" || return 1
+	done
+}
+# sites NAME: probe notes of core/trace.c; sems NAME: semaphores
+# core/thread_pool.c reads.
+sites()
+{
+	notes "$tmp/$1-trace.o" | wc -l
+}
+sems()
+{
+	nm "$tmp/$1-thread_pool.o" | grep -c ' U exec_exec_.*_semaphore$'
+}
+if build sdt "" && build nosdt -DEXEC_NO_SDT; then
+	if [ "$(sites sdt)" -gt 0 ] && [ "$(sems sdt)" -gt 0 ] &&
+	   [ "$(sites nosdt)" -eq 0 ] && [ "$(sems nosdt)" -eq 0 ]; then
+		echo "fallback: $(sites sdt) probe sites and $(sems sdt) semaphores read; none with -DEXEC_NO_SDT"
 		pass
 	else
-		fail "fallback: $with probe sites; with -DEXEC_NO_SDT $without, $sems semaphore references"
+		fail "fallback: $(sites sdt) probe sites, $(sems sdt) semaphores read; with -DEXEC_NO_SDT $(sites nosdt) and $(sems nosdt)"
 	fi
 else
-	fail "fallback: core/thread_pool.c does not compile"
+	fail "fallback: core/trace.c or core/thread_pool.c does not compile"
 fi
 
 # --- the probes firing under perf -------------------------------------------

@@ -60,12 +60,14 @@ struct tr_rec {
  * @pool: the executor whose worker events are recorded
  * @n: records in @rec
  * @rec: the events, in the order the probes ran
+ * @got: the case's copy of some of them (tr_collect()); the case's only
  */
 struct tr_log {
 	spinlock_t lock;
 	const void *pool;
 	unsigned int n;
 	struct tr_rec rec[TR_MAX];
+	struct tr_rec got[TR_MAX];
 };
 
 static void tr_fn(struct exec_work *work)
@@ -277,7 +279,6 @@ static void trace_item_queue_start_finish(struct kunit *test)
 {
 	static const enum tr_event seq[] = { TR_QUEUE, TR_START, TR_FINISH };
 	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
-	struct tr_rec got[TR_MAX];
 	struct exec_thread_pool *pool;
 	struct exec_executor *ex;
 	struct exec_work work;
@@ -295,8 +296,8 @@ static void trace_item_queue_start_finish(struct kunit *test)
 
 	exec_work_init(&work, tr_fn);
 	KUNIT_EXPECT_EQ(test, exec_submit(ex, &work), 0);
-	n = tr_collect(log, &work, ARRAY_SIZE(seq), got);
-	tr_expect(test, got, n, seq, ARRAY_SIZE(seq), ex, "thread_pool",
+	n = tr_collect(log, &work, ARRAY_SIZE(seq), log->got);
+	tr_expect(test, log->got, n, seq, ARRAY_SIZE(seq), ex, "thread_pool",
 		  tr_fn);
 
 	/* A closure: the item is the library's; only its events are left. */
@@ -306,8 +307,8 @@ static void trace_item_queue_start_finish(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_submit_fn(ex, tr_closure_fn, &ran), 0);
 	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&ran, 1,
 							 EXEC_TEST_TIMEOUT_MS));
-	n = tr_collect(log, NULL, ARRAY_SIZE(seq), got);
-	tr_expect(test, got, n, seq, ARRAY_SIZE(seq), ex, "thread_pool",
+	n = tr_collect(log, NULL, ARRAY_SIZE(seq), log->got);
+	tr_expect(test, log->got, n, seq, ARRAY_SIZE(seq), ex, "thread_pool",
 		  tr_closure_fn);
 
 	tr_detach(log);
@@ -325,7 +326,6 @@ static void trace_serial_activate(struct kunit *test)
 		TR_QUEUE, TR_ACTIVATE, TR_START, TR_FINISH,
 	};
 	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
-	struct tr_rec got[TR_MAX];
 	struct exec_thread_pool *pool;
 	struct exec_serial *serial;
 	struct exec_executor *ex;
@@ -349,8 +349,8 @@ static void trace_serial_activate(struct kunit *test)
 
 	exec_work_init(&work, tr_fn);
 	KUNIT_EXPECT_EQ(test, exec_submit(ex, &work), 0);
-	n = tr_collect(log, &work, ARRAY_SIZE(seq), got);
-	tr_expect(test, got, n, seq, ARRAY_SIZE(seq), ex, "serial", tr_fn);
+	n = tr_collect(log, &work, ARRAY_SIZE(seq), log->got);
+	tr_expect(test, log->got, n, seq, ARRAY_SIZE(seq), ex, "serial", tr_fn);
 
 	tr_detach(log);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_join(pool), 0);
@@ -371,7 +371,6 @@ static void trace_timer_arm_fire_cancel(struct kunit *test)
 	static const enum tr_event cancelled[] = { TR_ARM, TR_CANCEL };
 	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
 	struct exec_timer soon, late;
-	struct tr_rec got[TR_MAX];
 	struct exec_thread_pool *pool;
 	struct exec_executor *ex;
 	struct tr_log *log;
@@ -391,12 +390,12 @@ static void trace_timer_arm_fire_cancel(struct kunit *test)
 	deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 20 * NSEC_PER_MSEC;
 	KUNIT_EXPECT_EQ(test, exec_submit_at(ex, &soon, EXEC_CLOCK_MONOTONIC,
 					     deadline), 0);
-	n = tr_collect(log, &soon.work, ARRAY_SIZE(fired), got);
-	tr_expect(test, got, n, fired, ARRAY_SIZE(fired), ex, "thread_pool",
+	n = tr_collect(log, &soon.work, ARRAY_SIZE(fired), log->got);
+	tr_expect(test, log->got, n, fired, ARRAY_SIZE(fired), ex, "thread_pool",
 		  tr_timer_fn);
 	if (n) {
-		KUNIT_EXPECT_EQ(test, got[0].clock, EXEC_CLOCK_MONOTONIC);
-		KUNIT_EXPECT_EQ(test, got[0].deadline, deadline);
+		KUNIT_EXPECT_EQ(test, log->got[0].clock, EXEC_CLOCK_MONOTONIC);
+		KUNIT_EXPECT_EQ(test, log->got[0].deadline, deadline);
 	}
 
 	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &late,
@@ -404,8 +403,8 @@ static void trace_timer_arm_fire_cancel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&late), 1);
 	/* Anything more than arm and cancel would show up meanwhile. */
 	msleep(EXEC_TEST_SETTLE_MS);
-	n = tr_collect(log, &late.work, ARRAY_SIZE(cancelled), got);
-	tr_expect(test, got, n, cancelled, ARRAY_SIZE(cancelled), ex,
+	n = tr_collect(log, &late.work, ARRAY_SIZE(cancelled), log->got);
+	tr_expect(test, log->got, n, cancelled, ARRAY_SIZE(cancelled), ex,
 		  "thread_pool", tr_timer_fn);
 
 	tr_detach(log);

@@ -31,17 +31,19 @@
 /*
  * The semaphores, named as <sys/sdt.h> expects: provider_name_semaphore.
  * The kernel raises one (a uprobe's reference counter) while a tracer is
- * attached to its probe; the hook reads it relaxed, as a hint.
+ * attached to its probe; the hook reads it relaxed, as a hint.  Hidden:
+ * the library's own, read without going through the GOT.
  */
-extern unsigned short exec_exec_work_queue_semaphore;
-extern unsigned short exec_exec_work_activate_semaphore;
-extern unsigned short exec_exec_work_start_semaphore;
-extern unsigned short exec_exec_work_finish_semaphore;
-extern unsigned short exec_exec_timer_arm_semaphore;
-extern unsigned short exec_exec_timer_fire_semaphore;
-extern unsigned short exec_exec_timer_cancel_semaphore;
-extern unsigned short exec_exec_worker_park_semaphore;
-extern unsigned short exec_exec_worker_wake_semaphore;
+#define EXEC_SEMAPHORE	__attribute__((__visibility__("hidden")))
+extern unsigned short exec_exec_work_queue_semaphore EXEC_SEMAPHORE;
+extern unsigned short exec_exec_work_activate_semaphore EXEC_SEMAPHORE;
+extern unsigned short exec_exec_work_start_semaphore EXEC_SEMAPHORE;
+extern unsigned short exec_exec_work_finish_semaphore EXEC_SEMAPHORE;
+extern unsigned short exec_exec_timer_arm_semaphore EXEC_SEMAPHORE;
+extern unsigned short exec_exec_timer_fire_semaphore EXEC_SEMAPHORE;
+extern unsigned short exec_exec_timer_cancel_semaphore EXEC_SEMAPHORE;
+extern unsigned short exec_exec_worker_park_semaphore EXEC_SEMAPHORE;
+extern unsigned short exec_exec_worker_wake_semaphore EXEC_SEMAPHORE;
 
 #define exec_trace_enabled(event)					\
 	__builtin_expect(__atomic_load_n(&exec_##event##_semaphore,	\

@@ -360,10 +360,16 @@ $(O)/exec-longrun: tests/user/longrun.c $(LIB_A)
 
 longrun: $(O)/exec-longrun
 
-check-hostile: $(TEST_BIN) $(BENCH_BIN) $(O)/seccomp-run
+# Thread starts refused by RLIMIT_NPROC (scripts/check-hostile.sh).
+$(O)/exec-nproc-test: tests/user/nproc_test.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iinclude $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+		$(LDLIBS_LIB)
+
+check-hostile: $(TEST_BIN) $(BENCH_BIN) $(O)/seccomp-run $(O)/exec-nproc-test
 	@$(CHECK_RUN) hostile '$(CHECK_RESULTS)' -- \
 		scripts/check-hostile.sh $(TEST_BIN) $(BENCH_BIN) \
-		$(O)/seccomp-run
+		$(O)/seccomp-run $(O)/exec-nproc-test
 
 include kernel/kernel.mk
 

@@ -258,6 +258,8 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	}
 	secs = (double)(wake.items[n - 1].start_ns - wake.items[0].submit_ns) /
 	       NSEC_PER_SEC;
+	if (bench_samples_write(opts, be.threads, lat, n))
+		goto out_free;
 	qsort(lat, n, sizeof(*lat), bench_cmp_u64);
 
 	bench_out_begin(opts, be.threads);

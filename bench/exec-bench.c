@@ -14,6 +14,7 @@
  * bench-timer.c, bench-idle.c and bench-blocking.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -219,6 +220,11 @@ static void bench_usage(FILE *f)
 	      "                   the first submission, counted as\n"
 	      "                   \"threads_max\" is) and, for condvar_spare,\n"
 	      "                   \"spare_threads\" (spare threads started)\n"
+	      "  EXEC_BENCH_SAMPLES=FILE\n"
+	      "                   wakeup_latency, timer_lateness: append every\n"
+	      "                   sample of a verified run to FILE, one JSON\n"
+	      "                   line per run (\"samples_ns\", in the order\n"
+	      "                   taken); stdout is unchanged\n"
 	      "\n"
 	      "Exit status: 0 verified, 1 failed or did not verify, 2 bad usage.\n",
 	      f);
@@ -340,12 +346,15 @@ static const char *bench_kind_impl(enum bench_kind kind)
 	return BENCH_IMPL;
 }
 
+/* The keys every line starts with, the samples file's lines too. */
+#define BENCH_HEAD_FMT \
+	"{\"bench\":\"%s\",\"impl\":\"%s\",\"executor\":\"%s\",\"threads\":%u"
+
 void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 {
 	bench_line_len = 0;
 	bench_out_ref = bench_kind_is_ref(opts->kind);
-	bench_out("{\"bench\":\"%s\",\"impl\":\"%s\",\"executor\":\"%s\",\"threads\":%u",
-		  opts->workload, bench_kind_impl(opts->kind),
+	bench_out(BENCH_HEAD_FMT, opts->workload, bench_kind_impl(opts->kind),
 		  bench_kind_name(opts->kind), threads);
 	if (opts->submit != BENCH_SUBMIT_SUBMIT)
 		bench_out_str("submit", bench_submit_names[opts->submit]);
@@ -388,6 +397,95 @@ void bench_out_end(void)
 	bench_out("}\n");
 	fputs(bench_line, stdout);
 	fflush(stdout);
+}
+
+/*
+ * Extension: the samples file.  With EXEC_BENCH_SAMPLES naming a file, the
+ * workloads that take samples (wakeup_latency, timer_lateness) append every
+ * sample of a verified run to it, as one JSON line: the output line's first
+ * keys, "backend" for libexec, "samples" and "samples_ns", the samples in
+ * nanoseconds in the order they were taken (wakeup_latency) or the timers
+ * armed (timer_lateness).  The file is opened before the run, so that a bad
+ * path costs no run, and the line is written with one write() to a file
+ * opened with O_APPEND, so that runs can share a file.  Stdout is untouched.
+ */
+#define BENCH_SAMPLES_ENV	"EXEC_BENCH_SAMPLES"
+
+static int bench_samples_fd = -1;
+
+static int bench_samples_open(void)
+{
+	const char *path = getenv(BENCH_SAMPLES_ENV);
+
+	if (!path || !*path)
+		return 0;
+	bench_samples_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+				0644);
+	if (bench_samples_fd < 0) {
+		bench_err("%s=%s: %s", BENCH_SAMPLES_ENV, path,
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * bench_samples_write - append a run's samples to the samples file
+ * @opts: the run's options
+ * @threads: its threads, as on the output line
+ * @v: the samples, in nanoseconds
+ * @n: how many
+ *
+ * Does nothing without EXEC_BENCH_SAMPLES.
+ *
+ * Return: 0, or -1 with a message on stderr.
+ */
+int bench_samples_write(const struct bench_opts *opts, unsigned int threads,
+			const uint64_t *v, unsigned long n)
+{
+	char *buf = NULL;
+	size_t len = 0, off;
+	unsigned long i;
+	ssize_t w;
+	FILE *f;
+	int ret = 0;
+
+	if (bench_samples_fd < 0)
+		return 0;
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		bench_err("samples: open_memstream: %s", strerror(errno));
+		return -1;
+	}
+	fprintf(f, BENCH_HEAD_FMT, opts->workload, bench_kind_impl(opts->kind),
+		bench_kind_name(opts->kind), threads);
+	if (!bench_kind_is_ref(opts->kind))
+		fprintf(f, ",\"backend\":\"%s\"", exec_user_wakeup_backend());
+	fprintf(f, ",\"samples\":%lu,\"samples_ns\":[", n);
+	for (i = 0; i < n; i++)
+		fprintf(f, i ? ",%llu" : "%llu", (unsigned long long)v[i]);
+	fputs("]}\n", f);
+	if (fclose(f)) {
+		bench_err("samples: out of memory");
+		free(buf);
+		return -1;
+	}
+	/* One write() in the usual case; a short one is continued. */
+	for (off = 0; off < len; off += (size_t)w) {
+		w = write(bench_samples_fd, buf + off, len - off);
+		if (w < 0 && errno == EINTR) {
+			w = 0;
+			continue;
+		}
+		if (w <= 0) {
+			bench_err("samples: write: %s",
+				  w < 0 ? strerror(errno) : "nothing written");
+			ret = -1;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
 }
 
 /*
@@ -957,6 +1055,8 @@ int main(int argc, char **argv)
 	}
 	if (bench_parse(argc, argv, w, &opts))
 		return BENCH_EXIT_USAGE;
+	if (w->default_samples && bench_samples_open())
+		return BENCH_EXIT_FAIL;
 
 	if (sem_init(&bench_warm_done, 0, 0)) {
 		bench_err("sem_init: %s", strerror(errno));

@@ -57,7 +57,8 @@ static const struct bench_workload bench_workloads[] = {
 		.name = "post_throughput",
 		.run = bench_post_throughput,
 		.default_tasks = 2000000,
-		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL),
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
+			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL),
 		.default_kind = BENCH_THREAD_POOL,
 		.closures = true,
 	}, {
@@ -66,7 +67,8 @@ static const struct bench_workload bench_workloads[] = {
 		.default_tasks = 1000000,
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
 			 BENCH_KIND_BIT(BENCH_LOOP) |
-			 BENCH_KIND_BIT(BENCH_SERIAL),
+			 BENCH_KIND_BIT(BENCH_SERIAL) |
+			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL),
 		.default_kind = BENCH_THREAD_POOL,
 		.closures = true,
 	}, {
@@ -76,7 +78,8 @@ static const struct bench_workload bench_workloads[] = {
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
 			 BENCH_KIND_BIT(BENCH_LOOP) |
 			 BENCH_KIND_BIT(BENCH_SERIAL) |
-			 BENCH_KIND_BIT(BENCH_RAW_FUTEX),
+			 BENCH_KIND_BIT(BENCH_RAW_FUTEX) |
+			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL),
 		.default_kind = BENCH_THREAD_POOL,
 	}, {
 		.name = "timer_lateness",
@@ -182,11 +185,14 @@ static void bench_usage(FILE *f)
 	      "                   the earliest deadline of a sorted array, running\n"
 	      "                   the items inline); their lines say\n"
 	      "                   \"impl\":\"raw\"\n"
-	      "                   Reference pools of T threads, blocking_mix only:\n"
-	      "                   condvar_pool (one mutex, one condition\n"
-	      "                   variable, one FIFO) and condvar_spare (the\n"
-	      "                   same, plus a thread started per blocking\n"
-	      "                   task); their lines say \"impl\":\"condvar_pool\"\n"
+	      "                   Reference pools of T threads: condvar_pool\n"
+	      "                   (one mutex, one condition variable, one FIFO;\n"
+	      "                   post_throughput, chain_latency, wakeup_latency\n"
+	      "                   and blocking_mix, without --submit or\n"
+	      "                   --closures) and, blocking_mix only,\n"
+	      "                   condvar_spare (the same, plus a thread started\n"
+	      "                   per blocking task); their lines say\n"
+	      "                   \"impl\":\"condvar_pool\"\n"
 	      "  --threads T      worker threads (default: online CPUs)\n"
 	      "  --producers P    post_throughput's producer threads (default 1)\n"
 	      "  --tasks N        tasks (post_throughput, serial_throughput: 2000000;\n"
@@ -551,7 +557,16 @@ int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 	be->kind = kind;
 	be->threads = threads;
 
-	if (kind == BENCH_LOOP) {
+	if (kind == BENCH_REF_CONDVAR_POOL) {
+		/* The reference: no executor, bench_ref_pool_submit(). */
+		if (bench_ref_pool_start(&be->ref, threads, false))
+			return -1;
+		if (bench_ref_pool_warm(be->ref, 4 * threads)) {
+			bench_exec_destroy(be);
+			return -1;
+		}
+		return 0;
+	} else if (kind == BENCH_LOOP) {
 		be->threads = 1;
 		err = exec_loop_create(&be->loop);
 		if (err) {
@@ -656,6 +671,11 @@ int bench_exec_destroy(struct bench_exec *be)
 			ret = -1;
 		}
 		be->loop = NULL;
+	}
+	if (be->ref) {
+		if (bench_ref_pool_stop(be->ref))
+			ret = -1;
+		be->ref = NULL;
 	}
 	be->ex = NULL;
 	return ret;
@@ -1000,6 +1020,13 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	if (kind_set && !(w->kinds & BENCH_KIND_BIT(opts->kind))) {
 		bench_err("%s does not run on --executor %s",
 			  w->name, bench_kind_name(opts->kind));
+		return -1;
+	}
+	/* A reference pool takes intrusive items, submitted one way. */
+	if (bench_kind_is_ref(opts->kind) &&
+	    (opts->closures || opts->submit != BENCH_SUBMIT_SUBMIT)) {
+		bench_err("--executor %s takes neither --closures nor --submit",
+			  bench_kind_name(opts->kind));
 		return -1;
 	}
 	/* serial_throughput's executor is serial, whatever the pool's name. */

@@ -192,7 +192,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # in $(CHECK_RESULTS); the last line printed is the sum, "N passed, N failed".
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
-CHECK_TARGETS := check-build check-abi check-user check-fallback \
+CHECK_TARGETS := check-build check-bench-plot check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-kernel check-kernel-kcsan

@@ -192,7 +192,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # in $(CHECK_RESULTS); the last line printed is the sum, "N passed, N failed".
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
-CHECK_TARGETS := check-build check-abi check-user check-fallback \
+CHECK_TARGETS := check-build check-bench-plot check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-kernel check-kernel-kcsan
@@ -373,10 +373,16 @@ $(O)/exec-longrun: tests/user/longrun.c $(LIB_A)
 
 longrun: $(O)/exec-longrun
 
-check-hostile: $(TEST_BIN) $(BENCH_BIN) $(O)/seccomp-run
+# Thread starts refused by RLIMIT_NPROC (scripts/check-hostile.sh).
+$(O)/exec-nproc-test: tests/user/nproc_test.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iinclude $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+		$(LDLIBS_LIB)
+
+check-hostile: $(TEST_BIN) $(BENCH_BIN) $(O)/seccomp-run $(O)/exec-nproc-test
 	@$(CHECK_RUN) hostile '$(CHECK_RESULTS)' -- \
 		scripts/check-hostile.sh $(TEST_BIN) $(BENCH_BIN) \
-		$(O)/seccomp-run
+		$(O)/seccomp-run $(O)/exec-nproc-test
 
 include kernel/kernel.mk
 

@@ -25,6 +25,7 @@ packages=(
 	man-db		# make check-install: `man exec_submit` on the pages
 	groff-base	# man's formatter
 	python3-sphinx	# make htmldocs
+	python3-matplotlib	# make bench-plot: the SVG charts
 )
 
 installed()

@@ -193,7 +193,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
 CHECK_TARGETS := check-build check-bench-plot check-abi check-user check-fallback \
-	check-hostile check-parker check-demo check-tsan check-asan check-install check-readme \
+	check-hostile check-parker check-demo check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-kernel check-kernel-kcsan
 KEEP_GOING ?=
@@ -267,6 +267,19 @@ check-parker: $(O)/parker-test
 
 check-demo: $(O)/demo
 	@$(CHECK_RUN) demo '$(CHECK_RESULTS)' -- $(O)/demo
+
+# The USDT probes: in the libraries' ELF notes, gone with -DEXEC_NO_SDT,
+# and firing under perf where the machine allows (scripts/check-trace.sh).
+# The driver uses the shared library, at fixed addresses (no PIE), so that
+# the function an event names can be checked.
+$(O)/trace-driver: tests/user/trace_driver.c $(LIB_SO) $(PUBLIC_HDR)
+	$(CC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -no-pie -o $@ $< \
+		-L$(O) -lexec-user -lpthread
+
+check-trace: all $(O)/trace-driver
+	@$(CHECK_RUN) trace '$(CHECK_RESULTS)' -- \
+		env CC='$(CC)' CPPFLAGS_LIB='$(CPPFLAGS_LIB)' \
+		scripts/check-trace.sh $(LIB_SO) $(LIB_A) $(O)/trace-driver
 
 TSAN_MAKE = $(SUBMAKE) O=$(TSAN_O) CC=$(TSAN_CC) CFLAGS='$(SAN_CFLAGS)' \
 	SAN='$(TSAN_FLAGS)'

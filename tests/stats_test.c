@@ -132,9 +132,63 @@ static void stats_fixed_pool_counts_a_workload(struct kunit *test)
 {
 	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
 	struct exec_thread_pool *pool;
+	struct exec_executor *ex;
+	struct stats_fixture fx;
+	struct exec_stats st;
 
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
-	stats_check_workload(test, exec_thread_pool_executor(pool), 2);
+	ex = exec_thread_pool_executor(pool);
+	stats_check_workload(test, ex, 2);
+	/* Idle long enough to park: an item then wakes a worker. */
+	stats_fixture_init(&fx);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
+	KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx), 0);
+	KUNIT_ASSERT_TRUE(test, stats_wait_completed(ex, STATS_TEST_ITEMS + 1,
+						     &st));
+	KUNIT_EXPECT_GE(test, st.wakeups, 1ULL);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
+struct stats_chain {
+	struct exec_work work;
+	struct exec_executor *ex;
+	atomic_t hops;
+	int failed;
+};
+
+#define STATS_TEST_HOPS		100
+
+/* Each hop submits the next from the worker: into the worker's own slot. */
+static void stats_chain_fn(struct exec_work *work)
+{
+	struct stats_chain *c = container_of(work, struct stats_chain, work);
+
+	if (exec_test_count(&c->hops) < STATS_TEST_HOPS &&
+	    exec_submit(c->ex, &c->work))
+		c->failed++;
+}
+
+static void stats_pool_counts_submissions_from_its_workers(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
+	struct exec_thread_pool *pool;
+	struct exec_stats st;
+	struct stats_chain c;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	c.ex = exec_thread_pool_executor(pool);
+	c.failed = 0;
+	atomic_set(&c.hops, 0);
+	exec_work_init(&c.work, stats_chain_fn);
+	KUNIT_ASSERT_EQ(test, exec_submit(c.ex, &c.work), 0);
+	KUNIT_ASSERT_TRUE(test, stats_wait_completed(c.ex, STATS_TEST_HOPS,
+						     &st));
+	KUNIT_EXPECT_EQ(test, c.failed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.hops), STATS_TEST_HOPS);
+	KUNIT_EXPECT_EQ(test, st.submitted, (u64)STATS_TEST_HOPS);
+	KUNIT_EXPECT_EQ(test, st.started, (u64)STATS_TEST_HOPS);
+	KUNIT_EXPECT_EQ(test, st.completed, (u64)STATS_TEST_HOPS);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
@@ -474,6 +528,7 @@ static struct kunit_case exec_stats_cases[] = {
 	KUNIT_CASE(stats_refuses_bad_input),
 	KUNIT_CASE(stats_timing_is_a_switch),
 	KUNIT_CASE(stats_fixed_pool_counts_a_workload),
+	KUNIT_CASE(stats_pool_counts_submissions_from_its_workers),
 	KUNIT_CASE(stats_growing_pool_counts_a_workload),
 	KUNIT_CASE(stats_serial_counts_a_workload),
 	KUNIT_CASE(stats_loop_counts_a_workload),

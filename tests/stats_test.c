@@ -272,6 +272,39 @@ static void stats_loop_counts_a_workload(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
 }
 
+static int stats_loop_run_fn(void *arg)
+{
+	return exec_loop_run(arg);
+}
+
+/* An item for a loop asleep in exec_loop_run() wakes it: counted. */
+static void stats_loop_counts_wakeups(struct kunit *test)
+{
+	struct exec_test_thread thread;
+	struct exec_loop *loop;
+	struct exec_executor *ex;
+	struct stats_fixture fx;
+	struct exec_stats st;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	ex = exec_loop_executor(loop);
+	stats_fixture_init(&fx);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&thread,
+						     stats_loop_run_fn, loop,
+						     "stats-loop"), 0);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx), 0);
+	KUNIT_ASSERT_TRUE(test, stats_wait_completed(ex, 1, &st));
+	KUNIT_EXPECT_EQ(test, st.submitted, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.started, 1ULL);
+	KUNIT_EXPECT_GE(test, st.wakeups, 1ULL);
+	exec_loop_make_loop_exit(loop);
+	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&thread,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, thread.ret, 0L);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+}
+
 /* A full bounded pool refuses try_submit: counted once per refusal. */
 static void stats_counts_refusals_of_a_full_pool(struct kunit *test)
 {
@@ -532,6 +565,7 @@ static struct kunit_case exec_stats_cases[] = {
 	KUNIT_CASE(stats_growing_pool_counts_a_workload),
 	KUNIT_CASE(stats_serial_counts_a_workload),
 	KUNIT_CASE(stats_loop_counts_a_workload),
+	KUNIT_CASE(stats_loop_counts_wakeups),
 	KUNIT_CASE(stats_counts_refusals_of_a_full_pool),
 	KUNIT_CASE(stats_counts_discards_of_shutdown_hard),
 	KUNIT_CASE(stats_counts_timed_items),

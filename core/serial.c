@@ -125,11 +125,13 @@ static int exec_serial_schedule(struct exec_serial *s, unsigned int flags)
 	int ret;
 
 	atomic_inc(&s->refs);
+	/* Counted first: once submitted, the run owns the consumer side. */
+	exec_stats_inc(&s->nr_scheduled);
 	ret = exec_submit_flags(s->underlying, &s->runner, flags);
-	if (ret)
+	if (ret) {
+		WRITE_ONCE(s->nr_scheduled, s->nr_scheduled - 1);
 		atomic_dec(&s->refs);
-	else
-		exec_stats_inc(&s->nr_scheduled);
+	}
 	return ret;
 }
 

@@ -104,7 +104,7 @@ static bool exec_loop_run_one(struct exec_loop *loop)
 	if (!work)
 		return false;
 	atomic_long_dec(&loop->nr_queued);
-	exec_stats_run(&loop->probe, &loop->stats, work);
+	exec_stats_run(&loop->probe, &loop->stats, work, true);
 	return true;
 }
 

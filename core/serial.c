@@ -44,7 +44,7 @@
  *	section; at most one takes items, a second may be starting
  * @idle_wq: exec_serial_destroy() waits here for @consumers to reach 0
  * @probe: the queued item being timed (core/stats.h)
- * @stats: C: what the owners of the consumer side ran
+ * @stats: C: what the owners of the consumer side ran, counted per batch
  * @nr_discarded: C: items discarded by owners of the consumer side
  * @nr_scheduled: C: runs of @runner scheduled on @underlying
  * @nr_refused: A: submissions refused
@@ -161,9 +161,10 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 		while (done < avail && done < EXEC_SERIAL_BATCH &&
 		       !READ_ONCE(s->dying)) {
 			exec_stats_run(&s->probe, &s->stats,
-				       exec_mpsc_pop_wait(&s->queue));
+				       exec_mpsc_pop_wait(&s->queue), false);
 			done++;
 		}
+		exec_stats_ran(&s->stats, done);
 		exec_frame_pop(&frame);
 		/*
 		 * Once dying, destroy discards the rest after we leave;
@@ -407,7 +408,8 @@ post:
  * @st: zeroed by the caller; the serial executor's counts are added
  *
  * What was submitted is what was started, discarded, or is still counted
- * as queued; while a batch runs, its items are in both of the last two.
+ * as queued.  A batch's items are counted as started and completed when
+ * the batch ends, just before they leave the queued count.
  *
  * Context: Any context.
  * Return: false if @ex is not a serial executor.

@@ -157,18 +157,26 @@ static inline void exec_stats_run_end(struct exec_stats_run *run, u64 start,
 
 /*
  * The owner of a queue's consumer side runs @work, just taken out of the
- * queue: counted and, while timing is on, timed.
+ * queue: timed while timing is on, and counted in @run if @count (a serial
+ * executor counts a batch at once, exec_stats_ran()).
  */
 static inline void exec_stats_run(struct exec_stats_probe *probe,
 				  struct exec_stats_run *run,
-				  struct exec_work *work)
+				  struct exec_work *work, bool count)
 {
 	u64 start;
 
 	exec_stats_taken(probe, run, work);
-	start = exec_stats_run_begin(run, true);
+	start = exec_stats_run_begin(run, count);
 	exec_work_run(work);
-	exec_stats_run_end(run, start, true);
+	exec_stats_run_end(run, start, count);
+}
+
+/* The owner of @run has run @n more items (started and completed). */
+static inline void exec_stats_ran(struct exec_stats_run *run, long n)
+{
+	WRITE_ONCE(run->started, run->started + n);
+	WRITE_ONCE(run->completed, run->completed + n);
 }
 
 /* Adds @run's counts and maxima into @st. */

@@ -9,7 +9,9 @@
  * (or whether) the guest mounted it.
  */
 #include <kunit/test.h>
+#include <linux/cred.h>
 #include <linux/debugfs.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
 #include <linux/namei.h>

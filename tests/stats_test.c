@@ -437,14 +437,18 @@ static int stats_submitter_fn(void *arg)
 /* Threads submitting at once are all counted, none twice. */
 static void stats_check_concurrent(struct kunit *test, struct exec_executor *ex)
 {
-	struct stats_submitter subs[STATS_TEST_SUBMITTERS];
 	const u64 total = STATS_TEST_SUBMITTERS * STATS_TEST_PER_SUBMITTER;
+	struct stats_submitter *subs;
 	struct stats_fixture fx;
 	struct exec_stats st;
 	unsigned int i;
 
+	/* Off the stack: the kernel's stacks are small. */
+	subs = kunit_kcalloc(test, STATS_TEST_SUBMITTERS, sizeof(*subs),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, subs);
 	stats_fixture_init(&fx);
-	for (i = 0; i < ARRAY_SIZE(subs); i++) {
+	for (i = 0; i < STATS_TEST_SUBMITTERS; i++) {
 		subs[i].ex = ex;
 		subs[i].fx = &fx;
 		subs[i].failed = 0;
@@ -453,7 +457,7 @@ static void stats_check_concurrent(struct kunit *test, struct exec_executor *ex)
 							     &subs[i],
 							     "stats-sub"), 0);
 	}
-	for (i = 0; i < ARRAY_SIZE(subs); i++) {
+	for (i = 0; i < STATS_TEST_SUBMITTERS; i++) {
 		KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&subs[i].thread,
 						EXEC_TEST_TIMEOUT_MS));
 		KUNIT_EXPECT_EQ(test, subs[i].failed, 0);

@@ -5,8 +5,12 @@
  * its counts and a line per worker (core/stats.c, exec_stats_show()).
  * Nothing is writable and nothing is read from userspace.
  *
- * debugfs_remove() waits for the readers of a file, so a pool's file is
- * removed first thing in its destroy, while its workers are all there.
+ * A pool's file is removed first thing in its destroy, while its workers
+ * are all there; debugfs_remove() waits for the readers that are inside
+ * the file's show function.  The file is created "unsafe" (without the
+ * debugfs proxy, which has no read_iter, so that the kernel itself can read
+ * the file too, as the test does), so the show function takes its own
+ * debugfs_file_get() reference, the one debugfs_remove() waits for.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -29,13 +33,31 @@ static void exec_stats_seq_line(void *ctx, const char *line)
 
 static int exec_stats_seq_show(struct seq_file *m, void *v)
 {
+	struct dentry *dentry = file_dentry(m->file);
 	struct exec_executor *ex = m->private;
+	int ret;
 
-	exec_stats_show(ex, file_dentry(m->file)->d_name.name,
-			exec_stats_seq_line, m);
+	/* Fails once the file is being removed, with its executor. */
+	ret = debugfs_file_get(dentry);
+	if (ret)
+		return ret;
+	exec_stats_show(ex, dentry->d_name.name, exec_stats_seq_line, m);
+	debugfs_file_put(dentry);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(exec_stats_seq);
+
+static int exec_stats_seq_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, exec_stats_seq_show, inode->i_private);
+}
+
+static const struct file_operations exec_stats_seq_fops = {
+	.owner = THIS_MODULE,
+	.open = exec_stats_seq_open,
+	.read_iter = seq_read_iter,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 /**
  * exec_stats_file_add - create an executor's statistics file
@@ -55,8 +77,8 @@ void *exec_stats_file_add(struct exec_executor *ex, const char *name)
 		return NULL;
 	snprintf(fname, sizeof(fname), "%s-%d", name,
 		 atomic_inc_return(&exec_stats_file_seq));
-	return debugfs_create_file(fname, 0400, exec_debugfs_dir, ex,
-				   &exec_stats_seq_fops);
+	return debugfs_create_file_unsafe(fname, 0400, exec_debugfs_dir, ex,
+					  &exec_stats_seq_fops);
 }
 
 /**

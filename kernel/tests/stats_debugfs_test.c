@@ -77,8 +77,8 @@ static void stats_debugfs_file_shows_a_pools_counts(struct kunit *test)
 	};
 	struct exec_thread_pool *pool;
 	struct exec_executor *ex;
-	struct dentry *dentry, *again;
-	char name[64], lookup[80];
+	struct dentry *dentry, *again, *dir;
+	char name[64];
 	struct exec_stats st;
 	unsigned int spins = 0;
 	atomic_t ran;
@@ -104,8 +104,7 @@ static void stats_debugfs_file_shows_a_pools_counts(struct kunit *test)
 			   "exec");
 	KUNIT_EXPECT_EQ(test, (unsigned int)d_inode(dentry)->i_mode,
 			(unsigned int)(S_IFREG | 0400));
-	snprintf(lookup, sizeof(lookup), "exec/%s", name);
-	again = debugfs_lookup(lookup, NULL);
+	again = debugfs_lookup(name, dentry->d_parent);
 	KUNIT_EXPECT_PTR_EQ(test, again, dentry);
 	dput(again);
 
@@ -135,11 +134,13 @@ static void stats_debugfs_file_shows_a_pools_counts(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "  worker 1: live started="));
 	KUNIT_EXPECT_NULL(test, strstr(buf, "  worker 2:"));
 
+	/* Gone with its pool; the directory stays. */
+	dir = dget(dentry->d_parent);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
-	/* Gone with its pool. */
-	again = debugfs_lookup(lookup, NULL);
+	again = debugfs_lookup(name, dir);
 	KUNIT_EXPECT_NULL(test, again);
 	dput(again);
+	dput(dir);
 }
 
 static struct kunit_case exec_stats_debugfs_cases[] = {

@@ -164,6 +164,7 @@ static void bench_usage(FILE *f)
 	fputs("usage: exec-bench WORKLOAD [--executor KIND] [--threads T] [--producers P]\n"
 	      "                  [--tasks N] [--strands S] [--samples K] [--seconds D]\n"
 	      "                  [--submit OP] [--closures] [--blocking B] [--hints]\n"
+	      "                  [--timing]\n"
 	      "       exec-bench list\n"
 	      "\n"
 	      "Runs one workload of Documentation/benchmarks.rst and prints one\n"
@@ -213,6 +214,9 @@ static void bench_usage(FILE *f)
 	      "                   exec_submit_fn() instead of intrusive items; adds\n"
 	      "                   \"closures\":true to the output line\n"
 	      "  --blocking B     blocking_mix's blocking tasks (default 4T)\n"
+	      "  --timing         turn on the executors' timing of items for their\n"
+	      "                   statistics (exec_stats_set_timing()), to measure\n"
+	      "                   what it costs; adds \"timing\":true\n"
 	      "  --hints          blocking_mix: the blocking items also tell\n"
 	      "                   libexec (exec_blocking_begin()/end()), as they\n"
 	      "                   tell condvar_spare; adds \"hints\":true\n"
@@ -400,6 +404,9 @@ void bench_out_end(void)
 	 */
 	if (!bench_out_ref)
 		bench_out_str("backend", exec_user_wakeup_backend());
+	/* Extension: --timing. */
+	if (!bench_out_ref && exec_stats_timing())
+		bench_out_bool("timing", true);
 	bench_out("}\n");
 	fputs(bench_line, stdout);
 	fflush(stdout);
@@ -941,6 +948,15 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 				return -1;
 			}
 			opts->closures = true;
+			continue;
+		}
+
+		if (!strcmp(name, "--timing")) {
+			if (eq) {
+				bench_err("--timing takes no value");
+				return -1;
+			}
+			exec_stats_set_timing(true);
 			continue;
 		}
 

@@ -15,7 +15,7 @@
  *   push item (xchg: full barrier)      smp_store_mb(sleeping, 1)
  *   if READ(sleeping): unpark           if queue empty and no exit: park
  */
-#include "internal.h"
+#include "stats.h"
 
 #define EXEC_LOOP_RUNNING	0x1
 #define EXEC_LOOP_EXIT		0x2
@@ -28,6 +28,12 @@
  * @state: A: EXEC_LOOP_RUNNING, EXEC_LOOP_EXIT
  * @sleeping: A: exec_loop_run() is parked or about to park
  * @parker: where exec_loop_run() sleeps
+ * @probe: the queued item being timed (core/stats.h)
+ * @stats: C: what the threads in its run functions ran; written by the
+ *	one inside (EXEC_LOOP_RUNNING, whose release and cmpxchg order one
+ *	caller's writes before the next's), read by exec_executor_stats()
+ * @nr_wakeups: A: sleeping exec_loop_run() woken for an item; counted on
+ *	that path only, beside its unpark
  */
 struct exec_loop {
 	struct exec_executor ex;
@@ -36,6 +42,9 @@ struct exec_loop {
 	atomic_t state ____cacheline_aligned;
 	int sleeping;
 	struct exec_parker parker;
+	struct exec_stats_probe probe;
+	struct exec_stats_run stats;
+	atomic_long_t nr_wakeups;
 };
 
 static const struct exec_executor_ops exec_loop_ops;
@@ -50,11 +59,14 @@ static int exec_loop_submit(struct exec_executor *ex, struct exec_work *work,
 {
 	struct exec_loop *loop = exec_to_loop(ex);
 
+	exec_stats_submit(&loop->probe, work);
 	exec_mpsc_push(&loop->queue, work);
 	atomic_long_inc(&loop->nr_queued);
 	/* The push's xchg() orders it before this read; see the top. */
-	if (READ_ONCE(loop->sleeping))
+	if (READ_ONCE(loop->sleeping)) {
 		exec_parker_unpark(&loop->parker);
+		atomic_long_inc(&loop->nr_wakeups);
+	}
 	return 0;
 }
 
@@ -92,7 +104,7 @@ static bool exec_loop_run_one(struct exec_loop *loop)
 	if (!work)
 		return false;
 	atomic_long_dec(&loop->nr_queued);
-	exec_work_run(&loop->ex, work);
+	exec_stats_run(&loop->ex, &loop->probe, &loop->stats, work, true);
 	return true;
 }
 
@@ -246,6 +258,31 @@ EXPORT_SYMBOL_GPL(exec_loop_destroy);
 static bool exec_loop_running(const struct exec_executor *ex)
 {
 	return exec_frame_find(container_of(ex, struct exec_loop, ex));
+}
+
+/**
+ * exec_loop_stats - a loop executor's statistics
+ * @ex: an executor
+ * @st: zeroed by the caller; the loop's counts are added
+ *
+ * A loop refuses nothing and discards only when it is destroyed.
+ *
+ * Context: Any context.
+ * Return: false if @ex is not a loop executor.
+ */
+bool exec_loop_stats(struct exec_executor *ex, struct exec_stats *st)
+{
+	struct exec_loop *loop;
+	long queued;
+
+	if (ex->ops != &exec_loop_ops)
+		return false;
+	loop = exec_to_loop(ex);
+	exec_stats_add_run(st, &loop->stats);
+	queued = atomic_long_read(&loop->nr_queued);
+	st->submitted = st->started + max(queued, 0L);
+	st->wakeups = atomic_long_read(&loop->nr_wakeups);
+	return true;
 }
 
 static const struct exec_executor_ops exec_loop_ops = {

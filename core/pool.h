@@ -8,6 +8,7 @@
 #define EXEC_CORE_POOL_H
 
 #include "internal.h"
+#include "stats.h"
 
 struct exec_thread_pool;
 struct exec_pool_grow;
@@ -91,14 +92,18 @@ struct exec_pool_grow;
  * @retire: A: an added worker told to exit, or exiting because it was idle
  *	too long (the policy's kill_pending)
  * @retired: O: exits because it retired (exec_pool_retire_idle())
- * @run_seq: O, read by the manager and the watchdog: odd while the worker
- *	runs an item
+ * @run_seq: O, read by the manager, the watchdog and the statistics: odd
+ *	while the worker runs an item; so it has started (@run_seq + 1) / 2
+ *	items and completed @run_seq / 2
  * @run_fn: O, read by the watchdog: the function of the item it runs
  *	(exec_work_symbol()), written before @run_seq turns odd
  * @wd_seq: W: @run_seq at the watchdog's look at @wd_since
  * @wd_since: W: when the watchdog first saw @wd_seq
  * @wd_reported: W: the item seen at @wd_seq has been reported
  * @nr_hints: O, read by the manager: exec_blocking_begin() nesting
+ * @stats: O, read by exec_executor_stats(): its longest run and queue wait
+ * @nr_self_submitted: O, read by exec_executor_stats(): items it put in
+ *	its own @next slot
  * @sample: M: for exec_thread_blocked()
  *
  * O: written only by the worker's own thread.  G: written by the manager
@@ -133,6 +138,8 @@ struct exec_pool_worker {
 	u64 wd_since;
 	bool wd_reported;
 	int nr_hints;
+	struct exec_stats_run stats;
+	unsigned long nr_self_submitted;
 	struct exec_thread_sample sample;
 } ____cacheline_aligned;
 
@@ -149,6 +156,8 @@ struct exec_pool_worker {
  * @nr_idle: A: workers on the idle list
  * @idle_lock: guards the idle list; raw, as hardirq submitters take it
  * @idle_list: L(idle_lock): parked (or about to park) workers
+ * @nr_wakeups: L(idle_lock): parked workers woken; WRITE_ONCE() as
+ *	exec_executor_stats() reads it without the lock
  * @state: A: EXEC_POOL_* bits
  * @nr_guards: A: units of outstanding work taken with work guards
  * @queue_limit: most items waiting at once; 0 for no bound; set at creation
@@ -170,6 +179,10 @@ struct exec_pool_worker {
  * @wd_started: W: @nr_started at the watchdog's look at @wd_since
  * @wd_since: W: when the watchdog first saw @wd_started with items queued
  * @wd_reported: W: that stall has been reported
+ * @probe: the item of the shared queue being timed (core/stats.h)
+ * @nr_refused: A: submissions refused, for the statistics
+ * @nr_discarded: A: items discarded by shutdown_hard, for the statistics
+ * @stats_file: the statistics file of the backend, or NULL; set at creation
  */
 struct exec_thread_pool {
 	struct exec_executor ex;
@@ -187,6 +200,7 @@ struct exec_thread_pool {
 	atomic_t nr_idle ____cacheline_aligned;
 	raw_spinlock_t idle_lock;
 	struct exec_pool_worker *idle_list;
+	unsigned long nr_wakeups;
 
 	unsigned long state ____cacheline_aligned;
 	atomic_long_t nr_guards;
@@ -205,6 +219,12 @@ struct exec_thread_pool {
 	unsigned long wd_started;
 	u64 wd_since;
 	bool wd_reported;
+
+	/* Read by every worker per item; written only while timing is on. */
+	struct exec_stats_probe probe ____cacheline_aligned;
+	atomic_long_t nr_refused;
+	atomic_long_t nr_discarded;
+	void *stats_file;
 };
 
 

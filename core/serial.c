@@ -24,7 +24,7 @@
  * returns.  If the underlying executor discards @runner, or refuses it, the
  * owner of the consumer side discards the queued items, so none is stranded.
  */
-#include "internal.h"
+#include "stats.h"
 
 #define EXEC_SERIAL_BATCH	64
 
@@ -43,6 +43,16 @@
  * @consumers: L: runs of @runner (or its discard) inside their consuming
  *	section; at most one takes items, a second may be starting
  * @idle_wq: exec_serial_destroy() waits here for @consumers to reach 0
+ * @probe: the queued item being timed (core/stats.h)
+ * @stats: C: what the owners of the consumer side ran, counted per batch
+ * @nr_discarded: C: items discarded by owners of the consumer side
+ * @nr_scheduled: C: runs of @runner scheduled on @underlying
+ * @nr_refused: A: submissions refused
+ *
+ * C: written only by the owner of the consumer side (WRITE_ONCE(), read
+ * by exec_executor_stats() with READ_ONCE()); ownership passes through
+ * fully ordered operations on @nr_queued, which order one owner's writes
+ * before the next's.
  */
 struct exec_serial {
 	struct exec_executor ex;
@@ -55,6 +65,11 @@ struct exec_serial {
 	bool dying;
 	unsigned int consumers;
 	wait_queue_head_t idle_wq;
+	struct exec_stats_probe probe;
+	struct exec_stats_run stats;
+	unsigned long nr_discarded;
+	unsigned long nr_scheduled;
+	atomic_long_t nr_refused;
 };
 
 static const struct exec_executor_ops exec_serial_ops;
@@ -92,10 +107,13 @@ static void exec_serial_drop(struct exec_serial *s, long nr,
 	while (nr > 0 || keep) {
 		for (taken = 0; taken < nr || keep; taken++) {
 			work = exec_mpsc_pop_wait(&s->queue);
-			if (work == keep)
+			exec_stats_dropped(&s->probe, work);
+			if (work == keep) {
 				keep = NULL;
-			else
-				exec_work_discard(work);
+				continue;
+			}
+			exec_stats_inc(&s->nr_discarded);
+			exec_work_discard(work);
 		}
 		nr = atomic_long_sub_return(taken, &s->nr_queued);
 	}
@@ -107,9 +125,13 @@ static int exec_serial_schedule(struct exec_serial *s, unsigned int flags)
 	int ret;
 
 	atomic_inc(&s->refs);
+	/* Counted first: once submitted, the run owns the consumer side. */
+	exec_stats_inc(&s->nr_scheduled);
 	ret = exec_submit_flags(s->underlying, &s->runner, flags);
-	if (ret)
+	if (ret) {
+		WRITE_ONCE(s->nr_scheduled, s->nr_scheduled - 1);
 		atomic_dec(&s->refs);
+	}
 	return ret;
 }
 
@@ -141,9 +163,11 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 			struct exec_work *work = exec_mpsc_pop_wait(&s->queue);
 
 			exec_trace_work_activate(&s->ex, work);
-			exec_work_run(&s->ex, work);
+			exec_stats_run(&s->ex, &s->probe, &s->stats, work,
+				       false);
 			done++;
 		}
+		exec_stats_ran(&s->stats, done);
 		exec_frame_pop(&frame);
 		/*
 		 * Once dying, destroy discards the rest after we leave;
@@ -181,20 +205,31 @@ static void exec_serial_runner_discarded(struct exec_work *runner)
 			    false);
 }
 
-static int exec_serial_submit(struct exec_executor *ex, struct exec_work *work,
-			      unsigned int flags)
+static int exec_serial_submit_one(struct exec_executor *ex,
+				  struct exec_work *work, unsigned int flags)
 {
 	struct exec_serial *s = exec_to_serial(ex);
 	int ret;
 
 	if (unlikely(READ_ONCE(s->dying)))
 		return -ESHUTDOWN;
+	exec_stats_submit(&s->probe, work);
 	exec_mpsc_push(&s->queue, work);
 	if (atomic_long_inc_return(&s->nr_queued) != 1)
 		return 0;
 	ret = exec_serial_schedule(s, flags);
 	if (unlikely(ret))
 		exec_serial_drop(s, 1, work);
+	return ret;
+}
+
+static int exec_serial_submit(struct exec_executor *ex, struct exec_work *work,
+			      unsigned int flags)
+{
+	int ret = exec_serial_submit_one(ex, work, flags);
+
+	if (unlikely(ret))
+		exec_stats_refused(&exec_to_serial(ex)->nr_refused, ret);
 	return ret;
 }
 
@@ -300,6 +335,7 @@ long exec_serial_destroy(struct exec_serial *serial)
 	 * (the caller's contract), so the queue is ours.
 	 */
 	while ((work = exec_mpsc_pop_wait(&s->queue))) {
+		exec_stats_dropped(&s->probe, work);
 		exec_work_discard(work);
 		discarded++;
 	}
@@ -346,6 +382,7 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 		exec_dispatch_leave(&df);
 		return -ESHUTDOWN;
 	}
+	exec_stats_submit(&s->probe, work);
 	exec_mpsc_push(&s->queue, work);
 	if (atomic_long_inc_return(&s->nr_queued) != 1) {
 		exec_dispatch_leave(&df);
@@ -366,6 +403,35 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 post:
 	return exec_serial_submit(ex, work,
 				  EXEC_SUBMIT_POST | EXEC_SUBMIT_NOWAIT);
+}
+
+/**
+ * exec_serial_stats - a serial executor's statistics
+ * @ex: an executor
+ * @st: zeroed by the caller; the serial executor's counts are added
+ *
+ * What was submitted is what was started, discarded, or is still counted
+ * as queued.  A batch's items are counted as started and completed when
+ * the batch ends, just before they leave the queued count.
+ *
+ * Context: Any context.
+ * Return: false if @ex is not a serial executor.
+ */
+bool exec_serial_stats(struct exec_executor *ex, struct exec_stats *st)
+{
+	struct exec_serial *s;
+	long queued;
+
+	if (ex->ops != &exec_serial_ops)
+		return false;
+	s = exec_to_serial(ex);
+	exec_stats_add_run(st, &s->stats);
+	st->discarded = READ_ONCE(s->nr_discarded);
+	queued = atomic_long_read(&s->nr_queued);
+	st->submitted = st->started + st->discarded + max(queued, 0L);
+	st->refused = atomic_long_read(&s->nr_refused);
+	st->wakeups = READ_ONCE(s->nr_scheduled);
+	return true;
 }
 
 /* P0113: a strand's execution context is its inner executor's. */

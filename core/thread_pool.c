@@ -115,6 +115,7 @@ static void exec_pool_wake_one(struct exec_thread_pool *pool)
 		*pick = w->idle_next;
 		WRITE_ONCE(w->idle, false);
 		atomic_dec(&pool->nr_idle);
+		exec_stats_inc(&pool->nr_wakeups);
 	}
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 	if (w)
@@ -203,10 +204,12 @@ static int exec_pool_push(struct exec_thread_pool *pool,
 	if (self && !(flags & EXEC_SUBMIT_POST) && !READ_ONCE(self->next)) {
 		/* Full barrier: pairs with the idle worker's nr_idle++. */
 		(void)xchg(&self->next, work);
+		exec_stats_inc(&self->nr_self_submitted);
 		/* A deferred item waits for its worker: nobody to wake. */
 		if (flags & EXEC_SUBMIT_DEFER)
 			return 0;
 	} else {
+		exec_stats_submit(&pool->probe, work);
 		exec_mpsc_push(&pool->queue, work);
 		atomic_long_inc(&pool->nr_submitted);
 	}
@@ -214,8 +217,8 @@ static int exec_pool_push(struct exec_thread_pool *pool,
 	return 0;
 }
 
-static int exec_pool_submit(struct exec_executor *ex, struct exec_work *work,
-			    unsigned int flags)
+static int exec_pool_submit_one(struct exec_executor *ex,
+				struct exec_work *work, unsigned int flags)
 {
 	struct exec_thread_pool *pool = exec_to_pool(ex);
 	struct exec_frame *top = exec_thread_self_get();
@@ -246,6 +249,16 @@ static int exec_pool_submit(struct exec_executor *ex, struct exec_work *work,
 		ret = exec_pool_push(pool, NULL, work, flags);
 	/* Release: the push is visible before the count drops. */
 	atomic_dec_return(&pool->nr_submitting);
+	return ret;
+}
+
+static int exec_pool_submit(struct exec_executor *ex, struct exec_work *work,
+			    unsigned int flags)
+{
+	int ret = exec_pool_submit_one(ex, work, flags);
+
+	if (unlikely(ret))
+		exec_stats_refused(&exec_to_pool(ex)->nr_refused, ret);
 	return ret;
 }
 
@@ -293,6 +306,7 @@ static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
 	work = exec_pool_pop_shared(pool);
 	if (!work)
 		return exec_pool_take_next(w);
+	exec_stats_taken(&pool->probe, &w->stats, work);
 	/*
 	 * Submitters that saw this worker spinning woke nobody, trusting it
 	 * to take their items; it takes one, so if more are left it passes
@@ -590,6 +604,7 @@ static int exec_pool_worker_fn(void *arg)
 	struct exec_thread_pool *pool = w->pool;
 	struct exec_work *work;
 	bool exit = false;
+	u64 t0;
 
 	exec_frame_push(&w->tag, &exec_pool_worker_tag);
 	exec_frame_push(&w->frame, pool);
@@ -615,7 +630,9 @@ static int exec_pool_worker_fn(void *arg)
 		WRITE_ONCE(w->run_fn, exec_work_symbol(work));
 		/* @run_fn first: pairs with the watchdog's load-acquire. */
 		smp_store_release(&w->run_seq, w->run_seq + 1);
+		t0 = exec_stats_run_begin(&w->stats, false);
 		exec_work_run(&pool->ex, work);
+		exec_stats_run_end(&w->stats, t0, false);
 		WRITE_ONCE(w->run_seq, w->run_seq + 1);
 		if (need_resched())
 			cond_resched();
@@ -798,6 +815,7 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	snprintf(pool->name, sizeof(pool->name), "%s",
 		 attr->thread.name ? attr->thread.name : EXEC_POOL_DEFAULT_NAME);
 	exec_watchdog_add_pool(pool);
+	pool->stats_file = exec_stats_file_add(&pool->ex, pool->name);
 	kfree(cpus);
 	*poolp = pool;
 	return 0;
@@ -859,6 +877,7 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 
 	while ((work = exec_mpsc_pop_locked(&pool->queue, &pool->consume_lock,
 					    &pool->nr_started))) {
+		exec_stats_dropped(&pool->probe, work);
 		exec_work_discard(work);
 		discarded++;
 	}
@@ -891,7 +910,9 @@ long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool)
 	/* Submitters waiting for room now fail with -ESHUTDOWN. */
 	wake_up_all(&pool->room_wq);
 	timed = exec_timers_shutdown(&pool->ex);
-	return exec_pool_discard_queued(pool) + timed;
+	timed += exec_pool_discard_queued(pool);
+	atomic_long_add(timed, &pool->nr_discarded);
+	return timed;
 }
 EXPORT_SYMBOL_GPL(exec_thread_pool_shutdown_hard);
 
@@ -963,6 +984,8 @@ long exec_thread_pool_destroy(struct exec_thread_pool *pool)
 		return -EBUSY;
 	/* Before the workers are joined: the watchdog looks at them. */
 	exec_watchdog_remove_pool(pool);
+	/* Waits for its readers: they look at the workers too. */
+	exec_stats_file_remove(pool->stats_file);
 	/* Armed items are discarded; those already due still run. */
 	discarded = exec_timers_shutdown(&pool->ex);
 	exec_pool_set_state(pool, EXEC_POOL_STOP);
@@ -1005,6 +1028,96 @@ static void exec_pool_work_finished(struct exec_executor *ex)
 	 */
 	if (!left && (READ_ONCE(pool->state) & EXEC_POOL_JOIN))
 		exec_pool_wake_all(pool);
+}
+
+/**
+ * exec_pool_stats - a thread pool's statistics
+ * @ex: an executor
+ * @st: zeroed by the caller; the pool's counts are added
+ *
+ * Context: Any context.
+ * Return: false if @ex is not a thread pool.
+ */
+bool exec_pool_stats(struct exec_executor *ex, struct exec_stats *st)
+{
+	struct exec_thread_pool *pool;
+	struct exec_pool_worker *w;
+	unsigned int i, used;
+	unsigned long seq;
+
+	if (ex->ops != &exec_pool_ops)
+		return false;
+	pool = exec_to_pool(ex);
+	used = exec_pool_nr_used(pool);
+	st->submitted = atomic_long_read(&pool->nr_submitted);
+	for (i = 0; i < used; i++) {
+		w = &pool->workers[i];
+		seq = READ_ONCE(w->run_seq);
+		st->started += (seq + 1) / 2;
+		st->completed += seq / 2;
+		st->submitted += READ_ONCE(w->nr_self_submitted);
+		exec_stats_add_run(st, &w->stats);
+	}
+	st->refused = atomic_long_read(&pool->nr_refused);
+	st->discarded = atomic_long_read(&pool->nr_discarded);
+	st->wakeups = READ_ONCE(pool->nr_wakeups);
+	st->nr_threads = atomic_read(&pool->nr_live);
+	return true;
+}
+
+/**
+ * exec_pool_show_workers - a line per worker slot of a thread pool
+ * @ex: an executor; nothing is written unless it is a thread pool
+ * @emit: called with each line
+ * @ctx: passed to @emit
+ *
+ * Each line: the slot, whether a thread is in it, the items it started and
+ * completed, what it put in its own slot, its longest run and queue wait
+ * timed, and the function of the item it runs now, if any (read as the
+ * watchdog reads it).
+ *
+ * Context: Any context @emit allows; the pool must stay alive meanwhile.
+ */
+void exec_pool_show_workers(struct exec_executor *ex,
+			    void (*emit)(void *ctx, const char *line),
+			    void *ctx)
+{
+	char sym[EXEC_SYMBOL_NAME_LEN], line[EXEC_SYMBOL_NAME_LEN + 160];
+	static const char *const slots[] = { "free", "live", "exited" };
+	struct exec_thread_pool *pool;
+	struct exec_pool_worker *w;
+	unsigned int i, used;
+	unsigned long seq;
+	const void *fn;
+	int slot;
+
+	if (ex->ops != &exec_pool_ops)
+		return;
+	pool = exec_to_pool(ex);
+	used = exec_pool_nr_used(pool);
+	for (i = 0; i < used; i++) {
+		w = &pool->workers[i];
+		/* Acquire: pairs with the release that made @run_seq odd. */
+		seq = smp_load_acquire(&w->run_seq);
+		fn = READ_ONCE(w->run_fn);
+		/* Pairs with the worker's smp_wmb() before its next @run_fn. */
+		smp_rmb();
+		if (!(seq & 1) || READ_ONCE(w->run_seq) != seq)
+			fn = NULL;
+		if (fn)
+			exec_symbol_name(sym, sizeof(sym), fn);
+		slot = READ_ONCE(w->slot);
+		snprintf(line, sizeof(line),
+			 "  worker %u: %s started=%lu completed=%lu self_submitted=%lu max_run_ns=%llu max_wait_ns=%llu%s%s",
+			 i, slot >= 0 && slot < (int)ARRAY_SIZE(slots) ?
+				    slots[slot] : "?",
+			 (seq + 1) / 2, seq / 2,
+			 READ_ONCE(w->nr_self_submitted),
+			 (unsigned long long)READ_ONCE(w->stats.max_run_ns),
+			 (unsigned long long)READ_ONCE(w->stats.max_wait_ns),
+			 fn ? " running=" : "", fn ? sym : "");
+		emit(ctx, line);
+	}
 }
 
 static const struct exec_executor_ops exec_pool_ops = {

@@ -42,6 +42,7 @@
  * the re-arm of a periodic item).  Executors are called with neither held.
  */
 #include "timer_wheel.h"
+#include "stats.h"
 
 #define EXEC_TIMER_IDLE		((struct exec_work **)0UL)
 #define EXEC_TIMER_FIRED	((struct exec_work **)1UL)
@@ -98,6 +99,12 @@ struct exec_timer_base {
  * @counts_work: @ex counts its timed items as outstanding work, from arming
  *	until they reach its queue or are taken back (its ops' work_started
  *	and work_finished); set before anything is armed
+ * @nr_arms: L: items filed for @ex, ever, for its statistics
+ * @nr_fired: L: items of @ex that came due, ever
+ * @nr_cancelled: L: items of @ex that a cancel took back, ever
+ *
+ * The three counts are written with WRITE_ONCE(), as exec_timers_stats()
+ * reads them without the lock.
  *
  * Its address is kept in exec_work::flags above EXEC_WORK_FLAG_BITS bits,
  * hence the alignment.
@@ -109,6 +116,9 @@ struct exec_timer_target {
 	bool dead;
 	bool owns_base;
 	bool counts_work;
+	unsigned long nr_arms;
+	unsigned long nr_fired;
+	unsigned long nr_cancelled;
 } __aligned(1 << EXEC_WORK_FLAG_BITS);
 
 /* An item of @target left the wheels.  Caller holds the base's lock. */
@@ -193,6 +203,7 @@ static bool exec_timer_linked(struct exec_work **link)
 static void exec_target_armed_inc(struct exec_timer_target *target)
 {
 	WRITE_ONCE(target->nr_armed, target->nr_armed + 1);
+	exec_stats_inc(&target->nr_arms);
 	if (target->counts_work)
 		target->ex->ops->work_started(target->ex);
 }
@@ -380,11 +391,15 @@ static void exec_wheel_rebase(struct exec_wheel *wh, u64 clk)
 /* Queues a due item for exec_timer_hand_over(). */
 static void exec_timer_due(struct exec_timer_base *base, struct exec_timer *t)
 {
+	struct exec_timer_target *target =
+		exec_flags_target(READ_ONCE(t->work.flags));
+
 	t->link = EXEC_TIMER_FIRED;
 	t->work.next = NULL;
 	*base->due_tail = &t->work;
 	base->due_tail = &t->work.next;
-	exec_target_disarmed(exec_flags_target(READ_ONCE(t->work.flags)));
+	exec_target_disarmed(target);
+	exec_stats_inc(&target->nr_fired);
 }
 
 /*
@@ -845,6 +860,8 @@ static int exec_timer_cancel_pending(struct exec_timer *t)
 		t->link = EXEC_TIMER_CANCELLED;
 		ret = 1;
 	}
+	if (ret > 0)
+		exec_stats_inc(&target->nr_cancelled);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	if (ret > 0)
 		exec_trace_timer_cancel(target->ex, &t->work);
@@ -1320,6 +1337,24 @@ void exec_timers_free(struct exec_executor *ex)
 unsigned long exec_timers_armed(struct exec_executor *ex)
 {
 	return ex->timers ? READ_ONCE(ex->timers->nr_armed) : 0;
+}
+
+/**
+ * exec_timers_stats - the timed-item counts of an executor's statistics
+ * @ex: the executor
+ * @st: its statistics, filled in otherwise
+ *
+ * Context: Any context.
+ */
+void exec_timers_stats(struct exec_executor *ex, struct exec_stats *st)
+{
+	struct exec_timer_target *target = ex->timers;
+
+	if (!target)
+		return;
+	st->timers_armed = READ_ONCE(target->nr_arms);
+	st->timers_fired = READ_ONCE(target->nr_fired);
+	st->timers_cancelled = READ_ONCE(target->nr_cancelled);
 }
 
 /* Whether @ex owns a timer base that a thread of it may watch. */

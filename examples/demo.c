@@ -295,6 +295,57 @@ static unsigned long audit_sessions(struct server *server)
 	return bad;
 }
 
+/*
+ * Adds @ex's statistics into @sum; 1 if they could not be read or, for a
+ * @drained executor, do not add up (it started and completed all it
+ * accepted).
+ */
+static unsigned long add_stats(struct exec_stats *sum, const char *what,
+			       struct exec_executor *ex, bool drained)
+{
+	struct exec_stats st;
+	int err = exec_executor_stats(ex, &st);
+
+	if (err) {
+		fprintf(stderr, "demo: %s: exec_executor_stats: %s\n", what,
+			strerror(-err));
+		return 1;
+	}
+	sum->submitted += st.submitted;
+	sum->started += st.started;
+	sum->completed += st.completed;
+	sum->discarded += st.discarded;
+	sum->refused += st.refused;
+	sum->wakeups += st.wakeups;
+	sum->timers_armed += st.timers_armed;
+	sum->nr_threads += st.nr_threads;
+	if (st.max_wait_ns > sum->max_wait_ns)
+		sum->max_wait_ns = st.max_wait_ns;
+	if (st.max_run_ns > sum->max_run_ns)
+		sum->max_run_ns = st.max_run_ns;
+	if (drained &&
+	    (st.started != st.submitted || st.completed != st.submitted)) {
+		fprintf(stderr, "demo: %s: %llu submitted, %llu started, %llu completed\n",
+			what, (unsigned long long)st.submitted,
+			(unsigned long long)st.started,
+			(unsigned long long)st.completed);
+		return 1;
+	}
+	return 0;
+}
+
+static void print_stats(const char *what, const struct exec_stats *st)
+{
+	printf("%-16s %9llu %9llu %9llu %9llu %7llu %7llu %9.1f %9.1f\n",
+	       what, (unsigned long long)st->submitted,
+	       (unsigned long long)st->completed,
+	       (unsigned long long)st->discarded,
+	       (unsigned long long)st->refused,
+	       (unsigned long long)st->wakeups,
+	       (unsigned long long)st->timers_armed,
+	       st->max_wait_ns / 1000.0, st->max_run_ns / 1000.0);
+}
+
 static unsigned int parse_count(const char *arg, unsigned int max)
 {
 	char *end;
@@ -318,6 +369,7 @@ int main(int argc, char **argv)
 		.nr_sessions = DEMO_SESSIONS,
 		.nr_requests = DEMO_REQUESTS,
 	};
+	struct exec_stats pool_st = { 0 }, serial_st = { 0 }, loop_st = { 0 };
 	unsigned long handled = 0, errors = 0;
 	long discarded = 0, ret;
 	unsigned int i;
@@ -332,6 +384,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	server.main_thread = pthread_self();
+	/* Time the items too, for the statistics printed at the end. */
+	exec_stats_set_timing(true);
 
 	err = exec_thread_pool_create(&server.pool, &attr);
 	if (err) {
@@ -368,6 +422,10 @@ int main(int argc, char **argv)
 	       server.nr_sessions);
 
 	for (i = 0; i < server.nr_sessions; i++) {
+		/* Not drained: their audits may still be returning. */
+		errors += add_stats(&serial_st, "session",
+				    exec_serial_executor(server.sessions[i].serial),
+				    false);
 		ret = exec_serial_destroy(server.sessions[i].serial);
 		if (ret < 0) {
 			fprintf(stderr, "demo: exec_serial_destroy: %s\n",
@@ -384,6 +442,8 @@ int main(int argc, char **argv)
 			strerror(-err));
 		errors++;
 	}
+	errors += add_stats(&pool_st, "pool",
+			    exec_thread_pool_executor(server.pool), true);
 	ret = exec_thread_pool_destroy(server.pool);
 	if (ret < 0) {
 		fprintf(stderr, "demo: exec_thread_pool_destroy: %s\n",
@@ -392,6 +452,8 @@ int main(int argc, char **argv)
 	} else {
 		discarded += ret;
 	}
+	errors += add_stats(&loop_st, "loop", exec_loop_executor(server.loop),
+			    true);
 	ret = exec_loop_destroy(server.loop);
 	if (ret < 0) {
 		fprintf(stderr, "demo: exec_loop_destroy: %s\n",
@@ -424,6 +486,13 @@ int main(int argc, char **argv)
 		free(s->requests);
 	}
 	free(server.sessions);
+
+	printf("%-16s %9s %9s %9s %9s %7s %7s %9s %9s\n", "executor",
+	       "submitted", "completed", "discarded", "refused", "wakeups",
+	       "timers", "wait(us)", "run(us)");
+	print_stats("pool", &pool_st);
+	print_stats("sessions (sum)", &serial_st);
+	print_stats("loop", &loop_st);
 
 	if (discarded)
 		errors++;

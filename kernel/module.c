@@ -42,7 +42,10 @@ static int __init exec_module_init(void)
 
 	exec_platform_init();
 	exec_timer_sys_init();
+	/* Before the first pool, the default one, wants its file. */
+	exec_stats_files_init();
 	if (!exec_default_executor()) {
+		exec_stats_files_exit();
 		exec_platform_exit();
 		return -ENOMEM;
 	}
@@ -57,6 +60,7 @@ static void __exit exec_module_exit(void)
 	exec_static_context_release();
 	exec_default_shutdown();
 	exec_watchdog_exit();
+	exec_stats_files_exit();
 	exec_platform_exit();
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "stats.h"
 
 /*
  * Initial-exec: the core reads this on every submission to find out whether
@@ -476,4 +477,17 @@ unsigned int exec_online_cpus(void)
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
 	return n > 0 ? (unsigned int)n : 1U;
+}
+
+/*
+ * Statistics files (core/stats.h): the kernel's are in debugfs; userspace
+ * has none, and reads statistics through exec_executor_stats().
+ */
+void *exec_stats_file_add(struct exec_executor *ex, const char *name)
+{
+	return NULL;
+}
+
+void exec_stats_file_remove(void *file)
+{
 }

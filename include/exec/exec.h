@@ -24,5 +24,6 @@
 #include "future.h"
 #include "group.h"
 #include "watchdog.h"
+#include "stats.h"
 
 #endif /* EXEC_EXEC_H */

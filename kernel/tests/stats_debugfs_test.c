@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Kernel-only KUnit suite: a thread pool's statistics file in debugfs
+ * (kernel/stats.c).  It exists while the pool does, under
+ * /sys/kernel/debug/exec/, is a regular file of mode 0400 (read-only, root
+ * only), reads back the counts of a known workload and a line per worker,
+ * and is gone once the pool is destroyed.  The file is read through a
+ * kernel-internal mount of debugfs, so the test does not depend on where
+ * (or whether) the guest mounted it.
+ */
+#include <kunit/test.h>
+#include <linux/cred.h>
+#include <linux/debugfs.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
+#include <linux/string.h>
+#include <exec/exec.h>
+
+#include "pool.h"
+#include "exec_test.h"
+
+#define SD_POOL_NAME	"stats-dbg"
+#define SD_ITEMS	10
+#define SD_BUF_LEN	4096
+
+static void sd_count_fn(void *arg)
+{
+	exec_test_count(arg);
+}
+
+/* Reads the whole of @dentry's file into @buf; returns its length or -errno. */
+static ssize_t sd_read(struct dentry *dentry, char *buf, size_t len)
+{
+	struct file_system_type *type = get_fs_type("debugfs");
+	struct vfsmount *mnt;
+	struct file *file;
+	struct path path;
+	loff_t pos = 0;
+	ssize_t n, total = 0;
+
+	if (!type)
+		return -ENODEV;
+	mnt = kern_mount(type);
+	module_put(type->owner);
+	if (IS_ERR(mnt))
+		return PTR_ERR(mnt);
+	path.mnt = mnt;
+	path.dentry = dentry;
+	file = dentry_open(&path, O_RDONLY, current_cred());
+	if (IS_ERR(file)) {
+		kern_unmount(mnt);
+		return PTR_ERR(file);
+	}
+	while (total < (ssize_t)len - 1) {
+		n = kernel_read(file, buf + total, len - 1 - total, &pos);
+		if (n <= 0) {
+			if (n < 0)
+				total = n;
+			break;
+		}
+		total += n;
+	}
+	if (total >= 0)
+		buf[total] = '\0';
+	fput(file);
+	kern_unmount(mnt);
+	return total;
+}
+
+static void stats_debugfs_file_shows_a_pools_counts(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = 2,
+		.thread = { .name = SD_POOL_NAME },
+	};
+	struct exec_thread_pool *pool;
+	struct exec_executor *ex;
+	struct dentry *dentry, *again, *dir;
+	char name[64];
+	struct exec_stats st;
+	unsigned int spins = 0;
+	atomic_t ran;
+	u64 deadline;
+	ssize_t len;
+	char *buf;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		kunit_skip(test, "the kernel has no debugfs");
+	buf = kunit_kzalloc(test, SD_BUF_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	ex = exec_thread_pool_executor(pool);
+	dentry = pool->stats_file;
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dentry));
+
+	/* /sys/kernel/debug/exec/stats-dbg-<n>: a regular file, 0400. */
+	strscpy(name, dentry->d_name.name, sizeof(name));
+	KUNIT_EXPECT_EQ(test, strncmp(name, SD_POOL_NAME "-",
+				      strlen(SD_POOL_NAME "-")), 0);
+	KUNIT_EXPECT_STREQ(test, (const char *)dentry->d_parent->d_name.name,
+			   "exec");
+	KUNIT_EXPECT_EQ(test, (unsigned int)d_inode(dentry)->i_mode,
+			(unsigned int)(S_IFREG | 0400));
+	again = debugfs_lookup(name, dentry->d_parent);
+	KUNIT_EXPECT_PTR_EQ(test, again, dentry);
+	dput(again);
+
+	atomic_set(&ran, 0);
+	for (i = 0; i < SD_ITEMS; i++)
+		KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, sd_count_fn, &ran),
+				0);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&ran, SD_ITEMS,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* The workers count an item once it has returned. */
+	deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	while (!exec_executor_stats(ex, &st) && st.completed < SD_ITEMS &&
+	       !exec_test_expired(deadline))
+		exec_test_relax(&spins);
+	KUNIT_ASSERT_EQ(test, st.completed, (u64)SD_ITEMS);
+
+	len = sd_read(dentry, buf, SD_BUF_LEN);
+	KUNIT_ASSERT_GT(test, len, (ssize_t)0);
+	kunit_info(test, "%s", buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "thread_pool \"" SD_POOL_NAME));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "threads=2"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " submitted=10 started=10 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " completed=10 discarded=0 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " refused=0 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "timers: armed=0 fired=0 cancelled=0"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "  worker 0: live started="));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "  worker 1: live started="));
+	KUNIT_EXPECT_NULL(test, strstr(buf, "  worker 2:"));
+
+	/* Gone with its pool; the directory stays. */
+	dir = dget(dentry->d_parent);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	again = debugfs_lookup(name, dir);
+	KUNIT_EXPECT_NULL(test, again);
+	dput(again);
+	dput(dir);
+}
+
+static struct kunit_case exec_stats_debugfs_cases[] = {
+	KUNIT_CASE(stats_debugfs_file_shows_a_pools_counts),
+	{}
+};
+
+static struct kunit_suite exec_stats_debugfs_suite = {
+	.name = "exec-stats-debugfs",
+	.test_cases = exec_stats_debugfs_cases,
+};
+
+kunit_test_suites(&exec_stats_debugfs_suite);

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The I/O contexts of <exec/io.h>, shared by the io_uring backend
+ * (user/io.c) and the epoll backend (user/io_epoll.c).  Userspace only.
+ */
+#ifndef EXEC_USER_IO_INTERNAL_H
+#define EXEC_USER_IO_INTERNAL_H
+
+#include "exec_platform.h"
+#include "exec/io.h"
+
+#include <liburing.h>
+
+/* struct exec_io_op::state */
+#define EXEC_IO_OP_IDLE		0UL	/* not started, or its handler runs */
+#define EXEC_IO_OP_PENDING	1UL	/* started, completion not decided */
+#define EXEC_IO_OP_QUEUED	2UL	/* completion decided, handler queued */
+
+/* struct exec_io_op::opcode */
+enum {
+	EXEC_IO_ACCEPT,
+	EXEC_IO_CONNECT,
+	EXEC_IO_RECV,
+	EXEC_IO_SEND,
+	EXEC_IO_READ,
+	EXEC_IO_WRITE,
+	EXEC_IO_READV,
+	EXEC_IO_WRITEV,
+	EXEC_IO_POLL,
+	EXEC_IO_CLOSE,
+	EXEC_IO_TIMEOUT,
+};
+
+struct exec_io_epoll;
+
+/**
+ * struct exec_io_ops - a backend
+ * @name: "io_uring" or "epoll"
+ * @start: start @op, whose state is PENDING and which is on the pending
+ *	list; called with the context's lock held.  Return: 0, or a negative
+ *	errno if nothing was started (the caller undoes the rest).
+ * @cancel: ask for @op's cancellation; @op is PENDING and @op->cancel was
+ *	just set; the lock is held
+ * @flush: submit what batches left queued; the lock is held
+ * @thread: the context's thread
+ * @stop: make the thread return; nothing is pending any more; no lock
+ * @fini: free the backend's resources, after the thread has returned
+ */
+struct exec_io_ops {
+	const char *name;
+	int (*start)(struct exec_io *io, struct exec_io_op *op);
+	void (*cancel)(struct exec_io *io, struct exec_io_op *op);
+	void (*flush)(struct exec_io *io);
+	void *(*thread)(void *arg);
+	void (*stop)(struct exec_io *io);
+	void (*fini)(struct exec_io *io);
+};
+
+/**
+ * struct exec_io - an I/O context
+ * @lock: guards the fields marked L, the io_uring SQ and the epoll
+ *	backend's descriptor table
+ * @idle: signalled under @lock when @nr_pending falls to 0 while @dying
+ * @ops: the backend; set at creation
+ * @ex: where handlers without an executor run; set at creation
+ * @pending: L: the pending operations (state PENDING), doubly linked
+ * @nr_pending: L: their number; read without the lock by
+ *	exec_io_pending() (READ_ONCE)
+ * @done: L: operations completed under the lock, whose handlers
+ *	exec_io_unlock() queues once it has dropped it; linked through @next
+ * @done_tail: L: the last of them
+ * @dying: L: exec_io_destroy() has begun; starts fail with -ESHUTDOWN
+ * @unsubmitted: A: SQEs are queued that no io_uring_enter() took yet;
+ *	set and cleared under @lock, read by exec_io_batch_end() without it
+ *	as a hint (it takes the lock before it acts on it)
+ * @retry: A: the kernel refused the last submission; as @unsubmitted, the
+ *	thread submits again after its next completion
+ * @thread: the context's thread
+ * @ring: io_uring backend: the ring; its SQ under @lock, its CQ the
+ *	thread's alone
+ * @ep: epoll backend: its state
+ */
+struct exec_io {
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	const struct exec_io_ops *ops;
+	struct exec_executor *ex;
+	struct exec_io_op *pending;
+	unsigned long nr_pending;
+	struct exec_io_op *done;
+	struct exec_io_op *done_tail;
+	bool dying;
+	bool unsubmitted;
+	bool retry;
+	pthread_t thread;
+	struct io_uring ring;
+	struct exec_io_epoll *ep;
+};
+
+extern const struct exec_io_ops exec_io_epoll_ops;
+
+int exec_io_epoll_init(struct exec_io *io);
+void exec_io_complete(struct exec_io *io, struct exec_io_op *op, long res);
+void exec_io_complete_locked(struct exec_io *io, struct exec_io_op *op,
+			     long res);
+void exec_io_unlock(struct exec_io *io);
+bool exec_io_batching(const struct exec_io *io);
+
+#endif /* EXEC_USER_IO_INTERNAL_H */

@@ -518,8 +518,8 @@ static void exec_uring_flush(struct exec_io *io)
 {
 	int ret = io_uring_submit(&io->ring);
 
-	WRITE_ONCE(io->retry, ret < 0);
-	WRITE_ONCE(io->unsubmitted, io_uring_sq_ready(&io->ring) != 0);
+	io->retry = ret < 0;
+	io->unsubmitted = io_uring_sq_ready(&io->ring) != 0;
 }
 
 /* An SQE of @io's ring; @io->lock held.  NULL if the SQ stays full. */
@@ -537,7 +537,7 @@ static struct io_uring_sqe *exec_uring_sqe(struct exec_io *io)
 static void exec_uring_commit(struct exec_io *io)
 {
 	if (exec_io_batching(io)) {
-		WRITE_ONCE(io->unsubmitted, true);
+		io->unsubmitted = true;
 		exec_io_batch_queued = true;
 	} else
 		exec_uring_flush(io);
@@ -623,14 +623,16 @@ static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
 	struct exec_io_op *op = io_uring_cqe_get_data(cqe);
 	long res = cqe->res;
 
-	pthread_mutex_lock(&io->lock);
 	if (op->opcode == EXEC_IO_TIMEOUT && res == -ETIME)
 		res = 0;
 	exec_io_complete_locked(io, op, res);
-	exec_io_unlock(io);
 }
 
-/* The context's thread: the only consumer of the CQ. */
+/*
+ * The context's thread: the only consumer of the CQ.  It completes all the
+ * CQEs it finds under one hold of the lock, and queues their handlers
+ * after dropping it.
+ */
 static void *exec_uring_thread(void *arg)
 {
 	struct exec_io *io = arg;
@@ -639,15 +641,13 @@ static void *exec_uring_thread(void *arg)
 	bool stop = false;
 
 	while (!stop) {
-		if (READ_ONCE(io->retry)) {
-			pthread_mutex_lock(&io->lock);
-			exec_uring_flush(io);
-			pthread_mutex_unlock(&io->lock);
-		}
 		/* -EINTR from a signal: look again. */
 		if (io_uring_wait_cqe(&io->ring, &cqe))
 			continue;
 		n = 0;
+		pthread_mutex_lock(&io->lock);
+		if (io->retry)
+			exec_uring_flush(io);
 		io_uring_for_each_cqe(&io->ring, head, cqe) {
 			n++;
 			if (cqe->user_data == EXEC_IO_DATA_STOP)
@@ -656,6 +656,7 @@ static void *exec_uring_thread(void *arg)
 				exec_uring_cqe(io, cqe);
 		}
 		io_uring_cq_advance(&io->ring, n);
+		exec_io_unlock(io);
 	}
 	return NULL;
 }

@@ -70,11 +70,10 @@ struct exec_io_ops {
  *	exec_io_unlock() queues once it has dropped it; linked through @next
  * @done_tail: L: the last of them
  * @dying: L: exec_io_destroy() has begun; starts fail with -ESHUTDOWN
- * @unsubmitted: A: SQEs are queued that no io_uring_enter() took yet;
- *	set and cleared under @lock, read by exec_io_batch_end() without it
- *	as a hint (it takes the lock before it acts on it)
- * @retry: A: the kernel refused the last submission; as @unsubmitted, the
- *	thread submits again after its next completion
+ * @unsubmitted: L: SQEs are queued that no io_uring_enter() took yet (a
+ *	batch's), submitted by the batch's end
+ * @retry: L: the kernel refused the last submission; the thread submits
+ *	again after its next completion
  * @thread: the context's thread
  * @ring: io_uring backend: the ring; its SQ under @lock, its CQ the
  *	thread's alone

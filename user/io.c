@@ -747,8 +747,13 @@ int exec_io_create(struct exec_io **iop, const struct exec_io_attr *attr)
 	 */
 	ret = -EOPNOTSUPP;
 	if (!attr->force_epoll &&
-	    !strcmp(exec_user_wakeup_backend(), "io_uring"))
+	    !strcmp(exec_user_wakeup_backend(), "io_uring")) {
 		ret = exec_uring_init(io, entries);
+		if (ret)
+			exec_user_log(EXEC_USER_LOG_INFO,
+				      "I/O context on epoll (no io_uring: %s)",
+				      strerror(-ret));
+	}
 	if (ret)
 		ret = exec_io_epoll_init(io);
 	if (ret)

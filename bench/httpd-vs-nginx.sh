@@ -77,20 +77,28 @@ http {
 EOF
 /usr/sbin/nginx -p "$tmp" -c "$tmp/nginx.conf"
 
+# Starts httpd on a backend, in this shell so that cleanup() knows its pid.
 start_httpd()
 {
-	local backend=$1 out=$tmp/httpd-$1.out
-
-	EXEC_BACKEND=$backend "$httpd" -w 2 > "$out" 2>&1 &
+	EXEC_BACKEND=$1 "$httpd" -w 2 > "$tmp/httpd-$1.out" 2>&1 &
 	pids+=($!)
+}
+
+# The port a started httpd printed.
+httpd_port()
+{
+	local out=$tmp/httpd-$1.out
+
 	for _ in $(seq 100); do
 		grep -q '^listening' "$out" && break
 		sleep 0.05
 	done
 	sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$out"
 }
-uring_port=$(start_httpd io_uring)
-epoll_port=$(start_httpd futex)
+start_httpd io_uring
+start_httpd futex
+uring_port=$(httpd_port io_uring)
+epoll_port=$(httpd_port futex)
 grep -q '(io_uring,' "$tmp/httpd-io_uring.out" ||
 	echo "warning: io_uring backend not in use: $(cat "$tmp/httpd-io_uring.out")"
 

@@ -86,9 +86,24 @@ static void io_env_init(struct kunit *test, struct io_env *env, bool epoll)
 		KUNIT_EXPECT_STREQ(test, exec_io_backend(env->io), "io_uring");
 }
 
+/*
+ * A handler's unit of outstanding work is released after it returns, a
+ * little after what it did is seen: until then the pool refuses to go.
+ */
+static void io_wait_unused(struct kunit *test, struct exec_executor *ex)
+{
+	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	unsigned int spins = 0;
+
+	while (exec_executor_dependents(ex) && !exec_test_expired(deadline))
+		exec_test_relax(&spins);
+	KUNIT_EXPECT_EQ(test, exec_executor_dependents(ex), 0UL);
+}
+
 static void io_env_fini(struct kunit *test, struct io_env *env)
 {
 	KUNIT_EXPECT_EQ(test, exec_io_destroy(env->io), 0L);
+	io_wait_unused(test, env->ex);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(env->pool), 0L);
 }
 
@@ -380,6 +395,7 @@ static void io_cancel_token_one(struct kunit *test, bool epoll)
 	KUNIT_EXPECT_EQ(test, exec_io_destroy(env.io), 1L);
 	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &r[2]), (long)-ECANCELED);
 	io_rec_once(test, &r[2]);
+	io_wait_unused(test, env.ex);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(env.pool), 0L);
 	close(sv[0]);
 	close(sv[1]);
@@ -548,7 +564,9 @@ static void io_strand_one(struct kunit *test, bool epoll)
 	msleep(EXEC_TEST_SETTLE_MS);
 	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&s->h[0]), 0);
 	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&s->h[1]), 0);
+	io_wait_unused(test, s->strand);
 	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	io_wait_unused(test, env.ex);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(env.pool), 0L);
 	close(s->fd[0]);
 	close(s->fd[1]);
@@ -670,12 +688,118 @@ static void io_batch(struct kunit *test)
 	io_env_fini(test, &env);
 }
 
+/*
+ * Cancellation racing completion: the data arrives just before or just
+ * after the cancellation is asked for.  Every start completes exactly once, with the byte or with
+ * -ECANCELED, and a byte a cancelled receive did not take is still there.
+ */
+#define IO_RACE_ROUNDS	1000
+
+static void io_cancel_race_one(struct kunit *test, bool epoll)
+{
+	struct exec_handler h;
+	struct io_rec r;
+	struct io_env env;
+	int sv[2], i, got = 0, cancelled = 0, lost = 0;
+	char buf[1], c;
+
+	io_env_init(test, &env, epoll);
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+	io_rec_init(&r, &h, env.ex);
+	for (i = 0; i < IO_RACE_ROUNDS; i++) {
+		KUNIT_ASSERT_EQ(test, exec_io_recv(env.io, &r.op, sv[0], buf, 1,
+						   0, &h), 0);
+		/* Both orders: the completion or the cancellation first. */
+		if (i & 1)
+			exec_io_cancel(&r.op);
+		KUNIT_ASSERT_EQ(test, write(sv[1], "x", 1), 1);
+		if (!(i & 1))
+			exec_io_cancel(&r.op);
+		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&r.calls,
+						i + 1, EXEC_TEST_TIMEOUT_MS));
+		if (READ_ONCE(r.result) == 1) {
+			got++;
+		} else if (READ_ONCE(r.result) == -ECANCELED) {
+			cancelled++;
+			if (recv(sv[0], &c, 1, MSG_DONTWAIT) != 1)
+				lost++;
+		}
+	}
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r.calls), IO_RACE_ROUNDS);
+	KUNIT_EXPECT_EQ(test, got + cancelled, IO_RACE_ROUNDS);
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	KUNIT_EXPECT_EQ(test, exec_io_pending(env.io), 0UL);
+	kunit_info(test, "%s: %d received, %d cancelled",
+		   exec_io_backend(env.io), got, cancelled);
+	close(sv[0]);
+	close(sv[1]);
+	io_env_fini(test, &env);
+}
+
+static void io_cancel_race(struct kunit *test)
+{
+	io_cancel_race_one(test, false);
+	io_cancel_race_one(test, true);
+}
+
+/* A latch counted down by the handlers waits for a set of operations. */
+struct io_latched {
+	struct exec_latch *latch;
+	atomic_t ok;
+};
+
+static void io_latched_fn(void *arg, long result)
+{
+	struct io_latched *l = arg;
+
+	if (result == 0)
+		exec_test_count(&l->ok);
+	exec_latch_count_down(l->latch);
+}
+
+static void io_latch_one(struct kunit *test, bool epoll)
+{
+	struct exec_handler h;
+	struct exec_io_op ops[16];
+	struct exec_latch latch;
+	struct io_latched l = { .latch = &latch };
+	struct io_env env;
+	int i;
+
+	io_env_init(test, &env, epoll);
+	atomic_set(&l.ok, 0);
+	KUNIT_ASSERT_EQ(test, exec_latch_init(&latch, ARRAY_SIZE(ops), NULL,
+					      NULL, NULL), 0);
+	exec_handler_init(&h, io_latched_fn, &l);
+	for (i = 0; i < (int)ARRAY_SIZE(ops); i++) {
+		exec_io_op_init(&ops[i]);
+		KUNIT_EXPECT_EQ(test, exec_io_timeout(env.io, &ops[i],
+						      (u64)(i + 1) * 1000000ULL,
+						      &h), 0);
+	}
+	KUNIT_EXPECT_EQ(test, exec_latch_wait(&latch,
+					      EXEC_TEST_TIMEOUT_MS * 1000000ULL),
+			0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l.ok), (int)ARRAY_SIZE(ops));
+	io_env_fini(test, &env);
+}
+
+static void io_latch(struct kunit *test)
+{
+	io_latch_one(test, false);
+	io_latch_one(test, true);
+}
+
 static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_sockets),
 	KUNIT_CASE(io_files),
 	KUNIT_CASE(io_poll_timeout),
 	KUNIT_CASE(io_cancel),
 	KUNIT_CASE(io_cancel_token),
+	KUNIT_CASE(io_cancel_race),
+	KUNIT_CASE(io_latch),
 	KUNIT_CASE(io_outstanding),
 	KUNIT_CASE(io_strand),
 	KUNIT_CASE(io_bad_input),

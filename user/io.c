@@ -242,7 +242,8 @@ static int exec_io_start(struct exec_io *io, struct exec_io_op *op,
 	}
 	op->handler = *h;
 	op->ex = ex;
-	op->io = io;
+	/* Read without the lock by exec_io_cancel(). */
+	WRITE_ONCE(op->io, io);
 	op->cancel = false;
 	exec_on_work_started(ex);
 
@@ -764,6 +765,8 @@ int exec_io_create(struct exec_io **iop, const struct exec_io_attr *attr)
 		io->ops->fini(io);
 		goto free;
 	}
+	/* Only a name in ps and /proc: a failure does not matter. */
+	pthread_setname_np(io->thread, "exec-io");
 	*iop = io;
 	return 0;
 free:

@@ -17,7 +17,9 @@
  * request head HEADER_TIMEOUT_MS (default 5000) after the previous
  * response (or its accept) is closed.
  *
- * Every connection has a serial executor over the pool of WORKERS threads
+ * Connections come from one multishot accept (exec_io_accept_multishot()),
+ * whose handler calls never overlap.  Every connection has a serial
+ * executor over the pool of WORKERS threads
  * (default 2): its handlers never run at once, so a connection's state
  * needs no lock (P0113's strand example).  A response is first written
  * with a non-blocking send(); only what does not fit goes through
@@ -508,9 +510,13 @@ static void on_accept(void *arg, long res)
 	struct conn *c;
 	int one = 1;
 
-	if (res == -ECANCELED || exec_cancel_requested(&srv->stop)) {
-		if (res >= 0)
-			close((int)res);
+	/* A connection that came as the stop was asked for. */
+	if (res >= 0 && exec_cancel_requested(&srv->stop)) {
+		close((int)res);
+		return;
+	}
+	/* The multishot accept's last call, after the stop. */
+	if (res == -ECANCELED) {
 		/* New connections are refused from now on. */
 		close(srv->lfd);
 		pthread_mutex_lock(&srv->lock);
@@ -554,17 +560,21 @@ static void on_accept(void *arg, long res)
 				abort();
 		}
 	}
-	/* Out of fds or memory: give the connections a moment to close. */
-	if (res == -EMFILE || res == -ENFILE || res == -ENOBUFS ||
-	    res == -ENOMEM)
-		usleep(10000);
+	if (res >= 0)
+		return;
+	/*
+	 * The multishot accept ended with an error, such as running out of
+	 * fds or memory: give the connections a moment to close, and start
+	 * it again.
+	 */
+	usleep(10000);
 	server_accept(srv);
 }
 
 static void server_accept(struct server *srv)
 {
-	int ret = exec_io_accept(srv->io, &srv->accept_op, srv->lfd,
-				 &srv->accept_h);
+	int ret = exec_io_accept_multishot(srv->io, &srv->accept_op, srv->lfd,
+					   &srv->accept_h);
 
 	if (ret) {
 		/* -ECANCELED: the stop came first. */

@@ -78,7 +78,7 @@ static void exec_io_unlink(struct exec_io *io, struct exec_io_op *op)
 	op->prev = NULL;
 	op->next = NULL;
 	WRITE_ONCE(io->nr_pending, io->nr_pending - 1);
-	if (!io->nr_pending && io->dying)
+	if (!io->nr_pending && !io->nr_multi && io->dying)
 		pthread_cond_broadcast(&io->idle);
 }
 
@@ -118,7 +118,130 @@ static void exec_io_queue(struct exec_io_op *op)
 {
 	/* Waits for room on a bounded executor: completions are not lost. */
 	if (exec_submit(op->ex, &op->work))
-		exec_io_op_drop(&op->work);
+		op->work.discard(&op->work);
+}
+
+/* Queues @op's item once @io->lock is dropped (exec_io_unlock()). */
+static void exec_io_queue_later(struct exec_io *io, struct exec_io_op *op)
+{
+	op->next = NULL;
+	if (io->done_tail)
+		io->done_tail->next = op;
+	else
+		io->done = op;
+	io->done_tail = op;
+}
+
+/* Makes sure the item of a multishot @op runs; @io->lock held. */
+static void exec_io_multi_kick(struct exec_io *io, struct exec_io_op *op)
+{
+	struct exec_io_multi *m = op->backend[2];
+
+	if (!m->running && (m->count || m->ended)) {
+		m->running = true;
+		exec_io_queue_later(io, op);
+	}
+}
+
+/**
+ * exec_io_multi_push_locked - hand a new socket to a multishot accept
+ * @io: the context; its lock held
+ * @op: the operation, PENDING
+ * @fd: the socket
+ *
+ * Without memory to queue it, the socket is closed: the peer sees the
+ * connection reset, as at a full backlog.
+ */
+void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
+			       int fd)
+{
+	struct exec_io_multi *m = op->backend[2];
+	unsigned int i, cap;
+	int *fds;
+
+	m->armed_any = true;
+	if (m->count == m->cap) {
+		cap = m->cap ? m->cap * 2 : 16;
+		fds = malloc(cap * sizeof(*fds));
+		if (!fds) {
+			close(fd);
+			return;
+		}
+		for (i = 0; i < m->count; i++)
+			fds[i] = m->fds[(m->head + i) % m->cap];
+		free(m->fds);
+		m->fds = fds;
+		m->head = 0;
+		m->cap = cap;
+	}
+	m->fds[(m->head + m->count++) % m->cap] = fd;
+	exec_io_multi_kick(io, op);
+}
+
+/* Ends a multishot accept: its last call follows the queued sockets. */
+static void exec_io_multi_end_locked(struct exec_io *io,
+				     struct exec_io_op *op, long res)
+{
+	struct exec_io_multi *m = op->backend[2];
+
+	exec_io_unlink(io, op);
+	WRITE_ONCE(op->state, EXEC_IO_OP_QUEUED);
+	m->ended = true;
+	m->final = res < 0 ? res : -ECANCELED;
+	exec_io_multi_kick(io, op);
+}
+
+/*
+ * The item of a multishot accept: one call of the handler per queued
+ * socket, in order, then the last call once it has ended.  Only one run
+ * of the item at a time (@running), so the calls never overlap.
+ */
+static void exec_io_multi_run(struct exec_work *work)
+{
+	struct exec_io_op *op = container_of(work, struct exec_io_op, work);
+	struct exec_io_multi *m = op->backend[2];
+	struct exec_executor *ex = op->ex;
+	struct exec_io *io = op->io;
+	exec_result_fn fn = op->handler.fn;
+	void *arg = op->handler.arg;
+	long res;
+	int fd;
+
+	for (;;) {
+		pthread_mutex_lock(&io->lock);
+		if (m->count) {
+			fd = m->fds[m->head];
+			m->head = (m->head + 1) % m->cap;
+			m->count--;
+			pthread_mutex_unlock(&io->lock);
+			exec_io_batch_begin(io);
+			fn(arg, fd);
+			exec_io_batch_end(io);
+			continue;
+		}
+		if (!m->ended) {
+			m->running = false;
+			pthread_mutex_unlock(&io->lock);
+			return;
+		}
+		break;
+	}
+	/* The last call: from here @io may be destroyed, @op restarted. */
+	res = m->final;
+	op->backend[2] = NULL;
+	io->nr_multi--;
+	if (!io->nr_pending && !io->nr_multi && io->dying)
+		pthread_cond_broadcast(&io->idle);
+	pthread_mutex_unlock(&io->lock);
+	free(m->fds);
+	free(m);
+	exec_work_init_discard(&op->work, exec_io_op_run, exec_io_op_drop);
+	/* Pairs with the cmpxchg() of the next start. */
+	smp_store_release(&op->state, EXEC_IO_OP_IDLE);
+	exec_io_batch_begin(io);
+	fn(arg, res);
+	exec_io_batch_end(io);
+	exec_on_work_finished(ex);
 }
 
 /**
@@ -129,20 +252,21 @@ static void exec_io_queue(struct exec_io_op *op)
  *
  * The handler is queued by exec_io_unlock(), after the lock is dropped:
  * an inline executor would run it in the submitter, which could then
- * start an operation on @io.
+ * start an operation on @io.  A multishot accept ends with @res (a
+ * negative errno).
  */
 void exec_io_complete_locked(struct exec_io *io, struct exec_io_op *op,
 			     long res)
 {
+	/* A multishot accept ends (with an error) rather than completes. */
+	if (op->opcode == EXEC_IO_ACCEPT_MULTI) {
+		exec_io_multi_end_locked(io, op, res);
+		return;
+	}
 	exec_io_unlink(io, op);
 	op->result = res;
 	WRITE_ONCE(op->state, EXEC_IO_OP_QUEUED);
-	op->next = NULL;
-	if (io->done_tail)
-		io->done_tail->next = op;
-	else
-		io->done = op;
-	io->done_tail = op;
+	exec_io_queue_later(io, op);
 }
 
 /**
@@ -210,7 +334,8 @@ static int exec_io_claim(struct exec_io *io, struct exec_io_op *op,
 {
 	if (!io || !op || !h || !h->fn)
 		return -EINVAL;
-	if (op->work.func != exec_io_op_run)
+	if (op->work.func != exec_io_op_run &&
+	    op->work.func != exec_io_multi_run)
 		return -EINVAL;
 	/* Fully ordered: pairs with the release in exec_io_op_run(). */
 	if (cmpxchg(&op->state, EXEC_IO_OP_IDLE, EXEC_IO_OP_PENDING) !=
@@ -253,8 +378,12 @@ static int exec_io_start(struct exec_io *io, struct exec_io_op *op,
 		goto unlock;
 	}
 	exec_io_link(io, op);
+	if (op->opcode == EXEC_IO_ACCEPT_MULTI)
+		io->nr_multi++;
 	ret = io->ops->start(io, op);
 	if (ret) {
+		if (op->opcode == EXEC_IO_ACCEPT_MULTI)
+			io->nr_multi--;
 		exec_io_unlink(io, op);
 		goto unlock;
 	}
@@ -285,6 +414,40 @@ int exec_io_accept(struct exec_io *io, struct exec_io_op *op, int fd,
 	return exec_io_start(io, op, h);
 }
 EXPORT_SYMBOL_GPL(exec_io_accept);
+
+int exec_io_accept_multishot(struct exec_io *io, struct exec_io_op *op,
+			     int fd, const struct exec_handler *h)
+{
+	struct exec_io_multi *m;
+	int ret;
+
+	if (fd < 0)
+		return -EINVAL;
+	ret = exec_io_claim(io, op, h);
+	if (ret)
+		return ret;
+	/* One allocation per start, none per connection but to grow. */
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		/* Pairs with the cmpxchg() of the next start. */
+		smp_store_release(&op->state, EXEC_IO_OP_IDLE);
+		return -ENOMEM;
+	}
+	op->opcode = EXEC_IO_ACCEPT_MULTI;
+	op->fd = fd;
+	op->backend[2] = m;
+	exec_work_init_discard(&op->work, exec_io_multi_run,
+			       exec_io_multi_run);
+	ret = exec_io_start(io, op, h);
+	if (ret) {
+		op->backend[2] = NULL;
+		exec_work_init_discard(&op->work, exec_io_op_run,
+				       exec_io_op_drop);
+		free(m);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_io_accept_multishot);
 
 int exec_io_connect(struct exec_io *io, struct exec_io_op *op, int fd,
 		    const struct sockaddr *addr, socklen_t addrlen,
@@ -555,6 +718,14 @@ static int exec_uring_start(struct exec_io *io, struct exec_io_op *op)
 	case EXEC_IO_ACCEPT:
 		io_uring_prep_accept(sqe, op->fd, NULL, NULL, SOCK_CLOEXEC);
 		break;
+	case EXEC_IO_ACCEPT_MULTI:
+		if (io->no_multishot)
+			io_uring_prep_accept(sqe, op->fd, NULL, NULL,
+					     SOCK_CLOEXEC);
+		else
+			io_uring_prep_multishot_accept(sqe, op->fd, NULL, NULL,
+						       SOCK_CLOEXEC);
+		break;
 	case EXEC_IO_CONNECT:
 		io_uring_prep_connect(sqe, op->fd, op->buf, (socklen_t)op->len);
 		break;
@@ -619,11 +790,42 @@ static void exec_uring_cancel(struct exec_io *io, struct exec_io_op *op)
  * the start held after it wrote @op's fields: the kernel's ordering of
  * the SQE before its CQE is invisible to ThreadSanitizer.
  */
+/*
+ * A CQE of a multishot accept: a socket, and unless IORING_CQE_F_MORE
+ * says more will come, the end, or a re-arm: where the kernel lacks
+ * multishot accept (-EINVAL before any result), or ended it without an
+ * error, a new accept is submitted while the operation is not cancelled.
+ */
+static void exec_uring_multi_cqe(struct exec_io *io, struct exec_io_op *op,
+				 long res, unsigned int flags)
+{
+	struct exec_io_multi *m = op->backend[2];
+
+	if (res >= 0)
+		exec_io_multi_push_locked(io, op, (int)res);
+	if (flags & IORING_CQE_F_MORE)
+		return;
+	if (res == -EINVAL && !m->armed_any && !io->no_multishot) {
+		io->no_multishot = true;
+		res = 0;
+	}
+	if (res >= 0 && !op->cancel && !io->dying) {
+		if (!exec_uring_start(io, op))
+			return;
+		res = -EBUSY;
+	}
+	exec_io_multi_end_locked(io, op, res);
+}
+
 static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
 {
 	struct exec_io_op *op = io_uring_cqe_get_data(cqe);
 	long res = cqe->res;
 
+	if (op->opcode == EXEC_IO_ACCEPT_MULTI) {
+		exec_uring_multi_cqe(io, op, res, cqe->flags);
+		return;
+	}
 	if (op->opcode == EXEC_IO_TIMEOUT && res == -ETIME)
 		res = 0;
 	exec_io_complete_locked(io, op, res);
@@ -805,7 +1007,7 @@ long exec_io_destroy(struct exec_io *io)
 		return n;
 	/* The thread decides the completions of what was cancelled. */
 	pthread_mutex_lock(&io->lock);
-	while (io->nr_pending)
+	while (io->nr_pending || io->nr_multi)
 		pthread_cond_wait(&io->idle, &io->lock);
 	pthread_mutex_unlock(&io->lock);
 

@@ -85,6 +85,7 @@ static u32 exec_ep_wants(const struct exec_io_op *op)
 
 	switch (op->opcode) {
 	case EXEC_IO_ACCEPT:
+	case EXEC_IO_ACCEPT_MULTI:
 	case EXEC_IO_RECV:
 	case EXEC_IO_READ:
 	case EXEC_IO_READV:
@@ -137,6 +138,7 @@ static long exec_ep_try(struct exec_io_op *op)
 
 	switch (op->opcode) {
 	case EXEC_IO_ACCEPT:
+	case EXEC_IO_ACCEPT_MULTI:
 		ret = exec_ep_nonblock(op->fd);
 		if (ret)
 			return ret;
@@ -298,6 +300,11 @@ static int exec_ep_wait(struct exec_io *io, struct exec_io_op *op)
 static void exec_ep_settle(struct exec_io *io, struct exec_io_op *op,
 			   long res)
 {
+	/* A multishot accept hands the socket over and waits for the next. */
+	if (op->opcode == EXEC_IO_ACCEPT_MULTI && res >= 0) {
+		exec_io_multi_push_locked(io, op, (int)res);
+		res = io->dying ? -ECANCELED : -EAGAIN;
+	}
 	if (res == -EAGAIN && op->cancel)
 		res = -ECANCELED;
 	if (res == -EAGAIN) {

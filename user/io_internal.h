@@ -29,6 +29,34 @@ enum {
 	EXEC_IO_POLL,
 	EXEC_IO_CLOSE,
 	EXEC_IO_TIMEOUT,
+	EXEC_IO_ACCEPT_MULTI,
+};
+
+/**
+ * struct exec_io_multi - what a multishot accept has to deliver
+ * @fds: L: the accepted sockets not yet handed to the handler, a ring of
+ *	@cap entries from @head
+ * @head: L: the oldest
+ * @count: L: how many
+ * @cap: L: the ring's size; doubled when full
+ * @running: L: the operation's item is queued or running; whoever sets it
+ *	queues the item, the item clears it when it finds nothing to do
+ * @ended: L: no more sockets will come; @final is the last call's result
+ * @final: L: -ECANCELED or the error that ended it
+ * @armed_any: L: the kernel gave a result: a later -EINVAL is not the
+ *	kernel lacking multishot accept
+ *
+ * Allocated by the start, freed before the last call of the handler.
+ */
+struct exec_io_multi {
+	int *fds;
+	unsigned int head;
+	unsigned int count;
+	unsigned int cap;
+	bool running;
+	bool ended;
+	long final;
+	bool armed_any;
 };
 
 struct exec_io_epoll;
@@ -69,11 +97,15 @@ struct exec_io_ops {
  * @done: L: operations completed under the lock, whose handlers
  *	exec_io_unlock() queues once it has dropped it; linked through @next
  * @done_tail: L: the last of them
+ * @nr_multi: L: multishot operations whose last handler call has not
+ *	begun; exec_io_destroy() waits for them too
  * @dying: L: exec_io_destroy() has begun; starts fail with -ESHUTDOWN
  * @unsubmitted: L: SQEs are queued that no io_uring_enter() took yet (a
  *	batch's), submitted by the batch's end
  * @retry: L: the kernel refused the last submission; the thread submits
  *	again after its next completion
+ * @no_multishot: L: the kernel refused a multishot accept (before 5.19):
+ *	multishot accepts re-arm single accepts instead
  * @thread: the context's thread
  * @ring: io_uring backend: the ring; its SQ under @lock, its CQ the
  *	thread's alone
@@ -88,9 +120,11 @@ struct exec_io {
 	unsigned long nr_pending;
 	struct exec_io_op *done;
 	struct exec_io_op *done_tail;
+	unsigned long nr_multi;
 	bool dying;
 	bool unsubmitted;
 	bool retry;
+	bool no_multishot;
 	pthread_t thread;
 	struct io_uring ring;
 	struct exec_io_epoll *ep;
@@ -103,6 +137,8 @@ void exec_io_complete(struct exec_io *io, struct exec_io_op *op, long res);
 void exec_io_complete_locked(struct exec_io *io, struct exec_io_op *op,
 			     long res);
 void exec_io_unlock(struct exec_io *io);
+void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
+			       int fd);
 bool exec_io_batching(const struct exec_io *io);
 
 #endif /* EXEC_USER_IO_INTERNAL_H */

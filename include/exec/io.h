@@ -218,6 +218,29 @@ int exec_io_accept(struct exec_io *io, struct exec_io_op *op, int fd,
 		   const struct exec_handler *h);
 
 /**
+ * exec_io_accept_multishot - accept connections until cancelled
+ * @io: the context
+ * @op: the operation
+ * @fd: a listening socket
+ * @h: the handler; called with each new socket (close-on-exec), in order,
+ *	one call at a time, while the operation stays pending; then once with
+ *	a negative errno: -ECANCELED after exec_io_cancel() (or a token, or
+ *	exec_io_shutdown()), or the error that ended it.  Only that last call
+ *	makes the operation idle again.
+ *
+ * One multishot accept on io_uring where the kernel has it (5.19), else
+ * an accept re-armed after each connection; on epoll, the listening
+ * socket stays registered.  The operation is one unit of outstanding work
+ * until its last call returns.  Allocates a small queue of sockets for the
+ * operation (grown while the handler falls behind).
+ *
+ * Context: Any context that may take a mutex.
+ * Return: 0 if started; -ENOMEM; an error of the top of this file.
+ */
+int exec_io_accept_multishot(struct exec_io *io, struct exec_io_op *op,
+			     int fd, const struct exec_handler *h);
+
+/**
  * exec_io_connect - connect a socket
  * @io: the context
  * @op: the operation

@@ -792,8 +792,120 @@ static void io_latch(struct kunit *test)
 	io_latch_one(test, true);
 }
 
+/*
+ * Multishot accept: one call per connection, in order and one at a time,
+ * while the operation stays pending; a cancellation ends it with one last
+ * call, -ECANCELED.
+ */
+#define IO_MULTI_CONNS	20
+
+struct io_multi {
+	atomic_t calls;
+	atomic_t inside;
+	atomic_t overlaps;
+	int fds[IO_MULTI_CONNS + 1];
+	long last;
+	atomic_t ended;
+};
+
+static void io_multi_fn(void *arg, long result)
+{
+	struct io_multi *m = arg;
+	int i, n;
+
+	if (atomic_inc_return(&m->inside) != 1)
+		exec_test_count(&m->overlaps);
+	for (i = 0; i < 1000; i++)
+		cpu_relax();
+	n = atomic_read(&m->calls);
+	if (result >= 0 && n < IO_MULTI_CONNS)
+		m->fds[n] = (int)result;
+	else if (result >= 0)
+		close((int)result);
+	atomic_dec(&m->inside);
+	if (result < 0) {
+		WRITE_ONCE(m->last, result);
+		exec_test_count(&m->ended);
+	}
+	exec_test_count(&m->calls);
+}
+
+static void io_accept_multishot_one(struct kunit *test, bool epoll)
+{
+	struct io_multi *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	int cfd[IO_MULTI_CONNS], lfd, i, j;
+	struct sockaddr_in sin;
+	struct exec_io_op op;
+	struct exec_handler h;
+	struct io_env env;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	io_env_init(test, &env, epoll);
+	lfd = io_listener(test, &sin);
+	exec_io_op_init(&op);
+	exec_handler_init(&h, io_multi_fn, m);
+	KUNIT_EXPECT_EQ(test, exec_io_accept_multishot(env.io, &op, lfd, &h),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_io_accept_multishot(env.io, &op, lfd, &h),
+			-EALREADY);
+	KUNIT_EXPECT_EQ(test, exec_io_accept(env.io, &op, lfd, &h), -EALREADY);
+	for (i = 0; i < IO_MULTI_CONNS; i++) {
+		cfd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		KUNIT_ASSERT_GE(test, cfd[i], 0);
+		KUNIT_ASSERT_EQ(test, connect(cfd[i], (struct sockaddr *)&sin,
+					      sizeof(sin)), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->calls,
+							 IO_MULTI_CONNS,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* Still pending, and no last call yet. */
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->calls), IO_MULTI_CONNS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->ended), 0);
+	KUNIT_EXPECT_EQ(test, exec_io_pending(env.io), 1UL);
+	for (i = 0; i < IO_MULTI_CONNS; i++) {
+		KUNIT_EXPECT_GE(test, m->fds[i], 0);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, m->fds[i], m->fds[j]);
+	}
+	KUNIT_EXPECT_EQ(test, exec_io_cancel(&op), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->ended, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(m->last), (long)-ECANCELED);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->calls), IO_MULTI_CONNS + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->ended), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->overlaps), 0);
+	KUNIT_EXPECT_EQ(test, exec_io_cancel(&op), -EALREADY);
+	for (i = 0; i < IO_MULTI_CONNS; i++) {
+		close(m->fds[i]);
+		close(cfd[i]);
+	}
+	/* Idle again: it starts anew, and destroy ends it. */
+	atomic_set(&m->calls, 0);
+	atomic_set(&m->ended, 0);
+	KUNIT_EXPECT_EQ(test, exec_io_accept_multishot(env.io, &op, lfd, &h),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_io_destroy(env.io), 1L);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->ended, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(m->last), (long)-ECANCELED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->calls), 1);
+	io_wait_unused(test, env.ex);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(env.pool), 0L);
+	close(lfd);
+	kfree(m);
+}
+
+static void io_accept_multishot(struct kunit *test)
+{
+	io_accept_multishot_one(test, false);
+	io_accept_multishot_one(test, true);
+}
+
 static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_sockets),
+	KUNIT_CASE(io_accept_multishot),
 	KUNIT_CASE(io_files),
 	KUNIT_CASE(io_poll_timeout),
 	KUNIT_CASE(io_cancel),

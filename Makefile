@@ -199,8 +199,8 @@ $(O)/parker-test: $(PARKER_SRC)
 # in $(CHECK_RESULTS); the last line printed is the sum, "N passed, N failed".
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
-CHECK_TARGETS := check-build check-abi check-user check-fallback \
-	check-hostile check-parker check-demo check-httpd check-tsan check-asan check-install check-readme \
+CHECK_TARGETS := check-build check-bench-plot check-abi check-user check-fallback \
+	check-hostile check-parker check-demo check-httpd check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-kernel check-kernel-kcsan
 KEEP_GOING ?=
@@ -281,6 +281,19 @@ check-httpd: $(O)/httpd
 		env EXEC_BACKEND=io_uring scripts/check-httpd.sh $(O)/httpd
 	@$(CHECK_RUN) httpd-epoll '$(CHECK_RESULTS)' -- \
 		env EXEC_BACKEND=futex scripts/check-httpd.sh $(O)/httpd
+
+# The USDT probes: in the libraries' ELF notes, gone with -DEXEC_NO_SDT,
+# and firing under perf where the machine allows (scripts/check-trace.sh).
+# The driver uses the shared library, at fixed addresses (no PIE), so that
+# the function an event names can be checked.
+$(O)/trace-driver: tests/user/trace_driver.c $(LIB_SO) $(PUBLIC_HDR)
+	$(CC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -no-pie -o $@ $< \
+		-L$(O) -lexec-user -lpthread
+
+check-trace: all $(O)/trace-driver
+	@$(CHECK_RUN) trace '$(CHECK_RESULTS)' -- \
+		env CC='$(CC)' CPPFLAGS_LIB='$(CPPFLAGS_LIB)' \
+		scripts/check-trace.sh $(LIB_SO) $(LIB_A) $(O)/trace-driver
 
 TSAN_MAKE = $(SUBMAKE) O=$(TSAN_O) CC=$(TSAN_CC) CFLAGS='$(SAN_CFLAGS)' \
 	SAN='$(TSAN_FLAGS)'
@@ -374,10 +387,16 @@ $(O)/exec-longrun: tests/user/longrun.c $(LIB_A)
 
 longrun: $(O)/exec-longrun
 
-check-hostile: $(TEST_BIN) $(BENCH_BIN) $(O)/seccomp-run
+# Thread starts refused by RLIMIT_NPROC (scripts/check-hostile.sh).
+$(O)/exec-nproc-test: tests/user/nproc_test.c $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iinclude $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+		$(LDLIBS_LIB)
+
+check-hostile: $(TEST_BIN) $(BENCH_BIN) $(O)/seccomp-run $(O)/exec-nproc-test
 	@$(CHECK_RUN) hostile '$(CHECK_RESULTS)' -- \
 		scripts/check-hostile.sh $(TEST_BIN) $(BENCH_BIN) \
-		$(O)/seccomp-run
+		$(O)/seccomp-run $(O)/exec-nproc-test
 
 include kernel/kernel.mk
 

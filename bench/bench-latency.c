@@ -3,8 +3,9 @@
  * exec-bench: the latency workloads, chain_latency and wakeup_latency.
  *
  * Both run on a thread pool, on a loop executor run by a dedicated thread,
- * or on a serial executor over a thread pool; wakeup_latency also on its raw
- * reference, raw_futex (bench-raw.c).
+ * on a serial executor over a thread pool, or on the reference pool,
+ * condvar_pool (bench-refpool.c); wakeup_latency also on its raw reference,
+ * raw_futex (bench-raw.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 
 static struct {
 	struct exec_executor *ex;
+	struct bench_ref_pool *ref;
 	struct exec_work work;
 	bool closures;
 	enum bench_submit submit;
@@ -49,6 +51,10 @@ static void chain_hop(void)
 	if (n == chain.total) {
 		chain.t1 = bench_now_ns();
 		sem_post(&chain.done);
+		return;
+	}
+	if (chain.ref) {
+		bench_ref_pool_submit(chain.ref, &chain.work);
 		return;
 	}
 	if (chain.closures)
@@ -86,13 +92,17 @@ int bench_chain_latency(const struct bench_opts *opts)
 	if (bench_exec_create(&be, opts->kind, opts->threads))
 		return BENCH_EXIT_FAIL;
 	chain.ex = be.ex;
+	chain.ref = be.ref;
 	chain.closures = opts->closures;
 	chain.submit = opts->submit;
 	chain.total = opts->tasks;
 	exec_work_init(&chain.work, chain_work_fn);
 
 	t0 = bench_now_ns();
-	if (chain.closures)
+	err = 0;
+	if (chain.ref)
+		bench_ref_pool_submit(chain.ref, &chain.work);
+	else if (chain.closures)
 		err = exec_submit_fn(chain.ex, chain_closure_fn, NULL);
 	else
 		err = exec_submit(chain.ex, &chain.work);
@@ -217,8 +227,11 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 		bench_sleep_until(deadline);
 		it = &wake.items[k];
 		it->submit_ns = bench_now_ns();
+		err = 0;
 		if (raw)
 			err = bench_raw_futex_submit(raw, &it->work);
+		else if (be.ref)
+			bench_ref_pool_submit(be.ref, &it->work);
 		else
 			err = exec_submit(be.ex, &it->work);
 		if (err) {
@@ -258,6 +271,8 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	}
 	secs = (double)(wake.items[n - 1].start_ns - wake.items[0].submit_ns) /
 	       NSEC_PER_SEC;
+	if (bench_samples_write(opts, be.threads, lat, n))
+		goto out_free;
 	qsort(lat, n, sizeof(*lat), bench_cmp_u64);
 
 	bench_out_begin(opts, be.threads);

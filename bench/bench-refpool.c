@@ -183,6 +183,47 @@ void bench_ref_pool_submit(struct bench_ref_pool *p, struct exec_work *work)
 	pthread_mutex_unlock(&p->lock);
 }
 
+static sem_t ref_pool_warm_done;
+
+static void ref_pool_warm_fn(struct exec_work *work)
+{
+	sem_post(&ref_pool_warm_done);
+}
+
+/**
+ * bench_ref_pool_warm - run @nr items through the pool and wait for them
+ * @p: the pool
+ * @nr: how many
+ *
+ * What bench_warm() does for libexec's executors, so that neither side
+ * times thread start-up or first-touch page faults.
+ *
+ * Return: 0, or -1 with a message on stderr.
+ */
+int bench_ref_pool_warm(struct bench_ref_pool *p, unsigned int nr)
+{
+	struct exec_work *items;
+	unsigned int i;
+	int ret = 0;
+
+	items = calloc(nr, sizeof(*items));
+	if (!items || sem_init(&ref_pool_warm_done, 0, 0)) {
+		bench_err("reference pool: warm-up: out of memory");
+		free(items);
+		return -1;
+	}
+	for (i = 0; i < nr; i++) {
+		exec_work_init(&items[i], ref_pool_warm_fn);
+		bench_ref_pool_submit(p, &items[i]);
+	}
+	for (i = 0; i < nr; i++)
+		if (bench_wait(&ref_pool_warm_done))
+			ret = -1;
+	/* Every item's function has been called: the pool is done. */
+	free(items);
+	return ret;
+}
+
 /**
  * bench_ref_pool_blocking_begin - the calling item is about to block
  *

@@ -48,6 +48,7 @@ struct post_producer {
 
 static struct {
 	struct exec_executor *ex;
+	struct bench_ref_pool *ref;
 	struct exec_work *items;
 	bool closures;
 	enum bench_submit submit;
@@ -112,7 +113,10 @@ static void *post_producer_main(void *arg)
 
 	pthread_barrier_wait(&post.start);
 	p->start_ns = bench_now_ns();
-	if (post.closures) {
+	if (post.ref) {
+		for (i = p->first; i < p->end; i++)
+			bench_ref_pool_submit(post.ref, &post.items[i]);
+	} else if (post.closures) {
 		for (i = p->first; i < p->end && !err; i++)
 			err = bench_submit_fn(post.submit, post.ex,
 					      post_closure_fn, NULL);
@@ -139,6 +143,7 @@ int bench_post_throughput(const struct bench_opts *opts)
 		return BENCH_EXIT_FAIL;
 
 	post.ex = be.ex;
+	post.ref = be.ref;
 	post.closures = opts->closures;
 	post.submit = opts->submit;
 	post.nr_counters = be.threads;

@@ -181,6 +181,8 @@ int bench_timer_lateness(const struct bench_opts *opts)
 			  n, bad, early);
 		goto out_free;
 	}
+	if (bench_samples_write(opts, be.threads, lat, n))
+		goto out_free;
 	qsort(lat, n, sizeof(*lat), bench_cmp_u64);
 
 	bench_out_begin(opts, be.threads);

@@ -60,7 +60,7 @@ enum bench_kind {
 	BENCH_RAW_FUTEX,	/* wakeup_latency: a thread in FUTEX_WAIT */
 	BENCH_RAW_URING_TIMEOUT, /* timer_lateness: one re-armed timeout */
 	/* then reference pools of T threads (bench-refpool.c): */
-	BENCH_REF_CONDVAR_POOL,	/* a mutex+condvar pool */
+	BENCH_REF_CONDVAR_POOL,	/* a mutex+condvar pool (also bench_exec's) */
 	BENCH_REF_CONDVAR_SPARE, /* and a spare thread per blocking call */
 };
 
@@ -129,6 +129,8 @@ struct bench_opts {
  * @loop: the loop executor (loop)
  * @loop_thread: the thread donated to @loop
  * @loop_ret: what exec_loop_run() returned on @loop_thread
+ * @ref: the reference pool (condvar_pool), which has no @ex: submit to it
+ *	with bench_ref_pool_submit()
  */
 struct bench_exec {
 	enum bench_kind kind;
@@ -141,6 +143,7 @@ struct bench_exec {
 	struct exec_loop *loop;
 	pthread_t loop_thread;
 	int loop_ret;
+	struct bench_ref_pool *ref;
 };
 
 /* exec-bench.c */
@@ -167,6 +170,8 @@ void bench_out_uint(const char *key, unsigned long long val);
 void bench_out_int(const char *key, long long val);
 void bench_out_double(const char *key, const char *fmt, double val);
 void bench_out_end(void);
+int bench_samples_write(const struct bench_opts *opts, unsigned int threads,
+			const uint64_t *v, unsigned long n);
 
 /* bench-raw.c: the raw references. */
 struct bench_raw_futex;
@@ -186,6 +191,7 @@ struct bench_ref_pool;
 int bench_ref_pool_start(struct bench_ref_pool **pp, unsigned int threads,
 			 bool spare);
 void bench_ref_pool_submit(struct bench_ref_pool *p, struct exec_work *work);
+int bench_ref_pool_warm(struct bench_ref_pool *p, unsigned int nr);
 void bench_ref_pool_blocking_begin(void);
 void bench_ref_pool_blocking_end(void);
 unsigned int bench_ref_pool_started(struct bench_ref_pool *p);

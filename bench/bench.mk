@@ -5,6 +5,7 @@
 # ALL_CFLAGS, CPPFLAGS_LIB and LDLIBS_LIB.
 #
 #   make bench           build $(O)/exec-bench
+#   make bench-plot      run it and draw charts, in $(O)/bench-plot
 #
 # The benchmark includes only the public headers; CPPFLAGS_LIB's extra
 # include directories are harmless to it.
@@ -28,7 +29,23 @@ $(BENCH_BIN): $(BENCH_SRC) $(BENCH_HDR) $(LIB_A)
 
 bench: $(BENCH_BIN)
 
-.PHONY: bench
+# make bench-plot: exec-bench's workloads on libexec and on the references,
+# interleaved, and SVG charts of them, in $(BENCH_PLOT_OUT); the sizes are
+# scripts/bench-plot.sh's BENCH_PLOT_* variables (make bench-plot
+# BENCH_PLOT_ROUNDS=3).  Debian's python3-matplotlib is for its own Python.
+PYTHON3 ?= /usr/bin/python3
+BENCH_PLOT_OUT := $(O)/bench-plot
+
+bench-plot: $(BENCH_BIN)
+	PYTHON3='$(PYTHON3)' scripts/bench-plot.sh $(BENCH_BIN) $(BENCH_PLOT_OUT)
+
+# The same at tiny sizes, and the charts checked (make check).
+check-bench-plot: $(BENCH_BIN)
+	@$(CHECK_RUN) bench-plot '$(CHECK_RESULTS)' -- \
+		env PYTHON3='$(PYTHON3)' scripts/check-bench-plot.sh \
+		$(BENCH_BIN) $(O)/check-bench-plot
+
+.PHONY: bench bench-plot
 
 # An empty value lets the next target defined become the default, as usual.
 .DEFAULT_GOAL := $(bench_saved_goal)

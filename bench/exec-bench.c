@@ -14,6 +14,7 @@
  * bench-timer.c, bench-idle.c and bench-blocking.c.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -56,7 +57,8 @@ static const struct bench_workload bench_workloads[] = {
 		.name = "post_throughput",
 		.run = bench_post_throughput,
 		.default_tasks = 2000000,
-		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL),
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
+			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL),
 		.default_kind = BENCH_THREAD_POOL,
 		.closures = true,
 	}, {
@@ -65,7 +67,8 @@ static const struct bench_workload bench_workloads[] = {
 		.default_tasks = 1000000,
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
 			 BENCH_KIND_BIT(BENCH_LOOP) |
-			 BENCH_KIND_BIT(BENCH_SERIAL),
+			 BENCH_KIND_BIT(BENCH_SERIAL) |
+			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL),
 		.default_kind = BENCH_THREAD_POOL,
 		.closures = true,
 	}, {
@@ -75,7 +78,8 @@ static const struct bench_workload bench_workloads[] = {
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
 			 BENCH_KIND_BIT(BENCH_LOOP) |
 			 BENCH_KIND_BIT(BENCH_SERIAL) |
-			 BENCH_KIND_BIT(BENCH_RAW_FUTEX),
+			 BENCH_KIND_BIT(BENCH_RAW_FUTEX) |
+			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL),
 		.default_kind = BENCH_THREAD_POOL,
 	}, {
 		.name = "timer_lateness",
@@ -181,11 +185,14 @@ static void bench_usage(FILE *f)
 	      "                   the earliest deadline of a sorted array, running\n"
 	      "                   the items inline); their lines say\n"
 	      "                   \"impl\":\"raw\"\n"
-	      "                   Reference pools of T threads, blocking_mix only:\n"
-	      "                   condvar_pool (one mutex, one condition\n"
-	      "                   variable, one FIFO) and condvar_spare (the\n"
-	      "                   same, plus a thread started per blocking\n"
-	      "                   task); their lines say \"impl\":\"condvar_pool\"\n"
+	      "                   Reference pools of T threads: condvar_pool\n"
+	      "                   (one mutex, one condition variable, one FIFO;\n"
+	      "                   post_throughput, chain_latency, wakeup_latency\n"
+	      "                   and blocking_mix, without --submit or\n"
+	      "                   --closures) and, blocking_mix only,\n"
+	      "                   condvar_spare (the same, plus a thread started\n"
+	      "                   per blocking task); their lines say\n"
+	      "                   \"impl\":\"condvar_pool\"\n"
 	      "  --threads T      worker threads (default: online CPUs)\n"
 	      "  --producers P    post_throughput's producer threads (default 1)\n"
 	      "  --tasks N        tasks (post_throughput, serial_throughput: 2000000;\n"
@@ -219,6 +226,11 @@ static void bench_usage(FILE *f)
 	      "                   the first submission, counted as\n"
 	      "                   \"threads_max\" is) and, for condvar_spare,\n"
 	      "                   \"spare_threads\" (spare threads started)\n"
+	      "  EXEC_BENCH_SAMPLES=FILE\n"
+	      "                   wakeup_latency, timer_lateness: append every\n"
+	      "                   sample of a verified run to FILE, one JSON\n"
+	      "                   line per run (\"samples_ns\", in the order\n"
+	      "                   taken); stdout is unchanged\n"
 	      "\n"
 	      "Exit status: 0 verified, 1 failed or did not verify, 2 bad usage.\n",
 	      f);
@@ -340,12 +352,15 @@ static const char *bench_kind_impl(enum bench_kind kind)
 	return BENCH_IMPL;
 }
 
+/* The keys every line starts with, the samples file's lines too. */
+#define BENCH_HEAD_FMT \
+	"{\"bench\":\"%s\",\"impl\":\"%s\",\"executor\":\"%s\",\"threads\":%u"
+
 void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 {
 	bench_line_len = 0;
 	bench_out_ref = bench_kind_is_ref(opts->kind);
-	bench_out("{\"bench\":\"%s\",\"impl\":\"%s\",\"executor\":\"%s\",\"threads\":%u",
-		  opts->workload, bench_kind_impl(opts->kind),
+	bench_out(BENCH_HEAD_FMT, opts->workload, bench_kind_impl(opts->kind),
 		  bench_kind_name(opts->kind), threads);
 	if (opts->submit != BENCH_SUBMIT_SUBMIT)
 		bench_out_str("submit", bench_submit_names[opts->submit]);
@@ -388,6 +403,95 @@ void bench_out_end(void)
 	bench_out("}\n");
 	fputs(bench_line, stdout);
 	fflush(stdout);
+}
+
+/*
+ * Extension: the samples file.  With EXEC_BENCH_SAMPLES naming a file, the
+ * workloads that take samples (wakeup_latency, timer_lateness) append every
+ * sample of a verified run to it, as one JSON line: the output line's first
+ * keys, "backend" for libexec, "samples" and "samples_ns", the samples in
+ * nanoseconds in the order they were taken (wakeup_latency) or the timers
+ * armed (timer_lateness).  The file is opened before the run, so that a bad
+ * path costs no run, and the line is written with one write() to a file
+ * opened with O_APPEND, so that runs can share a file.  Stdout is untouched.
+ */
+#define BENCH_SAMPLES_ENV	"EXEC_BENCH_SAMPLES"
+
+static int bench_samples_fd = -1;
+
+static int bench_samples_open(void)
+{
+	const char *path = getenv(BENCH_SAMPLES_ENV);
+
+	if (!path || !*path)
+		return 0;
+	bench_samples_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+				0644);
+	if (bench_samples_fd < 0) {
+		bench_err("%s=%s: %s", BENCH_SAMPLES_ENV, path,
+			  strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * bench_samples_write - append a run's samples to the samples file
+ * @opts: the run's options
+ * @threads: its threads, as on the output line
+ * @v: the samples, in nanoseconds
+ * @n: how many
+ *
+ * Does nothing without EXEC_BENCH_SAMPLES.
+ *
+ * Return: 0, or -1 with a message on stderr.
+ */
+int bench_samples_write(const struct bench_opts *opts, unsigned int threads,
+			const uint64_t *v, unsigned long n)
+{
+	char *buf = NULL;
+	size_t len = 0, off;
+	unsigned long i;
+	ssize_t w;
+	FILE *f;
+	int ret = 0;
+
+	if (bench_samples_fd < 0)
+		return 0;
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		bench_err("samples: open_memstream: %s", strerror(errno));
+		return -1;
+	}
+	fprintf(f, BENCH_HEAD_FMT, opts->workload, bench_kind_impl(opts->kind),
+		bench_kind_name(opts->kind), threads);
+	if (!bench_kind_is_ref(opts->kind))
+		fprintf(f, ",\"backend\":\"%s\"", exec_user_wakeup_backend());
+	fprintf(f, ",\"samples\":%lu,\"samples_ns\":[", n);
+	for (i = 0; i < n; i++)
+		fprintf(f, i ? ",%llu" : "%llu", (unsigned long long)v[i]);
+	fputs("]}\n", f);
+	if (fclose(f)) {
+		bench_err("samples: out of memory");
+		free(buf);
+		return -1;
+	}
+	/* One write() in the usual case; a short one is continued. */
+	for (off = 0; off < len; off += (size_t)w) {
+		w = write(bench_samples_fd, buf + off, len - off);
+		if (w < 0 && errno == EINTR) {
+			w = 0;
+			continue;
+		}
+		if (w <= 0) {
+			bench_err("samples: write: %s",
+				  w < 0 ? strerror(errno) : "nothing written");
+			ret = -1;
+			break;
+		}
+	}
+	free(buf);
+	return ret;
 }
 
 /*
@@ -453,7 +557,16 @@ int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 	be->kind = kind;
 	be->threads = threads;
 
-	if (kind == BENCH_LOOP) {
+	if (kind == BENCH_REF_CONDVAR_POOL) {
+		/* The reference: no executor, bench_ref_pool_submit(). */
+		if (bench_ref_pool_start(&be->ref, threads, false))
+			return -1;
+		if (bench_ref_pool_warm(be->ref, 4 * threads)) {
+			bench_exec_destroy(be);
+			return -1;
+		}
+		return 0;
+	} else if (kind == BENCH_LOOP) {
 		be->threads = 1;
 		err = exec_loop_create(&be->loop);
 		if (err) {
@@ -558,6 +671,11 @@ int bench_exec_destroy(struct bench_exec *be)
 			ret = -1;
 		}
 		be->loop = NULL;
+	}
+	if (be->ref) {
+		if (bench_ref_pool_stop(be->ref))
+			ret = -1;
+		be->ref = NULL;
 	}
 	be->ex = NULL;
 	return ret;
@@ -904,6 +1022,13 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 			  w->name, bench_kind_name(opts->kind));
 		return -1;
 	}
+	/* A reference pool takes intrusive items, submitted one way. */
+	if (bench_kind_is_ref(opts->kind) &&
+	    (opts->closures || opts->submit != BENCH_SUBMIT_SUBMIT)) {
+		bench_err("--executor %s takes neither --closures nor --submit",
+			  bench_kind_name(opts->kind));
+		return -1;
+	}
 	/* serial_throughput's executor is serial, whatever the pool's name. */
 	if (w->default_kind == BENCH_SERIAL)
 		opts->kind = BENCH_SERIAL;
@@ -957,6 +1082,8 @@ int main(int argc, char **argv)
 	}
 	if (bench_parse(argc, argv, w, &opts))
 		return BENCH_EXIT_USAGE;
+	if (w->default_samples && bench_samples_open())
+		return BENCH_EXIT_FAIL;
 
 	if (sem_init(&bench_warm_done, 0, 0)) {
 		bench_err("sem_init: %s", strerror(errno));

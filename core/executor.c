@@ -527,6 +527,7 @@ int exec_submit_flags(struct exec_executor *ex, struct exec_work *work,
 		return -EINVAL;
 	if (test_and_set_bit(EXEC_WORK_PENDING_BIT, &work->flags))
 		return -EALREADY;
+	exec_trace_work_queue(ex, work);
 	ret = ex->ops->submit(ex, work, flags);
 	if (unlikely(ret))
 		clear_bit_unlock(EXEC_WORK_PENDING_BIT, &work->flags);
@@ -694,9 +695,10 @@ int exec_dispatch(struct exec_executor *ex, struct exec_work *work)
 		return exec_post(ex, work);
 	if (test_and_set_bit(EXEC_WORK_PENDING_BIT, &work->flags))
 		return -EALREADY;
+	exec_trace_work_queue(ex, work);
 	if (!ex->ops->dispatch && exec_running_in_this_thread(ex) &&
 	    exec_dispatch_enter(&df)) {
-		exec_work_run(work);
+		exec_work_run(ex, work);
 		exec_dispatch_leave(&df);
 		return 0;
 	}

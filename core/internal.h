@@ -9,6 +9,7 @@
 #include <exec/exec.h>
 
 #include "platform.h"
+#include "trace.h"
 
 #define EXEC_WORK_PENDING_BIT	0
 
@@ -214,24 +215,27 @@ static inline struct exec_frame *exec_frame_find(const void *owner)
 }
 
 /*
- * Starts an item: clears its pending bit, then calls it.  The RMW orders
- * the clear before the function's reads, and pairs with the RMW of a
+ * Starts an item of @ex: clears its pending bit, then calls it.  The RMW
+ * orders the clear before the function's reads, and pairs with the RMW of a
  * submitter that found the bit set (-EALREADY): what that submitter wrote
  * before is visible to the function.
  */
 void exec_timer_run(struct exec_work *work);
 
-static inline void exec_work_run(struct exec_work *work)
+static inline void exec_work_run(struct exec_executor *ex,
+				 struct exec_work *work)
 {
 	exec_work_fn func = work->func;
+	const void *fn = exec_trace_work_start(ex, work);
 
 	/* The type bits do not change while the item is pending. */
 	if (unlikely(READ_ONCE(work->flags) & EXEC_WORK_TIMER)) {
 		exec_timer_run(work);
-		return;
+	} else {
+		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
+		func(work);
 	}
-	test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
-	func(work);
+	exec_trace_work_finish(ex, work, fn);
 }
 
 /*

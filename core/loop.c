@@ -92,7 +92,7 @@ static bool exec_loop_run_one(struct exec_loop *loop)
 	if (!work)
 		return false;
 	atomic_long_dec(&loop->nr_queued);
-	exec_work_run(work);
+	exec_work_run(&loop->ex, work);
 	return true;
 }
 

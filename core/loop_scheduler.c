@@ -387,7 +387,7 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 			break;
 		work = exec_ls_pop(ls);
 		if (work) {
-			exec_work_run(work);
+			exec_work_run(&ls->ex, work);
 			/* Fully ordered: the item is done before a stop. */
 			if (atomic_long_dec_return(&ls->work) == 0)
 				__exec_ls_stop(ls);

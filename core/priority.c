@@ -561,11 +561,12 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 		extra = exec_prio_want_runner(p) ? exec_prio_reserve(p) : NULL;
 		raw_spin_unlock_irqrestore(&p->lock, flags);
 
+		exec_trace_work_activate(&p->ex, work);
 		exec_prio_wake_room(p);
 		if (extra)
 			exec_prio_schedule_extra(p, extra, 0);
 		exec_frame_push(&frame, p);
-		exec_work_run(work);
+		exec_work_run(&p->ex, work);
 		exec_frame_pop(&frame);
 		done++;
 
@@ -737,6 +738,7 @@ int exec_priority_submit(struct exec_priority *prio, struct exec_work *work,
 		return -EINVAL;
 	if (test_and_set_bit(EXEC_WORK_PENDING_BIT, &work->flags))
 		return -EALREADY;
+	exec_trace_work_queue(&prio->ex, work);
 	ret = exec_prio_submit_level(prio, work, level, 0);
 	if (unlikely(ret))
 		clear_bit_unlock(EXEC_WORK_PENDING_BIT, &work->flags);

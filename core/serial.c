@@ -138,7 +138,10 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 		exec_frame_push(&frame, s);
 		while (done < avail && done < EXEC_SERIAL_BATCH &&
 		       !READ_ONCE(s->dying)) {
-			exec_work_run(exec_mpsc_pop_wait(&s->queue));
+			struct exec_work *work = exec_mpsc_pop_wait(&s->queue);
+
+			exec_trace_work_activate(&s->ex, work);
+			exec_work_run(&s->ex, work);
 			done++;
 		}
 		exec_frame_pop(&frame);
@@ -331,7 +334,7 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 	if (!exec_dispatch_enter(&df))
 		goto post;
 	if (exec_frame_find(s)) {
-		exec_work_run(work);
+		exec_work_run(ex, work);
 		exec_dispatch_leave(&df);
 		return 0;
 	}

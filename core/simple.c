@@ -16,7 +16,7 @@ static int exec_inline_submit(struct exec_executor *ex, struct exec_work *work,
 	/* post and defer promise not to run the item in the caller. */
 	if (flags & (EXEC_SUBMIT_POST | EXEC_SUBMIT_DEFER))
 		return -EOPNOTSUPP;
-	exec_work_run(work);
+	exec_work_run(ex, work);
 	return 0;
 }
 
@@ -95,7 +95,7 @@ static int exec_tpt_thread_fn(void *arg)
 	bool last;
 
 	exec_frame_push(&t->frame, tpt);
-	exec_work_run(t->work);
+	exec_work_run(&tpt->ex, t->work);
 	exec_frame_pop(&t->frame);
 
 	spin_lock_irqsave(&tpt->lock, flags);

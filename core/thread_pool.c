@@ -544,10 +544,14 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	} else {
 		work = exec_pool_steal(w, true);
 		parked_at = work ? 0 : exec_clock_read(EXEC_CLOCK_MONOTONIC);
-		if (!work && (watching || added))
-			exec_parker_park_until(&w->parker, when);
-		else if (!work)
-			exec_parker_park(&w->parker);
+		if (!work) {
+			exec_trace_worker_park(&pool->ex, w->index);
+			if (watching || added)
+				exec_parker_park_until(&w->parker, when);
+			else
+				exec_parker_park(&w->parker);
+			exec_trace_worker_wake(&pool->ex, w->index);
+		}
 		w->parked_briefly = parked_at &&
 			exec_clock_read(EXEC_CLOCK_MONOTONIC) - parked_at <
 				EXEC_POOL_BRIEF_PARK_NS;
@@ -611,7 +615,7 @@ static int exec_pool_worker_fn(void *arg)
 		WRITE_ONCE(w->run_fn, exec_work_symbol(work));
 		/* @run_fn first: pairs with the watchdog's load-acquire. */
 		smp_store_release(&w->run_seq, w->run_seq + 1);
-		exec_work_run(work);
+		exec_work_run(&pool->ex, work);
 		WRITE_ONCE(w->run_seq, w->run_seq + 1);
 		if (need_resched())
 			cond_resched();

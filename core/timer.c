@@ -430,6 +430,7 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
 		exec_flags_target(READ_ONCE(t->work.flags));
 	struct exec_executor *ex = target->ex;
 
+	exec_trace_timer_fire(ex, &t->work);
 	if (ex->ops->submit(ex, &t->work,
 			    EXEC_SUBMIT_NOWAIT | EXEC_SUBMIT_FORCE | flags))
 		exec_work_discard(&t->work);
@@ -511,12 +512,15 @@ static bool exec_timer_enqueue(struct exec_timer_base *base,
 			       struct exec_timer *t, enum exec_clock clock,
 			       u64 deadline)
 {
+	struct exec_timer_target *target =
+		exec_flags_target(READ_ONCE(t->work.flags));
 	struct exec_wheel *wh = &base->wheel[clock];
 	u64 tick = exec_ns_to_tick(deadline), now, limit;
 
 	lockdep_assert_held(&base->lock);
 	WRITE_ONCE(t->expires, deadline);
-	exec_target_armed_inc(exec_flags_target(READ_ONCE(t->work.flags)));
+	exec_target_armed_inc(target);
+	exec_trace_timer_arm(target->ex, &t->work, clock, deadline);
 	if (clock == EXEC_CLOCK_REALTIME) {
 		/* The realtime clock may have gone back since @clk was set. */
 		now = exec_clock_now(clock);
@@ -842,6 +846,8 @@ static int exec_timer_cancel_pending(struct exec_timer *t)
 		ret = 1;
 	}
 	raw_spin_unlock_irqrestore(&base->lock, flags);
+	if (ret > 0)
+		exec_trace_timer_cancel(target->ex, &t->work);
 	if (ret == 2) {
 		/* Taken out of the wheel: its unit of work goes with it. */
 		exec_target_work_finished(target);

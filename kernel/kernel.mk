@@ -43,6 +43,7 @@ KUNIT_QEMU_ARGS ?= --hold 500
 KUNIT_ALLOW := WARNING: .*exec_executor_check_unused|task:wd-test/
 
 KERNEL_SRC := Kbuild Makefile $(wildcard core/*.c core/*.h include/exec/*.h \
+	include/trace/events/*.h \
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
 	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel/*.c \
 	examples/kernel/*.h examples/kernel/Kbuild)
@@ -93,7 +94,7 @@ check-kernel:
 		$(KERNEL_EXPORTS) --test $(TEST_KERNEL_OUT) $(PUBLIC_HDR) && \
 	$(CHECK_RUN) kernel-kunit '$(CHECK_RESULTS)' -- \
 		scripts/kunit-qemu.sh --kernel "$$kdir" $(KUNIT_QEMU_ARGS) \
-		--allow '$(KUNIT_ALLOW)' \
+		--trace-events --allow '$(KUNIT_ALLOW)' \
 		$(TEST_KERNEL_OUT)/exec.ko \
 		"$(TEST_KERNEL_OUT)/exec_test.ko stress_tasks=$(STRESS_TASKS)" \
 		$(TEST_KERNEL_OUT)/exec_example.ko

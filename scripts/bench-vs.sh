@@ -17,8 +17,8 @@
 # REFERENCE is the reference's --executor kind.  ARGS go to both sides
 # (for instance --samples 5000), except --executor and --threads, which
 # pick the libexec executor under test (for instance --executor loop);
-# blocking_mix's reference pools (condvar_pool, condvar_spare) take
-# --threads as well.  Environment: EXEC_BENCH (default build/exec-bench),
+# the reference pools (condvar_pool, condvar_spare) take --threads as
+# well.  Environment: EXEC_BENCH (default build/exec-bench),
 # ROUNDS, BENCH_LOG (a file to which every JSON line is appended).  Exit
 # status 1 if any run failed or did not verify.
 
@@ -42,12 +42,12 @@ fi
 
 # Whether the reference takes the T of --threads: the raw references run
 # on one thread, the reference pools on T.
-ref_threads=0
+case $ref in
+condvar_*)	ref_threads=1 ;;
+*)		ref_threads=0 ;;
+esac
 case $workload in
-blocking_mix)
-	keys='cpu_done_ms all_done_ms threads_max'
-	ref_threads=1
-	;;
+blocking_mix)		keys='cpu_done_ms all_done_ms threads_max' ;;
 wakeup_latency)		keys='p50_ns p99_ns p999_ns max_ns' ;;
 timer_lateness)		keys='p50_ns p99_ns max_ns' ;;
 chain_latency)		keys='ns_per_hop' ;;

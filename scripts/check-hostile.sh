@@ -5,7 +5,7 @@
 # the whole of exec-tests and must pass, and where io_uring is taken away
 # exec-bench must report that the library fell back to the futex backend.
 #
-#   check-hostile.sh TESTS BENCH SECCOMP_RUN
+#   check-hostile.sh TESTS BENCH SECCOMP_RUN NPROC_TEST
 #
 #   affinity-1cpu   the process may run on one CPU only (taskset -c 0)
 #   memlock-4k      RLIMIT_MEMLOCK of 4 KiB (io_uring rings on older
@@ -15,6 +15,11 @@
 #   seccomp-enosys  the same with ENOSYS, as a kernel without io_uring
 #   sysctl-disabled kernel.io_uring_disabled = 2 (root only; restored
 #                   afterwards)
+#   nproc-limit     RLIMIT_NPROC reached while threads start: not the whole
+#                   suite (its pools could not start) but NPROC_TEST, which
+#                   runs as nobody and checks every thread-starting call for
+#                   its documented error, that nothing is left behind and
+#                   that it works once the limit allows
 #
 # Prints one line per condition and "N passed, N failed" last.  A condition
 # this machine cannot set up (the sysctl not writable) is said so, "not
@@ -25,6 +30,7 @@ set -u
 tests=$1
 bench=$2
 seccomp_run=$3
+nproc_test=$4
 pass=0
 fail=0
 sysctl=/proc/sys/kernel/io_uring_disabled
@@ -66,6 +72,20 @@ if [ -w "$sysctl" ]; then
 	trap - EXIT
 else
 	echo "hostile: sysctl-disabled: not run: $sysctl is not writable here"
+fi
+
+out=$(timeout 300 "$nproc_test" 2>&1)
+status=$?
+last=$(printf '%s\n' "$out" | tail -1)
+if [ "$status" = 77 ]; then
+	echo "hostile: nproc-limit: $last"
+elif [ "$status" = 0 ] && [ "$last" != "${last#nproc: * passed, 0 failed}" ]; then
+	echo "hostile: nproc-limit: ${last#nproc: }"
+	pass=$((pass + 1))
+else
+	printf '%s\n' "$out" | grep -v ': ok$' | sed 's/^/hostile: /'
+	echo "hostile: nproc-limit: FAILED (status $status)"
+	fail=$((fail + 1))
 fi
 
 echo "hostile: $pass passed, $fail failed"

@@ -12,6 +12,8 @@ packages=(
 	build-essential	# gcc, g++, make, binutils, libc6-dev
 	pkg-config	# the install test builds through pkg-config
 	liburing-dev	# io_uring wakeup backend (headers, .so and .a)
+	systemtap-sdt-dev	# <sys/sdt.h>: the library's USDT probes
+	linux-perf	# make check-trace: the probes firing under perf
 	libasan8	# gcc's AddressSanitizer runtime
 	libubsan1	# gcc's UndefinedBehaviorSanitizer runtime
 	libtsan2	# gcc's ThreadSanitizer runtime
@@ -25,6 +27,7 @@ packages=(
 	python3-sphinx	# make htmldocs
 	curl		# make check-httpd: the HTTP client of its checks
 	python3		# make check-httpd: its raw-socket clients
+	python3-matplotlib	# make bench-plot: the SVG charts
 )
 
 installed()

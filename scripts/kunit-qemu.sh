@@ -20,6 +20,9 @@
 #                     unloading them (default 0), so that work a module
 #                     starts at load is in flight at unload
 #   --append ARGS     more kernel command line, e.g. "kunit.filter_glob=..."
+#   --trace-events    init enables the trace events of exec.ko in tracefs
+#                     once it is loaded, and fails the run unless each of
+#                     them shows in the trace after the last load
 #   --allow REGEX     a log line matching REGEX (grep -E) is expected: it
 #                     and the rest of its report, up to "---[ end trace"
 #                     or "</TASK>",
@@ -55,6 +58,7 @@ timeout_s=${EXEC_KUNIT_TIMEOUT:-600}
 unload=1
 hold_ms=0
 append=
+trace_events=0
 allow=
 smp=2
 # Software emulation by default: where /dev/kvm exists on these machines it
@@ -85,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--no-unload) unload=0 ;;
 	--hold) hold_ms=${2:?}; shift ;;
 	--append) append=${2?}; shift ;;
+	--trace-events) trace_events=1 ;;
 	--allow) allow=${2:?}; shift ;;
 	--accel) accel=${2:?}; shift ;;
 	--smp) smp=${2:?}; shift ;;
@@ -156,6 +161,7 @@ done
 cmdline="console=ttyS0 panic=-1 kasan.fault=report rdinit=/init"
 # Unknown "name=value" parameters reach init as its environment.
 cmdline+=" EXEC_UNLOAD=$unload EXEC_HOLD_MS=$hold_ms"
+[ "$trace_events" = 0 ] || cmdline+=" EXEC_TRACE_EVENTS=1"
 [ -z "$append" ] || cmdline+=" $append"
 
 echo "kunit-qemu: booting $bzimage ($accel, $smp CPUs, $memory) with ${names[*]}"

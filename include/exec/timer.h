@@ -157,7 +157,10 @@ static inline uint64_t exec_timer_expires(const struct exec_timer *timer)
  * Context: Any context.
  * Return: 0; -EINVAL for NULL arguments, an item that is not an exec_timer,
  * or an unknown clock; -EALREADY if the item is pending; -EOPNOTSUPP if
- * @ex cannot run timed work; -ESHUTDOWN if @ex is being destroyed.
+ * @ex cannot run timed work; -ESHUTDOWN if @ex is being destroyed;
+ * (userspace) -EAGAIN or another error of thread creation when the thread
+ * that waits for deadlines, started with an executor's first timed item,
+ * cannot start (the item stays idle; a later call tries again).
  */
 int exec_submit_at(struct exec_executor *ex, struct exec_timer *timer,
 		   enum exec_clock clock, uint64_t deadline);

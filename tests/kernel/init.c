@@ -18,6 +18,13 @@
  * them in reverse order and checks that none is left in /proc/modules;
  * EXEC_HOLD_MS (default 0) is how long they stay loaded first, so that a
  * module that starts work at load has some in flight at unload.
+ * With EXEC_TRACE_EVENTS=1, as soon as a module has brought the trace
+ * events of include/trace/events/exec.h (exec.ko, loaded first), it mounts
+ * tracefs, enables events/exec/ in a ring buffer that keeps the oldest
+ * events when full (options/overwrite 0: the kernel-only exec-trace suite,
+ * which Kbuild links first, runs first and produces every event), and once
+ * every module is loaded it counts each event's lines in the trace; an
+ * event that never appears fails the run.
  * Finally it waits EXEC_SETTLE_MS milliseconds (default 1000) for late
  * reports (a kthread left running in freed module text faults only when it
  * next runs) and restarts the machine, which QEMU's -no-reboot turns into
@@ -29,6 +36,7 @@
  *	exec-init: loaded X / exec-init: failed X: errno N (text)
  *	exec-init: unloaded X / exec-init: failed to unload X: errno N (text)
  *	exec-init: left behind X
+ *	exec-init: trace EVENT: N lines / exec-init: failed trace: ...
  *	exec-init: done: N loaded, N unloaded, N failed
  *
  * The last one is printed on every path that gets that far; its absence
@@ -235,6 +243,114 @@ static int unload(struct module_entry *m)
 	return -1;
 }
 
+#define TRACEFS		"/sys/kernel/tracing"
+#define TRACE_EVENTS_DIR	TRACEFS "/events/exec"
+
+/* Every event of include/trace/events/exec.h. */
+static const char *const trace_events[] = {
+	"exec_work_queue", "exec_work_activate", "exec_work_start",
+	"exec_work_finish", "exec_timer_arm", "exec_timer_fire",
+	"exec_timer_cancel", "exec_worker_park", "exec_worker_wake",
+};
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NR_TRACE_EVENTS	ARRAY_SIZE(trace_events)
+
+static int write_file(const char *path, const char *value)
+{
+	ssize_t len = strlen(value);
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, value, len) != len)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+/*
+ * Enables the exec events once a loaded module has registered them;
+ * returns 1 when done, 0 when they are not there yet, -1 on failure.
+ */
+static int trace_enable(void)
+{
+	static const char *const steps[][2] = {
+		{ TRACEFS "/tracing_on", "0" },
+		{ TRACEFS "/options/overwrite", "0" },
+		{ TRACEFS "/trace", "" },
+		{ TRACE_EVENTS_DIR "/enable", "1" },
+		{ TRACEFS "/tracing_on", "1" },
+	};
+	struct stat st;
+	unsigned int i;
+	int err;
+
+	if (stat(TRACEFS "/trace", &st))
+		mount_one("tracefs", TRACEFS, "tracefs");
+	if (stat(TRACEFS "/trace", &st)) {
+		say("failed trace: no tracefs at " TRACEFS);
+		return -1;
+	}
+	if (stat(TRACE_EVENTS_DIR, &st))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		err = write_file(steps[i][0], steps[i][1]);
+		if (err) {
+			say("failed trace: writing '%s' to %s: errno %d (%s)",
+			    steps[i][1], steps[i][0], err, strerror(err));
+			return -1;
+		}
+	}
+	say("trace: " TRACE_EVENTS_DIR " enabled");
+	return 1;
+}
+
+/*
+ * Counts the lines of each exec event in the trace (" exec_work_queue: "
+ * after the task, CPU and time stamp); one that has none is a failure.
+ * Returns the number of events missing.
+ */
+static int trace_check(void)
+{
+	unsigned long counts[NR_TRACE_EVENTS] = { 0 };
+	char line[MAX_LINE], key[64];
+	unsigned int i;
+	int missing = 0;
+	FILE *f;
+
+	write_file(TRACEFS "/tracing_on", "0");
+	f = fopen(TRACEFS "/trace", "r");
+	if (!f) {
+		say("failed trace: " TRACEFS "/trace: errno %d (%s)", errno,
+		    strerror(errno));
+		return NR_TRACE_EVENTS;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		for (i = 0; i < NR_TRACE_EVENTS; i++) {
+			snprintf(key, sizeof(key), " %s: ", trace_events[i]);
+			if (strstr(line, key)) {
+				counts[i]++;
+				break;
+			}
+		}
+	}
+	fclose(f);
+	write_file(TRACE_EVENTS_DIR "/enable", "0");
+	for (i = 0; i < NR_TRACE_EVENTS; i++) {
+		if (counts[i]) {
+			say("trace %s: %lu lines", trace_events[i], counts[i]);
+		} else {
+			say("failed trace: no %s event in " TRACEFS "/trace",
+			    trace_events[i]);
+			missing++;
+		}
+	}
+	return missing;
+}
+
 /* Return how many of our modules /proc/modules still lists. */
 static int check_left_behind(void)
 {
@@ -275,6 +391,8 @@ int main(void)
 	int do_unload = env_uint("EXEC_UNLOAD", 0) != 0;
 	unsigned int settle_ms = env_uint("EXEC_SETTLE_MS", 1000);
 	unsigned int hold_ms = env_uint("EXEC_HOLD_MS", 0);
+	/* 0: to be enabled; 1: enabled; -1: not asked for, or failed. */
+	int tracing = env_uint("EXEC_TRACE_EVENTS", 0) ? 0 : -1;
 
 	mount_one("devtmpfs", "/dev", "devtmpfs");
 	setup_console();
@@ -293,10 +411,22 @@ int main(void)
 	 * it, and their errors would only bury the first one.
 	 */
 	for (i = 0; i < nr_modules && !failed; i++) {
-		if (load(&modules[i]))
+		if (load(&modules[i])) {
 			failed++;
-		else
+		} else {
 			loaded++;
+			if (tracing == 0) {
+				tracing = trace_enable();
+				if (tracing < 0)
+					failed++;
+			}
+		}
+	}
+	if (tracing == 0 && loaded) {
+		say("failed trace: no module brought " TRACE_EVENTS_DIR);
+		failed++;
+	} else if (tracing == 1) {
+		failed += trace_check() ? 1 : 0;
 	}
 
 	if (hold_ms && loaded) {

@@ -26,7 +26,7 @@
 #include "exec/timer.h"
 #include "exec/user.h"
 
-#define NR_TESTS	7
+#define NR_TESTS	8
 #define WATCHDOG_S	300
 
 static unsigned int passed;
@@ -365,6 +365,78 @@ static bool test_no_lost_wakes(void)
 }
 
 /*
+ * A waker that never sleeps: it spins until it is its turn and unparks the
+ * owner at once, so its exchange of the permit and its look at @sleeping
+ * land within nanoseconds of the owner's store of @sleeping and look at
+ * the permit, the store-load window that the full barrier in
+ * exec_parker_park_until() closes.  Without it the waker can miss the
+ * sleeper and the owner sleeps until its deadline (1 s here: a lost wake,
+ * counted).  The owner's ring sleep, unlike the futex one, does not look
+ * at the permit again.  The window is a few nanoseconds wide and both
+ * threads must be on a CPU at once, so a relaxed barrier loses about one
+ * wake in a million handoffs here: PARKER_TEST_SPIN_HANDOFFS (default
+ * 500,000) raises the count, as scripts/mutation-check.sh does.
+ */
+struct tight {
+	struct exec_parker parker;
+	u32 turn;			/* 0: the owner's, 1: the waker's */
+	unsigned long rounds;
+	unsigned long lost;
+};
+
+static int tight_waker_fn(void *arg)
+{
+	struct tight *tt = arg;
+	unsigned long i;
+
+	for (i = 0; i < tt->rounds; i++) {
+		while (__atomic_load_n(&tt->turn, __ATOMIC_ACQUIRE) != 1)
+			cpu_relax();
+		__atomic_store_n(&tt->turn, 0, __ATOMIC_RELEASE);
+		exec_parker_unpark(&tt->parker);
+	}
+	return 0;
+}
+
+static bool test_no_lost_wakes_spinning_waker(void)
+{
+	static struct tight tt;
+	const char *env = getenv("PARKER_TEST_SPIN_HANDOFFS");
+	unsigned long handoffs = env ? strtoul(env, NULL, 0) : 500000UL;
+	struct exec_thread t;
+	u64 when[2] = { EXEC_TIME_NEVER, EXEC_TIME_NEVER };
+	u64 start, t0;
+	unsigned long i;
+
+	memset(&tt, 0, sizeof(tt));
+	tt.rounds = handoffs;
+	CHECK(exec_parker_init(&tt.parker) == 0);
+	start = ktime_get_ns();
+	CHECK(exec_thread_start(&t, tight_waker_fn, &tt, "pt-spin") == 0);
+	for (i = 0; i < tt.rounds; i++) {
+		__atomic_store_n(&tt.turn, 1, __ATOMIC_RELEASE);
+		t0 = exec_clock_read(0);
+		when[0] = t0 + 1000000000ULL;
+		while (__atomic_load_n(&tt.turn, __ATOMIC_ACQUIRE) != 0) {
+			exec_parker_park_until(&tt.parker, when);
+			if (exec_clock_read(0) >= when[0]) {
+				tt.lost++;
+				break;
+			}
+		}
+		/* After a lost wake: the waker has not yet handed back. */
+		while (__atomic_load_n(&tt.turn, __ATOMIC_ACQUIRE) != 0)
+			cpu_relax();
+	}
+	exec_thread_join(&t);
+	exec_parker_destroy(&tt.parker);
+	printf("  %lu handoffs to a spinning waker (park_until) in %.2f s, %lu lost\n",
+	       tt.rounds, elapsed_s(start), tt.lost);
+	CHECK(tt.lost == 0);
+	return true;
+}
+
+/*
  * unpark() of an owner that is not asleep makes no system call.  Timed: a
  * million of them (each followed by the park() that consumes the permit,
  * so that every unpark() takes the full path) take well under a second,
@@ -467,6 +539,7 @@ static const struct {
 	{ "unpark_before_park", test_unpark_before_park },
 	{ "park_sleeps_until_unpark", test_park_sleeps },
 	{ "no_lost_wakes", test_no_lost_wakes },
+	{ "no_lost_wakes_spinning_waker", test_no_lost_wakes_spinning_waker },
 	{ "unpark_awake_no_syscall", test_unpark_awake_no_syscall },
 	{ "threads", test_threads },
 };

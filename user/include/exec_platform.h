@@ -46,6 +46,7 @@ typedef int64_t s64;
 #define __always_inline	inline __attribute__((__always_inline__))
 #define ____cacheline_aligned	__attribute__((__aligned__(64)))
 #define __aligned(x)	__attribute__((__aligned__(x)))
+#define __section(s)	__attribute__((__section__(s)))
 #define __printf(a, b)	__attribute__((__format__(__printf__, a, b)))
 #define U64_MAX	UINT64_MAX
 #define EXPORT_SYMBOL_GPL(sym)	extern __typeof__(sym) sym

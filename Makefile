@@ -175,6 +175,13 @@ $(O)/demo: examples/demo.c $(LIB_A) $(PUBLIC_HDR)
 demo: $(O)/demo
 	$(O)/demo
 
+# The HTTP/1.1 server of examples/httpd.c, on the public API only.
+$(O)/httpd: examples/httpd.c $(LIB_A) $(PUBLIC_HDR)
+	$(CC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+		$(LDLIBS_LIB)
+
+httpd: $(O)/httpd
+
 # --- the parker test (tests/user/parker_test.c, built here) ---------------
 
 PARKER_SRC := tests/user/parker_test.c core/parker.c user/platform.c user/parker.c \
@@ -193,7 +200,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
 CHECK_TARGETS := check-build check-bench-plot check-abi check-user check-fallback \
-	check-hostile check-parker check-demo check-trace check-tsan check-asan check-install check-readme \
+	check-hostile check-parker check-demo check-httpd check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-kernel check-kernel-kcsan
 KEEP_GOING ?=
@@ -267,6 +274,13 @@ check-parker: $(O)/parker-test
 
 check-demo: $(O)/demo
 	@$(CHECK_RUN) demo '$(CHECK_RESULTS)' -- $(O)/demo
+
+# examples/httpd.c driven by curl and raw sockets, on both I/O backends.
+check-httpd: $(O)/httpd
+	@$(CHECK_RUN) httpd-io_uring '$(CHECK_RESULTS)' -- \
+		env EXEC_BACKEND=io_uring scripts/check-httpd.sh $(O)/httpd
+	@$(CHECK_RUN) httpd-epoll '$(CHECK_RESULTS)' -- \
+		env EXEC_BACKEND=futex scripts/check-httpd.sh $(O)/httpd
 
 # The USDT probes: in the libraries' ELF notes, gone with -DEXEC_NO_SDT,
 # and firing under perf where the machine allows (scripts/check-trace.sh).
@@ -408,4 +422,4 @@ clean:
 
 FORCE:
 
-.PHONY: all clean install uninstall demo man htmldocs FORCE check $(CHECK_TARGETS)
+.PHONY: all clean install uninstall demo httpd man htmldocs FORCE check $(CHECK_TARGETS)

@@ -5,8 +5,9 @@
 #
 # Checks exec.ko as built in BUILD_DIR (a kernel/kernel.mk staging
 # directory): from its Module.symvers, that it exports every function the
-# public headers declare (user.h, the userspace-only API, aside), GPL-only and
-# in the symbol namespace EXEC, and nothing else but, with --test only (the
+# public headers declare (user.h and io.h, the userspace-only API, aside),
+# GPL-only and in the symbol namespace EXEC, and nothing else but, with
+# --test only (the
 # test build, CONFIG_EXEC_KUNIT_TEST=m), the test hooks in KUnit's
 # EXPORTED_FOR_KUNIT_TESTING namespace; and that its .modinfo carries a
 # version, an author, a license and a description.
@@ -36,7 +37,10 @@ fi
 
 headers=()
 for h in "$@"; do
-	[ "$(basename "$h")" = user.h ] || headers+=("$h")
+	case "$(basename "$h")" in
+	user.h | io.h) ;;
+	*) headers+=("$h") ;;
+	esac
 done
 "$(dirname "$0")/public-functions.sh" "${headers[@]}" > "$tmp/public"
 

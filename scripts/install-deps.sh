@@ -25,6 +25,8 @@ packages=(
 	man-db		# make check-install: `man exec_submit` on the pages
 	groff-base	# man's formatter
 	python3-sphinx	# make htmldocs
+	curl		# make check-httpd: the HTTP client of its checks
+	python3		# make check-httpd: its raw-socket clients
 	python3-matplotlib	# make bench-plot: the SVG charts
 )
 

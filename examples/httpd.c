@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * httpd: a small HTTP/1.1 server on libexec-user's asynchronous I/O
+ * operations (<exec/io.h>), the public API only.
+ *
+ *   httpd [-p PORT] [-w WORKERS] [-r ROOT] [-t HEADER_TIMEOUT_MS]
+ *         [-m MAX_HEADER_BYTES]
+ *
+ * Listens on 127.0.0.1:PORT (0, the default, picks a free port) and prints
+ * "listening on 127.0.0.1:PORT" once it accepts.  GET / answers a fixed
+ * small body; GET /files/NAME a regular file of ROOT (no '/' and no
+ * leading '.' in NAME), read with exec_io_read(); anything else 404.
+ * Keep-alive as HTTP/1.1 says (Connection: close, and HTTP/1.0 without
+ * keep-alive, end it), pipelined requests in order.  A malformed request
+ * gets 400, headers longer than MAX_HEADER_BYTES (default 8192) 431, and
+ * both close the connection; a connection that has not sent a complete
+ * request head HEADER_TIMEOUT_MS (default 5000) after the previous
+ * response (or its accept) is closed.
+ *
+ * Connections come from one multishot accept (exec_io_accept_multishot()),
+ * whose handler calls never overlap.  Every connection has a serial
+ * executor over the pool of WORKERS threads
+ * (default 2): its handlers never run at once, so a connection's state
+ * needs no lock (P0113's strand example).  A response is first written
+ * with a non-blocking send(); only what does not fit goes through
+ * exec_io_send().
+ *
+ * SIGTERM or SIGINT: the accept and every receive that waits for a new
+ * request are cancelled through one cancellation token, so the server
+ * stops accepting, finishes the requests in flight (their responses are
+ * sent), closes each connection after its response, and exits 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <exec/exec.h>
+#include <exec/io.h>
+
+#define BODY		"Hello, world!\n"
+#define MAX_FILE	(1U << 20)
+
+struct server {
+	struct exec_thread_pool *pool;
+	struct exec_executor *ex;
+	struct exec_io *io;
+	int lfd;
+	int root;			/* ROOT's directory fd */
+	unsigned int header_timeout_ms;
+	size_t max_header;
+	struct exec_cancel_token stop;	/* requested on SIGTERM */
+	struct exec_io_op accept_op;
+	struct exec_handler accept_h;
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	unsigned long nr_conns;		/* under @lock */
+	bool accepting;			/* under @lock */
+};
+
+/*
+ * One connection.  Every field but @strand is touched only by handlers on
+ * @strand (and by the accept handler before the first start).
+ */
+struct conn {
+	struct server *srv;
+	struct exec_serial *strand;
+	int fd;
+	char *buf;			/* the request head(s) received */
+	size_t len;			/* bytes in @buf */
+	struct exec_io_op rx;
+	struct exec_handler rx_h;
+	struct exec_io_op tx;
+	struct exec_handler tx_h;
+	struct exec_io_op tmo;
+	struct exec_handler tmo_h;
+	struct exec_io_op file;
+	struct exec_handler file_h;
+	bool tmo_armed;
+	uint64_t deadline;			/* of the request head; 0: none */
+	unsigned int pending;		/* operations started, not completed */
+	bool closing;
+	bool unbound;			/* handlers unbound by conn_free() */
+	bool keep_alive;
+	char head[256];			/* a response's header */
+	struct iovec iov[2];
+	char *body;			/* a file's content, or NULL */
+	size_t body_len;
+	size_t sent;			/* of the response */
+	size_t total;			/* its length */
+	size_t consumed;		/* request bytes it answers */
+	int file_fd;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void conn_close(struct conn *c);
+static void conn_read(struct conn *c);
+static void conn_process(struct conn *c);
+
+/* Frees a connection once its strand has let go of everything. */
+static void conn_free(void *arg)
+{
+	struct conn *c = arg;
+	struct server *srv = c->srv;
+
+	if (!c->unbound) {
+		exec_handler_unbind(&c->rx_h);
+		exec_handler_unbind(&c->tx_h);
+		exec_handler_unbind(&c->tmo_h);
+		exec_handler_unbind(&c->file_h);
+		c->unbound = true;
+	}
+	/*
+	 * The last handler's unit of outstanding work is released just after
+	 * it returns: until then the strand refuses to go (-EBUSY).  Try
+	 * again later, from the pool.
+	 */
+	if (exec_serial_destroy(c->strand) == -EBUSY) {
+		sched_yield();
+		if (exec_post_fn(srv->ex, conn_free, c))
+			abort();
+		return;
+	}
+	free(c->buf);
+	free(c->body);
+	free(c);
+	pthread_mutex_lock(&srv->lock);
+	if (!--srv->nr_conns)
+		pthread_cond_broadcast(&srv->idle);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+/* An operation of @c completed: the last one of a closing connection frees. */
+static void conn_done(struct conn *c)
+{
+	c->pending--;
+	if (c->closing && !c->pending) {
+		close(c->fd);
+		if (c->file_fd >= 0)
+			close(c->file_fd);
+		/* Not on the strand itself: destroying it waits for us. */
+		if (exec_post_fn(c->srv->ex, conn_free, c))
+			abort();
+	}
+}
+
+static void conn_close(struct conn *c)
+{
+	if (c->closing)
+		return;
+	c->closing = true;
+	exec_io_cancel(&c->rx);
+	exec_io_cancel(&c->tx);
+	exec_io_cancel(&c->tmo);
+	exec_io_cancel(&c->file);
+	/* Stands for the caller's own operation, done by conn_done(). */
+	c->pending++;
+	conn_done(c);
+}
+
+/* Starts an operation of @c; on failure closes the connection. */
+static bool conn_started(struct conn *c, int ret)
+{
+	if (ret) {
+		conn_close(c);
+		return false;
+	}
+	c->pending++;
+	return true;
+}
+
+/*
+ * The header timeout: one timeout per connection, re-armed for what is
+ * left when the deadline moved meanwhile, so a request costs no timer
+ * operation of its own.
+ */
+static void conn_arm_timeout(struct conn *c)
+{
+	uint64_t now = now_ns();
+
+	if (c->tmo_armed || !c->deadline || c->closing)
+		return;
+	if (conn_started(c, exec_io_timeout(c->srv->io, &c->tmo,
+					    c->deadline > now ?
+					    c->deadline - now : 0,
+					    &c->tmo_h)))
+		c->tmo_armed = true;
+}
+
+static void conn_on_timeout(void *arg, long res)
+{
+	struct conn *c = arg;
+
+	c->tmo_armed = false;
+	if (res == 0 && c->deadline && now_ns() >= c->deadline) {
+		/* No complete request head in time. */
+		conn_close(c);
+	} else {
+		conn_arm_timeout(c);
+	}
+	conn_done(c);
+}
+
+/* Receives more of a request; only a first byte waits under the token. */
+static void conn_read(struct conn *c)
+{
+	struct server *srv = c->srv;
+
+	if (c->len >= srv->max_header) {
+		conn_close(c);
+		return;
+	}
+	exec_io_op_set_token(&c->rx, c->len ? NULL : &srv->stop);
+	conn_started(c, exec_io_recv(srv->io, &c->rx, c->fd, c->buf + c->len,
+				     srv->max_header - c->len, 0, &c->rx_h));
+}
+
+static void conn_on_recv(void *arg, long res)
+{
+	struct conn *c = arg;
+
+	if (c->closing || res <= 0) {
+		conn_close(c);
+	} else {
+		c->len += (size_t)res;
+		conn_process(c);
+	}
+	conn_done(c);
+}
+
+/* The response is out: next request, or the end. */
+static void conn_response_done(struct conn *c)
+{
+	free(c->body);
+	c->body = NULL;
+	memmove(c->buf, c->buf + c->consumed, c->len - c->consumed);
+	c->len -= c->consumed;
+	if (!c->keep_alive) {
+		conn_close(c);
+		return;
+	}
+	c->deadline = now_ns() + c->srv->header_timeout_ms * 1000000ULL;
+	conn_arm_timeout(c);
+	conn_process(c);
+}
+
+/* Sends what is left of the response, directly while the socket takes it. */
+static void conn_send(struct conn *c)
+{
+	struct iovec iov[2];
+	struct msghdr msg = { .msg_iov = iov };
+	size_t off = c->sent;
+	ssize_t n;
+	int i;
+
+	while (c->sent < c->total) {
+		msg.msg_iovlen = 0;
+		off = c->sent;
+		for (i = 0; i < 2; i++) {
+			if (off >= c->iov[i].iov_len) {
+				off -= c->iov[i].iov_len;
+				continue;
+			}
+			iov[msg.msg_iovlen].iov_base =
+				(char *)c->iov[i].iov_base + off;
+			iov[msg.msg_iovlen].iov_len = c->iov[i].iov_len - off;
+			msg.msg_iovlen++;
+			off = 0;
+		}
+		n = sendmsg(c->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0) {
+			c->sent += (size_t)n;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			/* Full: let the context wait for room. */
+			conn_started(c, exec_io_send(c->srv->io, &c->tx, c->fd,
+						     iov[0].iov_base,
+						     iov[0].iov_len, 0,
+						     &c->tx_h));
+			return;
+		}
+		conn_close(c);
+		return;
+	}
+	conn_response_done(c);
+}
+
+static void conn_on_send(void *arg, long res)
+{
+	struct conn *c = arg;
+
+	if (c->closing || res <= 0) {
+		conn_close(c);
+	} else {
+		c->sent += (size_t)res;
+		conn_send(c);
+	}
+	conn_done(c);
+}
+
+static void conn_respond(struct conn *c, int status, const char *reason,
+			 const char *body, size_t len, bool close_after)
+{
+	if (close_after)
+		c->keep_alive = false;
+	snprintf(c->head, sizeof(c->head),
+		 "HTTP/1.1 %d %s\r\nServer: exec-httpd\r\n"
+		 "Content-Length: %zu\r\nContent-Type: text/plain\r\n%s\r\n",
+		 status, reason, len, c->keep_alive ? "" : "Connection: close\r\n");
+	c->iov[0].iov_base = c->head;
+	c->iov[0].iov_len = strlen(c->head);
+	c->iov[1].iov_base = (void *)body;
+	c->iov[1].iov_len = len;
+	c->sent = 0;
+	c->total = c->iov[0].iov_len + len;
+	conn_send(c);
+}
+
+static void conn_on_file(void *arg, long res)
+{
+	struct conn *c = arg;
+
+	close(c->file_fd);
+	c->file_fd = -1;
+	if (c->closing) {
+		conn_done(c);
+		return;
+	}
+	if (res < 0 || (size_t)res != c->body_len)
+		conn_respond(c, 500, "Internal Server Error", "", 0, true);
+	else
+		conn_respond(c, 200, "OK", c->body, c->body_len, false);
+	conn_done(c);
+}
+
+/* GET /files/NAME: the file's content, read with exec_io_read(). */
+static void conn_get_file(struct conn *c, const char *name)
+{
+	struct stat st;
+	int fd;
+
+	if (c->srv->root < 0 || !*name || *name == '.' || strchr(name, '/')) {
+		conn_respond(c, 404, "Not Found", "", 0, false);
+		return;
+	}
+	fd = openat(c->srv->root, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		conn_respond(c, 404, "Not Found", "", 0, false);
+		return;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE) {
+		close(fd);
+		conn_respond(c, 404, "Not Found", "", 0, false);
+		return;
+	}
+	c->body_len = (size_t)st.st_size;
+	c->body = malloc(c->body_len + 1);
+	if (!c->body) {
+		close(fd);
+		conn_respond(c, 503, "Service Unavailable", "", 0, true);
+		return;
+	}
+	c->file_fd = fd;
+	conn_started(c, exec_io_read(c->srv->io, &c->file, fd, c->body,
+				     c->body_len, 0, &c->file_h));
+}
+
+/* Case-insensitive search for a header's value in a request head. */
+static const char *header_value(const char *head, const char *end,
+				const char *name, size_t *len)
+{
+	size_t n = strlen(name);
+	const char *p = strstr(head, "\r\n");
+
+	while (p && p + 2 < end) {
+		p += 2;
+		if ((size_t)(end - p) > n && !strncasecmp(p, name, n) &&
+		    p[n] == ':') {
+			const char *v = p + n + 1, *e;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			e = strstr(v, "\r\n");
+			*len = e ? (size_t)(e - v) : 0;
+			return v;
+		}
+		p = strstr(p, "\r\n");
+	}
+	return NULL;
+}
+
+/* Parses the request at the head of @buf, if it is complete, and answers. */
+static void conn_process(struct conn *c)
+{
+	char *end, *line_end, *sp1, *sp2, *p;
+	const char *v;
+	bool http10;
+	size_t vlen, head_len;
+
+	if (c->closing)
+		return;
+	c->buf[c->len] = '\0';
+	end = strstr(c->buf, "\r\n\r\n");
+	if (!end) {
+		if (c->len >= c->srv->max_header) {
+			conn_respond(c, 431, "Request Header Fields Too Large",
+				     "", 0, true);
+			return;
+		}
+		if (memchr(c->buf, '\0', c->len)) {
+			conn_respond(c, 400, "Bad Request", "", 0, true);
+			return;
+		}
+		conn_read(c);
+		return;
+	}
+	head_len = (size_t)(end - c->buf) + 4;
+	c->consumed = head_len;
+	/* A complete head: the timeout is for the next one. */
+	c->deadline = 0;
+	c->keep_alive = true;
+
+	/* Request line: METHOD SP TARGET SP HTTP/1.x */
+	line_end = strstr(c->buf, "\r\n");
+	*line_end = '\0';
+	sp1 = strchr(c->buf, ' ');
+	sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+	if (!sp1 || !sp2 || sp1 == c->buf || sp2 == sp1 + 1 ||
+	    sp1[1] != '/' || strchr(sp2 + 1, ' ') ||
+	    (strcmp(sp2 + 1, "HTTP/1.1") && strcmp(sp2 + 1, "HTTP/1.0"))) {
+		conn_respond(c, 400, "Bad Request", "", 0, true);
+		return;
+	}
+	for (p = c->buf; p < sp1; p++) {
+		if (*p < 'A' || *p > 'Z') {
+			conn_respond(c, 400, "Bad Request", "", 0, true);
+			return;
+		}
+	}
+	http10 = !strcmp(sp2 + 1, "HTTP/1.0");
+	*line_end = '\r';
+	/* Every header line has a name and a colon. */
+	for (p = line_end + 2; p < end; p = strstr(p, "\r\n") + 2) {
+		char *colon = memchr(p, ':', (size_t)(end - p));
+		char *eol = strstr(p, "\r\n");
+
+		if (!colon || colon > eol || colon == p || *p == ' ') {
+			conn_respond(c, 400, "Bad Request", "", 0, true);
+			return;
+		}
+	}
+	v = header_value(c->buf, end + 2, "Connection", &vlen);
+	if (http10)
+		c->keep_alive = v && vlen == 10 && !strncasecmp(v, "keep-alive",
+								10);
+	else if (v && vlen == 5 && !strncasecmp(v, "close", 5))
+		c->keep_alive = false;
+	/* A request body is not expected: refuse one rather than misparse. */
+	if (header_value(c->buf, end + 2, "Content-Length", &vlen) ||
+	    header_value(c->buf, end + 2, "Transfer-Encoding", &vlen)) {
+		conn_respond(c, 400, "Bad Request", "", 0, true);
+		return;
+	}
+	*sp2 = '\0';
+	if (strncmp(c->buf, "GET ", 4)) {
+		conn_respond(c, 405, "Method Not Allowed", "", 0, true);
+		return;
+	}
+	if (!strcmp(sp1 + 1, "/"))
+		conn_respond(c, 200, "OK", BODY, sizeof(BODY) - 1, false);
+	else if (!strncmp(sp1 + 1, "/files/", 7))
+		conn_get_file(c, sp1 + 8);
+	else
+		conn_respond(c, 404, "Not Found", "", 0, false);
+}
+
+static void conn_start(void *arg)
+{
+	struct conn *c = arg;
+
+	conn_arm_timeout(c);
+	conn_read(c);
+}
+
+static void server_accept(struct server *srv);
+
+static void on_accept(void *arg, long res)
+{
+	struct server *srv = arg;
+	struct exec_executor *sx;
+	struct conn *c;
+	int one = 1;
+
+	/* A connection that came as the stop was asked for. */
+	if (res >= 0 && exec_cancel_requested(&srv->stop)) {
+		close((int)res);
+		return;
+	}
+	/* The multishot accept's last call, after the stop. */
+	if (res == -ECANCELED) {
+		/* New connections are refused from now on. */
+		close(srv->lfd);
+		pthread_mutex_lock(&srv->lock);
+		srv->accepting = false;
+		pthread_cond_broadcast(&srv->idle);
+		pthread_mutex_unlock(&srv->lock);
+		return;
+	}
+	if (res >= 0) {
+		c = calloc(1, sizeof(*c));
+		if (c)
+			c->buf = malloc(srv->max_header + 1);
+		if (!c || !c->buf ||
+		    exec_serial_create(&c->strand, srv->ex)) {
+			if (c)
+				free(c->buf);
+			free(c);
+			close((int)res);
+		} else {
+			c->srv = srv;
+			c->fd = (int)res;
+			c->file_fd = -1;
+			setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				   sizeof(one));
+			sx = exec_serial_executor(c->strand);
+			exec_io_op_init(&c->rx);
+			exec_io_op_init(&c->tx);
+			exec_io_op_init(&c->tmo);
+			exec_io_op_init(&c->file);
+			exec_bind_executor(&c->rx_h, sx, conn_on_recv, c);
+			exec_bind_executor(&c->tx_h, sx, conn_on_send, c);
+			exec_bind_executor(&c->tmo_h, sx, conn_on_timeout, c);
+			exec_bind_executor(&c->file_h, sx, conn_on_file, c);
+			c->deadline = now_ns() +
+				      srv->header_timeout_ms * 1000000ULL;
+			pthread_mutex_lock(&srv->lock);
+			srv->nr_conns++;
+			pthread_mutex_unlock(&srv->lock);
+			/* The connection's first steps, on its strand. */
+			if (exec_submit_fn(sx, conn_start, c))
+				abort();
+		}
+	}
+	if (res >= 0)
+		return;
+	/*
+	 * The multishot accept ended with an error, such as running out of
+	 * fds or memory: give the connections a moment to close, and start
+	 * it again.
+	 */
+	usleep(10000);
+	server_accept(srv);
+}
+
+static void server_accept(struct server *srv)
+{
+	int ret = exec_io_accept_multishot(srv->io, &srv->accept_op, srv->lfd,
+					   &srv->accept_h);
+
+	if (ret) {
+		/* -ECANCELED: the stop came first. */
+		close(srv->lfd);
+		pthread_mutex_lock(&srv->lock);
+		srv->accepting = false;
+		pthread_cond_broadcast(&srv->idle);
+		pthread_mutex_unlock(&srv->lock);
+	}
+}
+
+static const char usage_text[] =
+	"usage: httpd [-p PORT] [-w WORKERS] [-r ROOT] [-t HEADER_TIMEOUT_MS] [-m MAX_HEADER_BYTES]\n";
+
+static int print_usage(void)
+{
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct exec_thread_pool_attr pattr = { .nr_threads = 2 };
+	struct server srv = {
+		.root = -1,
+		.header_timeout_ms = 5000,
+		.max_header = 8192,
+		.stop = EXEC_CANCEL_TOKEN_INIT,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.idle = PTHREAD_COND_INITIALIZER,
+	};
+	struct exec_io_attr iattr = { 0 };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t slen = sizeof(sin);
+	unsigned int port = 0;
+	sigset_t sigs;
+	int opt, sig, one = 1;
+
+	while ((opt = getopt(argc, argv, "p:w:r:t:m:")) != -1) {
+		switch (opt) {
+		case 'p':
+			port = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'w':
+			pattr.nr_threads = (unsigned int)strtoul(optarg, NULL,
+								10);
+			break;
+		case 'r':
+			srv.root = open(optarg, O_RDONLY | O_DIRECTORY |
+					O_CLOEXEC);
+			if (srv.root < 0) {
+				perror(optarg);
+				return 1;
+			}
+			break;
+		case 't':
+			srv.header_timeout_ms =
+				(unsigned int)strtoul(optarg, NULL, 10);
+			break;
+		case 'm':
+			srv.max_header = strtoul(optarg, NULL, 10);
+			break;
+		default:
+			return print_usage();
+		}
+	}
+	if (port > 65535 || !pattr.nr_threads || srv.max_header < 64 ||
+	    !srv.header_timeout_ms)
+		return print_usage();
+
+	/* Signals reach sigwait() below only: block them in every thread. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	srv.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (srv.lfd < 0) {
+		perror("socket");
+		return 1;
+	}
+	setsockopt(srv.lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((unsigned short)port);
+	if (bind(srv.lfd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(srv.lfd, 4096) ||
+	    getsockname(srv.lfd, (struct sockaddr *)&sin, &slen)) {
+		perror("bind/listen");
+		return 1;
+	}
+	if (exec_thread_pool_create(&srv.pool, &pattr)) {
+		fprintf(stderr, "httpd: no thread pool\n");
+		return 1;
+	}
+	srv.ex = exec_thread_pool_executor(srv.pool);
+	iattr.executor = srv.ex;
+	if (exec_io_create(&srv.io, &iattr)) {
+		fprintf(stderr, "httpd: no I/O context\n");
+		return 1;
+	}
+	exec_io_op_init(&srv.accept_op);
+	exec_io_op_set_token(&srv.accept_op, &srv.stop);
+	exec_handler_init(&srv.accept_h, on_accept, &srv);
+	srv.accepting = true;
+	server_accept(&srv);
+	printf("listening on 127.0.0.1:%u (%s, %u workers)\n",
+	       ntohs(sin.sin_port), exec_io_backend(srv.io),
+	       pattr.nr_threads);
+	fflush(stdout);
+
+	do {
+		if (sigwait(&sigs, &sig))
+			return 1;
+	} while (sig != SIGTERM && sig != SIGINT);
+
+	/*
+	 * Stop: cancel the accept and every receive that waits for a new
+	 * request; requests in flight are answered, then their connections
+	 * close (their next receive is refused by the token).
+	 */
+	exec_io_cancel_token(srv.io, &srv.stop);
+	pthread_mutex_lock(&srv.lock);
+	while (srv.accepting || srv.nr_conns)
+		pthread_cond_wait(&srv.idle, &srv.lock);
+	pthread_mutex_unlock(&srv.lock);
+	if (exec_io_destroy(srv.io) < 0)
+		return 1;
+	exec_thread_pool_stop(srv.pool);
+	exec_thread_pool_join(srv.pool);
+	if (exec_thread_pool_destroy(srv.pool) < 0)
+		return 1;
+	if (srv.root >= 0)
+		close(srv.root);
+	printf("stopped\n");
+	return 0;
+}

@@ -1,0 +1,1039 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Asynchronous I/O operations (<exec/io.h>), userspace only, and their
+ * io_uring backend; the epoll backend is user/io_epoll.c.
+ *
+ * Design.  A context owns one ring and one thread.  Starters, on any
+ * thread, prepare an SQE under the context's mutex (the SQ has one
+ * producer at a time) and submit it at once, or at the end of their batch
+ * (exec_io_batch_begin(): every handler runs inside one, so what a handler
+ * starts costs one io_uring_enter()).  The context's thread is the CQ's
+ * only consumer: it sleeps in io_uring_wait_cqe() and, for each CQE,
+ * removes the operation from the pending list and queues the operation's
+ * own work item on the handler's executor.  Nothing is allocated per
+ * operation.
+ *
+ * Cost of this design: a completion wakes the context's thread first,
+ * which then wakes a worker of the handler's executor (unless one is
+ * awake): one hop more than completing on the ring the worker itself
+ * parks on, which this version does not do.
+ *
+ * Exactly once.  An operation's state goes IDLE -> PENDING (start, with
+ * cmpxchg(), so a second start fails with -EALREADY) -> QUEUED (under the
+ * lock, by whoever decides its completion: the thread on its CQE, or a
+ * failed start) -> IDLE (just before its handler is called, so the handler
+ * may start it again).  A cancellation is an IORING_OP_ASYNC_CANCEL of the
+ * operation: the kernel then ends the operation with one CQE, -ECANCELED
+ * or its result, which completes it as any other; the cancel's own CQE is
+ * skipped on success and ignored otherwise.
+ *
+ * Outstanding work.  A start counts one unit on the handler's executor
+ * (exec_on_work_started()); the item that runs the handler releases it
+ * after the handler has returned, so a loop scheduler's run() does not see
+ * 0 between an operation and the one its handler starts.
+ */
+#include "io_internal.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+/* The user_data of the CQEs that are not an operation's. */
+#define EXEC_IO_DATA_CANCEL	0ULL
+/* "exec-stp" in ASCII: the NOP that stops the thread. */
+#define EXEC_IO_DATA_STOP	0x657865632d737470ULL
+
+#define EXEC_IO_DEFAULT_ENTRIES	256U
+#define EXEC_IO_MAX_ENTRIES	4096U
+
+/*
+ * The calling thread's batch: its context, how deep it is nested, and
+ * whether it left SQEs to submit.  Only then does its end touch the
+ * context: a handler that started nothing on it lets its owner destroy it
+ * as soon as the handler's effects are seen.
+ */
+static __thread struct exec_io *exec_io_batch_io;
+static __thread unsigned int exec_io_batch_depth;
+static __thread bool exec_io_batch_queued;
+
+/* Links @op at the head of @io's pending list; @io->lock held. */
+static void exec_io_link(struct exec_io *io, struct exec_io_op *op)
+{
+	op->prev = NULL;
+	op->next = io->pending;
+	if (io->pending)
+		io->pending->prev = op;
+	io->pending = op;
+	WRITE_ONCE(io->nr_pending, io->nr_pending + 1);
+}
+
+/* Unlinks @op from @io's pending list; @io->lock held. */
+static void exec_io_unlink(struct exec_io *io, struct exec_io_op *op)
+{
+	if (op->prev)
+		op->prev->next = op->next;
+	else
+		io->pending = op->next;
+	if (op->next)
+		op->next->prev = op->prev;
+	op->prev = NULL;
+	op->next = NULL;
+	WRITE_ONCE(io->nr_pending, io->nr_pending - 1);
+	if (!io->nr_pending && !io->nr_multi && io->dying)
+		pthread_cond_broadcast(&io->idle);
+}
+
+/* Runs the handler of a completed operation, on its executor. */
+static void exec_io_op_run(struct exec_work *work)
+{
+	struct exec_io_op *op = container_of(work, struct exec_io_op, work);
+	struct exec_executor *ex = op->ex;
+	struct exec_io *io = op->io;
+	exec_result_fn fn = op->handler.fn;
+	void *arg = op->handler.arg;
+	long res = op->result;
+
+	/*
+	 * Release: pairs with the cmpxchg() of the next start, which must
+	 * see this run's reads of @op done.  From here the handler (or
+	 * anybody) may start @op again, or free it.
+	 */
+	smp_store_release(&op->state, EXEC_IO_OP_IDLE);
+	exec_io_batch_begin(io);
+	fn(arg, res);
+	exec_io_batch_end(io);
+	exec_on_work_finished(ex);
+}
+
+/* The executor dropped the handler's item: call it here, cancelled. */
+static void exec_io_op_drop(struct exec_work *work)
+{
+	struct exec_io_op *op = container_of(work, struct exec_io_op, work);
+
+	op->result = -ECANCELED;
+	exec_io_op_run(work);
+}
+
+/* Queues the handler of @op, whose completion has been decided. */
+static void exec_io_queue(struct exec_io_op *op)
+{
+	/* Waits for room on a bounded executor: completions are not lost. */
+	if (exec_submit(op->ex, &op->work))
+		op->work.discard(&op->work);
+}
+
+/* Queues @op's item once @io->lock is dropped (exec_io_unlock()). */
+static void exec_io_queue_later(struct exec_io *io, struct exec_io_op *op)
+{
+	op->next = NULL;
+	if (io->done_tail)
+		io->done_tail->next = op;
+	else
+		io->done = op;
+	io->done_tail = op;
+}
+
+/* Makes sure the item of a multishot @op runs; @io->lock held. */
+static void exec_io_multi_kick(struct exec_io *io, struct exec_io_op *op)
+{
+	struct exec_io_multi *m = op->backend[2];
+
+	if (!m->running && (m->count || m->ended)) {
+		m->running = true;
+		exec_io_queue_later(io, op);
+	}
+}
+
+/**
+ * exec_io_multi_push_locked - hand a new socket to a multishot accept
+ * @io: the context; its lock held
+ * @op: the operation, PENDING
+ * @fd: the socket
+ *
+ * Without memory to queue it, the socket is closed: the peer sees the
+ * connection reset, as at a full backlog.
+ */
+void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
+			       int fd)
+{
+	struct exec_io_multi *m = op->backend[2];
+	unsigned int i, cap;
+	int *fds;
+
+	m->armed_any = true;
+	if (m->count == m->cap) {
+		cap = m->cap ? m->cap * 2 : 16;
+		fds = malloc(cap * sizeof(*fds));
+		if (!fds) {
+			close(fd);
+			return;
+		}
+		for (i = 0; i < m->count; i++)
+			fds[i] = m->fds[(m->head + i) % m->cap];
+		free(m->fds);
+		m->fds = fds;
+		m->head = 0;
+		m->cap = cap;
+	}
+	m->fds[(m->head + m->count++) % m->cap] = fd;
+	exec_io_multi_kick(io, op);
+}
+
+/* Ends a multishot accept: its last call follows the queued sockets. */
+static void exec_io_multi_end_locked(struct exec_io *io,
+				     struct exec_io_op *op, long res)
+{
+	struct exec_io_multi *m = op->backend[2];
+
+	exec_io_unlink(io, op);
+	WRITE_ONCE(op->state, EXEC_IO_OP_QUEUED);
+	m->ended = true;
+	m->final = res < 0 ? res : -ECANCELED;
+	exec_io_multi_kick(io, op);
+}
+
+/*
+ * The item of a multishot accept: one call of the handler per queued
+ * socket, in order, then the last call once it has ended.  Only one run
+ * of the item at a time (@running), so the calls never overlap.
+ */
+static void exec_io_multi_run(struct exec_work *work)
+{
+	struct exec_io_op *op = container_of(work, struct exec_io_op, work);
+	struct exec_io_multi *m = op->backend[2];
+	struct exec_executor *ex = op->ex;
+	struct exec_io *io = op->io;
+	exec_result_fn fn = op->handler.fn;
+	void *arg = op->handler.arg;
+	long res;
+	int fd;
+
+	for (;;) {
+		pthread_mutex_lock(&io->lock);
+		if (m->count) {
+			fd = m->fds[m->head];
+			m->head = (m->head + 1) % m->cap;
+			m->count--;
+			pthread_mutex_unlock(&io->lock);
+			exec_io_batch_begin(io);
+			fn(arg, fd);
+			exec_io_batch_end(io);
+			continue;
+		}
+		if (!m->ended) {
+			m->running = false;
+			pthread_mutex_unlock(&io->lock);
+			return;
+		}
+		break;
+	}
+	/* The last call: from here @io may be destroyed, @op restarted. */
+	res = m->final;
+	op->backend[2] = NULL;
+	io->nr_multi--;
+	if (!io->nr_pending && !io->nr_multi && io->dying)
+		pthread_cond_broadcast(&io->idle);
+	pthread_mutex_unlock(&io->lock);
+	free(m->fds);
+	free(m);
+	exec_work_init_discard(&op->work, exec_io_op_run, exec_io_op_drop);
+	/* Pairs with the cmpxchg() of the next start. */
+	smp_store_release(&op->state, EXEC_IO_OP_IDLE);
+	exec_io_batch_begin(io);
+	fn(arg, res);
+	exec_io_batch_end(io);
+	exec_on_work_finished(ex);
+}
+
+/**
+ * exec_io_complete_locked - decide @op's completion, with @io->lock held
+ * @io: the context
+ * @op: a PENDING operation of @io
+ * @res: its result
+ *
+ * The handler is queued by exec_io_unlock(), after the lock is dropped:
+ * an inline executor would run it in the submitter, which could then
+ * start an operation on @io.  A multishot accept ends with @res (a
+ * negative errno).
+ */
+void exec_io_complete_locked(struct exec_io *io, struct exec_io_op *op,
+			     long res)
+{
+	/* A multishot accept ends (with an error) rather than completes. */
+	if (op->opcode == EXEC_IO_ACCEPT_MULTI) {
+		exec_io_multi_end_locked(io, op, res);
+		return;
+	}
+	exec_io_unlink(io, op);
+	op->result = res;
+	WRITE_ONCE(op->state, EXEC_IO_OP_QUEUED);
+	exec_io_queue_later(io, op);
+}
+
+/**
+ * exec_io_unlock - drop @io->lock, then queue what was completed under it
+ * @io: the context
+ */
+void exec_io_unlock(struct exec_io *io)
+{
+	struct exec_io_op *op = io->done, *next;
+
+	io->done = NULL;
+	io->done_tail = NULL;
+	pthread_mutex_unlock(&io->lock);
+	for (; op; op = next) {
+		/* The handler may run, and free @op, at once. */
+		next = op->next;
+		exec_io_queue(op);
+	}
+}
+
+/**
+ * exec_io_complete - decide @op's completion and queue its handler
+ * @io: the context
+ * @op: a PENDING operation of @io
+ * @res: its result
+ */
+void exec_io_complete(struct exec_io *io, struct exec_io_op *op, long res)
+{
+	pthread_mutex_lock(&io->lock);
+	exec_io_complete_locked(io, op, res);
+	exec_io_unlock(io);
+}
+
+/**
+ * exec_io_batching - whether the calling thread batches starts on @io
+ * @io: the context
+ */
+bool exec_io_batching(const struct exec_io *io)
+{
+	return exec_io_batch_depth && exec_io_batch_io == io;
+}
+
+void exec_io_op_init(struct exec_io_op *op)
+{
+	memset(op, 0, sizeof(*op));
+	exec_work_init_discard(&op->work, exec_io_op_run, exec_io_op_drop);
+	op->fd = -1;
+}
+EXPORT_SYMBOL_GPL(exec_io_op_init);
+
+void exec_io_op_set_token(struct exec_io_op *op, struct exec_cancel_token *tok)
+{
+	if (op)
+		op->token = tok;
+}
+EXPORT_SYMBOL_GPL(exec_io_op_set_token);
+
+/*
+ * Claims @op for a start: the arguments common to every operation, then
+ * the state, so that a second start of a pending operation changes none of
+ * its fields.  0, -EINVAL or -EALREADY.
+ */
+static int exec_io_claim(struct exec_io *io, struct exec_io_op *op,
+			 const struct exec_handler *h)
+{
+	if (!io || !op || !h || !h->fn)
+		return -EINVAL;
+	if (op->work.func != exec_io_op_run &&
+	    op->work.func != exec_io_multi_run)
+		return -EINVAL;
+	/* Fully ordered: pairs with the release in exec_io_op_run(). */
+	if (cmpxchg(&op->state, EXEC_IO_OP_IDLE, EXEC_IO_OP_PENDING) !=
+	    EXEC_IO_OP_IDLE)
+		return -EALREADY;
+	return 0;
+}
+
+/*
+ * The rest of a start, once claimed and filled in: outstanding work, the
+ * pending list, then the backend's start, under the lock.
+ */
+static int exec_io_start(struct exec_io *io, struct exec_io_op *op,
+			 const struct exec_handler *h)
+{
+	struct exec_executor *ex;
+	int ret;
+
+	if (exec_cancel_requested(op->token)) {
+		ret = -ECANCELED;
+		goto idle;
+	}
+	ex = exec_handler_executor(h, io->ex);
+	if (!ex)
+		ex = exec_default_executor();
+	if (!ex) {
+		ret = -EINVAL;
+		goto idle;
+	}
+	op->handler = *h;
+	op->ex = ex;
+	/* Read without the lock by exec_io_cancel(). */
+	WRITE_ONCE(op->io, io);
+	op->cancel = false;
+	exec_on_work_started(ex);
+
+	pthread_mutex_lock(&io->lock);
+	if (io->dying) {
+		ret = -ESHUTDOWN;
+		goto unlock;
+	}
+	exec_io_link(io, op);
+	if (op->opcode == EXEC_IO_ACCEPT_MULTI)
+		io->nr_multi++;
+	ret = io->ops->start(io, op);
+	if (ret) {
+		if (op->opcode == EXEC_IO_ACCEPT_MULTI)
+			io->nr_multi--;
+		exec_io_unlink(io, op);
+		goto unlock;
+	}
+	exec_io_unlock(io);
+	return 0;
+
+unlock:
+	pthread_mutex_unlock(&io->lock);
+	exec_on_work_finished(ex);
+idle:
+	/* Pairs with the cmpxchg() of the next start, as in exec_io_op_run(). */
+	smp_store_release(&op->state, EXEC_IO_OP_IDLE);
+	return ret;
+}
+
+int exec_io_accept(struct exec_io *io, struct exec_io_op *op, int fd,
+		   const struct exec_handler *h)
+{
+	int ret;
+
+	if (fd < 0)
+		return -EINVAL;
+	ret = exec_io_claim(io, op, h);
+	if (ret)
+		return ret;
+	op->opcode = EXEC_IO_ACCEPT;
+	op->fd = fd;
+	return exec_io_start(io, op, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_accept);
+
+int exec_io_accept_multishot(struct exec_io *io, struct exec_io_op *op,
+			     int fd, const struct exec_handler *h)
+{
+	struct exec_io_multi *m;
+	int ret;
+
+	if (fd < 0)
+		return -EINVAL;
+	ret = exec_io_claim(io, op, h);
+	if (ret)
+		return ret;
+	/* One allocation per start, none per connection but to grow. */
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		/* Pairs with the cmpxchg() of the next start. */
+		smp_store_release(&op->state, EXEC_IO_OP_IDLE);
+		return -ENOMEM;
+	}
+	op->opcode = EXEC_IO_ACCEPT_MULTI;
+	op->fd = fd;
+	op->backend[2] = m;
+	exec_work_init_discard(&op->work, exec_io_multi_run,
+			       exec_io_multi_run);
+	ret = exec_io_start(io, op, h);
+	if (ret) {
+		op->backend[2] = NULL;
+		exec_work_init_discard(&op->work, exec_io_op_run,
+				       exec_io_op_drop);
+		free(m);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_io_accept_multishot);
+
+int exec_io_connect(struct exec_io *io, struct exec_io_op *op, int fd,
+		    const struct sockaddr *addr, socklen_t addrlen,
+		    const struct exec_handler *h)
+{
+	int ret;
+
+	if (fd < 0 || !addr || !addrlen)
+		return -EINVAL;
+	ret = exec_io_claim(io, op, h);
+	if (ret)
+		return ret;
+	op->opcode = EXEC_IO_CONNECT;
+	op->fd = fd;
+	op->buf = (void *)addr;
+	op->len = addrlen;
+	return exec_io_start(io, op, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_connect);
+
+/* The start of the operations with a buffer or an iovec array. */
+static int exec_io_start_buf(struct exec_io *io, struct exec_io_op *op,
+			     int opcode, int fd, const void *buf, size_t len,
+			     unsigned int flags, u64 off,
+			     const struct exec_handler *h)
+{
+	int ret;
+
+	if (fd < 0 || (!buf && len))
+		return -EINVAL;
+	ret = exec_io_claim(io, op, h);
+	if (ret)
+		return ret;
+	op->opcode = opcode;
+	op->fd = fd;
+	op->buf = (void *)buf;
+	op->len = len;
+	op->flags = flags;
+	op->off = off;
+	return exec_io_start(io, op, h);
+}
+
+int exec_io_recv(struct exec_io *io, struct exec_io_op *op, int fd,
+		 void *buf, size_t len, int flags,
+		 const struct exec_handler *h)
+{
+	return exec_io_start_buf(io, op, EXEC_IO_RECV, fd, buf, len,
+				 (unsigned int)flags, 0, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_recv);
+
+int exec_io_send(struct exec_io *io, struct exec_io_op *op, int fd,
+		 const void *buf, size_t len, int flags,
+		 const struct exec_handler *h)
+{
+	return exec_io_start_buf(io, op, EXEC_IO_SEND, fd, buf, len,
+				 (unsigned int)flags | MSG_NOSIGNAL, 0, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_send);
+
+int exec_io_read(struct exec_io *io, struct exec_io_op *op, int fd,
+		 void *buf, size_t len, uint64_t off,
+		 const struct exec_handler *h)
+{
+	return exec_io_start_buf(io, op, EXEC_IO_READ, fd, buf, len, 0, off,
+				 h);
+}
+EXPORT_SYMBOL_GPL(exec_io_read);
+
+int exec_io_write(struct exec_io *io, struct exec_io_op *op, int fd,
+		  const void *buf, size_t len, uint64_t off,
+		  const struct exec_handler *h)
+{
+	return exec_io_start_buf(io, op, EXEC_IO_WRITE, fd, buf, len, 0, off,
+				 h);
+}
+EXPORT_SYMBOL_GPL(exec_io_write);
+
+int exec_io_readv(struct exec_io *io, struct exec_io_op *op, int fd,
+		  const struct iovec *iov, int iovcnt, uint64_t off,
+		  const struct exec_handler *h)
+{
+	if (!iov || iovcnt < 1 || iovcnt > IOV_MAX)
+		return -EINVAL;
+	return exec_io_start_buf(io, op, EXEC_IO_READV, fd, iov,
+				 (size_t)iovcnt, 0, off, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_readv);
+
+int exec_io_writev(struct exec_io *io, struct exec_io_op *op, int fd,
+		   const struct iovec *iov, int iovcnt, uint64_t off,
+		   const struct exec_handler *h)
+{
+	if (!iov || iovcnt < 1 || iovcnt > IOV_MAX)
+		return -EINVAL;
+	return exec_io_start_buf(io, op, EXEC_IO_WRITEV, fd, iov,
+				 (size_t)iovcnt, 0, off, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_writev);
+
+int exec_io_poll(struct exec_io *io, struct exec_io_op *op, int fd,
+		 unsigned int events, const struct exec_handler *h)
+{
+	return exec_io_start_buf(io, op, EXEC_IO_POLL, fd, NULL, 0, events,
+				 0, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_poll);
+
+int exec_io_close(struct exec_io *io, struct exec_io_op *op, int fd,
+		  const struct exec_handler *h)
+{
+	return exec_io_start_buf(io, op, EXEC_IO_CLOSE, fd, NULL, 0, 0, 0, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_close);
+
+int exec_io_timeout(struct exec_io *io, struct exec_io_op *op, uint64_t ns,
+		    const struct exec_handler *h)
+{
+	int ret = exec_io_claim(io, op, h);
+
+	if (ret)
+		return ret;
+	op->opcode = EXEC_IO_TIMEOUT;
+	op->fd = -1;
+	op->off = ns;
+	op->ts[0] = (long long)(ns / NSEC_PER_SEC);
+	op->ts[1] = (long long)(ns % NSEC_PER_SEC);
+	return exec_io_start(io, op, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_timeout);
+
+/* Asks for @op's cancellation; @io->lock held.  0 or -EALREADY. */
+static int exec_io_cancel_locked(struct exec_io *io, struct exec_io_op *op)
+{
+	/* Set to QUEUED only under the lock we hold. */
+	if (READ_ONCE(op->state) != EXEC_IO_OP_PENDING || op->io != io)
+		return -EALREADY;
+	if (op->cancel)
+		return 0;
+	op->cancel = true;
+	io->ops->cancel(io, op);
+	return 0;
+}
+
+int exec_io_cancel(struct exec_io_op *op)
+{
+	struct exec_io *io;
+	int ret;
+
+	if (!op)
+		return -EINVAL;
+	/*
+	 * @io is written by a start before its cmpxchg() to PENDING; an
+	 * operation seen IDLE here was never started or has completed.
+	 */
+	if (smp_load_acquire(&op->state) != EXEC_IO_OP_PENDING)
+		return -EALREADY;
+	io = READ_ONCE(op->io);
+	if (!io)
+		return -EALREADY;
+	pthread_mutex_lock(&io->lock);
+	ret = exec_io_cancel_locked(io, op);
+	exec_io_unlock(io);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_io_cancel);
+
+long exec_io_cancel_token(struct exec_io *io, struct exec_cancel_token *tok)
+{
+	struct exec_io_op *op, *next;
+	long n = 0;
+
+	if (!io || !tok)
+		return -EINVAL;
+	/* Starts after this fail; those before are on the list below. */
+	exec_cancel_request(tok);
+	pthread_mutex_lock(&io->lock);
+	for (op = io->pending; op; op = next) {
+		/* The backend may complete @op at once, unlinking it. */
+		next = op->next;
+		if (op->token == tok && !op->cancel &&
+		    !exec_io_cancel_locked(io, op))
+			n++;
+	}
+	exec_io_unlock(io);
+	return n;
+}
+EXPORT_SYMBOL_GPL(exec_io_cancel_token);
+
+void exec_io_batch_begin(struct exec_io *io)
+{
+	if (!io)
+		return;
+	if (!exec_io_batch_depth++)
+		exec_io_batch_io = io;
+}
+EXPORT_SYMBOL_GPL(exec_io_batch_begin);
+
+int exec_io_batch_end(struct exec_io *io)
+{
+	int ret;
+
+	if (!io || !exec_io_batch_depth)
+		return 0;
+	if (--exec_io_batch_depth)
+		return 0;
+	/* NULL if the context was destroyed inside the batch. */
+	if (exec_io_batch_io != io)
+		return 0;
+	exec_io_batch_io = NULL;
+	if (!exec_io_batch_queued)
+		return 0;
+	exec_io_batch_queued = false;
+	pthread_mutex_lock(&io->lock);
+	/* Another start or the thread may have submitted them already. */
+	if (io->unsubmitted)
+		io->ops->flush(io);
+	ret = io->retry ? -EBUSY : 0;
+	pthread_mutex_unlock(&io->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_io_batch_end);
+
+/* --- the io_uring backend ------------------------------------------------ */
+
+/*
+ * Submits the SQ; @io->lock held.  What the kernel refuses (-EBUSY,
+ * -EAGAIN, -ENOMEM) stays queued, and the thread submits it again after
+ * its next completion.
+ */
+static void exec_uring_flush(struct exec_io *io)
+{
+	int ret = io_uring_submit(&io->ring);
+
+	io->retry = ret < 0;
+	io->unsubmitted = io_uring_sq_ready(&io->ring) != 0;
+}
+
+/* An SQE of @io's ring; @io->lock held.  NULL if the SQ stays full. */
+static struct io_uring_sqe *exec_uring_sqe(struct exec_io *io)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+
+	if (likely(sqe))
+		return sqe;
+	exec_uring_flush(io);
+	return io_uring_get_sqe(&io->ring);
+}
+
+/* Submits now, or leaves it to the batch of the calling thread. */
+static void exec_uring_commit(struct exec_io *io)
+{
+	if (exec_io_batching(io)) {
+		io->unsubmitted = true;
+		exec_io_batch_queued = true;
+	} else
+		exec_uring_flush(io);
+}
+
+static int exec_uring_start(struct exec_io *io, struct exec_io_op *op)
+{
+	struct io_uring_sqe *sqe = exec_uring_sqe(io);
+	unsigned int len = (unsigned int)min_t(size_t, op->len, UINT_MAX);
+
+	if (!sqe)
+		return -EBUSY;
+	switch (op->opcode) {
+	case EXEC_IO_ACCEPT:
+		io_uring_prep_accept(sqe, op->fd, NULL, NULL, SOCK_CLOEXEC);
+		break;
+	case EXEC_IO_ACCEPT_MULTI:
+		if (io->no_multishot)
+			io_uring_prep_accept(sqe, op->fd, NULL, NULL,
+					     SOCK_CLOEXEC);
+		else
+			io_uring_prep_multishot_accept(sqe, op->fd, NULL, NULL,
+						       SOCK_CLOEXEC);
+		break;
+	case EXEC_IO_CONNECT:
+		io_uring_prep_connect(sqe, op->fd, op->buf, (socklen_t)op->len);
+		break;
+	case EXEC_IO_RECV:
+		io_uring_prep_recv(sqe, op->fd, op->buf, op->len,
+				   (int)op->flags);
+		break;
+	case EXEC_IO_SEND:
+		io_uring_prep_send(sqe, op->fd, op->buf, op->len,
+				   (int)op->flags);
+		break;
+	case EXEC_IO_READ:
+		io_uring_prep_read(sqe, op->fd, op->buf, len, op->off);
+		break;
+	case EXEC_IO_WRITE:
+		io_uring_prep_write(sqe, op->fd, op->buf, len, op->off);
+		break;
+	case EXEC_IO_READV:
+		io_uring_prep_readv(sqe, op->fd, op->buf, len, op->off);
+		break;
+	case EXEC_IO_WRITEV:
+		io_uring_prep_writev(sqe, op->fd, op->buf, len, op->off);
+		break;
+	case EXEC_IO_POLL:
+		io_uring_prep_poll_add(sqe, op->fd, op->flags);
+		break;
+	case EXEC_IO_CLOSE:
+		io_uring_prep_close(sqe, op->fd);
+		break;
+	case EXEC_IO_TIMEOUT:
+		/* The kernel reads @ts at submission; @op outlives that. */
+		io_uring_prep_timeout(sqe, (struct __kernel_timespec *)op->ts,
+				      0, 0);
+		break;
+	default:
+		return -EINVAL;
+	}
+	io_uring_sqe_set_data(sqe, op);
+	exec_uring_commit(io);
+	return 0;
+}
+
+static void exec_uring_cancel(struct exec_io *io, struct exec_io_op *op)
+{
+	struct io_uring_sqe *sqe = exec_uring_sqe(io);
+
+	/*
+	 * Without an SQE, the cancellation is lost; the operation still
+	 * completes, with its result.  Only with the SQ full and the
+	 * kernel refusing to take it.
+	 */
+	if (WARN_ON_ONCE(!sqe))
+		return;
+	io_uring_prep_cancel64(sqe, (u64)(uintptr_t)op, 0);
+	io_uring_sqe_set_data64(sqe, EXEC_IO_DATA_CANCEL);
+	sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+	exec_uring_commit(io);
+}
+
+/*
+ * The CQE of an operation: translate and complete.  Under the lock, which
+ * the start held after it wrote @op's fields: the kernel's ordering of
+ * the SQE before its CQE is invisible to ThreadSanitizer.
+ */
+/*
+ * A CQE of a multishot accept: a socket, and unless IORING_CQE_F_MORE
+ * says more will come, the end, or a re-arm: where the kernel lacks
+ * multishot accept (-EINVAL before any result), or ended it without an
+ * error, a new accept is submitted while the operation is not cancelled.
+ */
+static void exec_uring_multi_cqe(struct exec_io *io, struct exec_io_op *op,
+				 long res, unsigned int flags)
+{
+	struct exec_io_multi *m = op->backend[2];
+
+	if (res >= 0)
+		exec_io_multi_push_locked(io, op, (int)res);
+	if (flags & IORING_CQE_F_MORE)
+		return;
+	if (res == -EINVAL && !m->armed_any && !io->no_multishot) {
+		io->no_multishot = true;
+		res = 0;
+	}
+	if (res >= 0 && !op->cancel && !io->dying) {
+		if (!exec_uring_start(io, op))
+			return;
+		res = -EBUSY;
+	}
+	exec_io_multi_end_locked(io, op, res);
+}
+
+static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
+{
+	struct exec_io_op *op = io_uring_cqe_get_data(cqe);
+	long res = cqe->res;
+
+	if (op->opcode == EXEC_IO_ACCEPT_MULTI) {
+		exec_uring_multi_cqe(io, op, res, cqe->flags);
+		return;
+	}
+	if (op->opcode == EXEC_IO_TIMEOUT && res == -ETIME)
+		res = 0;
+	exec_io_complete_locked(io, op, res);
+}
+
+/*
+ * The context's thread: the only consumer of the CQ.  It completes all the
+ * CQEs it finds under one hold of the lock, and queues their handlers
+ * after dropping it.
+ */
+static void *exec_uring_thread(void *arg)
+{
+	struct exec_io *io = arg;
+	struct io_uring_cqe *cqe;
+	unsigned int head, n;
+	bool stop = false;
+
+	while (!stop) {
+		/* -EINTR from a signal: look again. */
+		if (io_uring_wait_cqe(&io->ring, &cqe))
+			continue;
+		n = 0;
+		pthread_mutex_lock(&io->lock);
+		if (io->retry)
+			exec_uring_flush(io);
+		io_uring_for_each_cqe(&io->ring, head, cqe) {
+			n++;
+			if (cqe->user_data == EXEC_IO_DATA_STOP)
+				stop = true;
+			else if (cqe->user_data != EXEC_IO_DATA_CANCEL)
+				exec_uring_cqe(io, cqe);
+		}
+		io_uring_cq_advance(&io->ring, n);
+		exec_io_unlock(io);
+	}
+	return NULL;
+}
+
+static void exec_uring_stop(struct exec_io *io)
+{
+	struct io_uring_sqe *sqe;
+
+	pthread_mutex_lock(&io->lock);
+	for (;;) {
+		sqe = exec_uring_sqe(io);
+		if (sqe)
+			break;
+		/* The SQ is full and the kernel busy: give it a moment. */
+		pthread_mutex_unlock(&io->lock);
+		exec_user_yield();
+		pthread_mutex_lock(&io->lock);
+	}
+	io_uring_prep_nop(sqe);
+	io_uring_sqe_set_data64(sqe, EXEC_IO_DATA_STOP);
+	exec_uring_flush(io);
+	pthread_mutex_unlock(&io->lock);
+}
+
+static void exec_uring_fini(struct exec_io *io)
+{
+	io_uring_queue_exit(&io->ring);
+}
+
+static const struct exec_io_ops exec_io_uring_ops = {
+	.name = "io_uring",
+	.start = exec_uring_start,
+	.cancel = exec_uring_cancel,
+	.flush = exec_uring_flush,
+	.thread = exec_uring_thread,
+	.stop = exec_uring_stop,
+	.fini = exec_uring_fini,
+};
+
+static int exec_uring_init(struct exec_io *io, unsigned int entries)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_CQSIZE,
+		.cq_entries = entries * 4,
+	};
+	int ret;
+
+	ret = io_uring_queue_init_params(entries, &io->ring, &p);
+	if (ret < 0)
+		return ret;
+	/* Completions must not be dropped at a full CQ (5.5). */
+	if (!(p.features & IORING_FEAT_NODROP)) {
+		io_uring_queue_exit(&io->ring);
+		return -EOPNOTSUPP;
+	}
+	io->ops = &exec_io_uring_ops;
+	return 0;
+}
+
+/* --- contexts ------------------------------------------------------------ */
+
+int exec_io_create(struct exec_io **iop, const struct exec_io_attr *attr)
+{
+	struct exec_io_attr def = { 0 };
+	unsigned int entries;
+	struct exec_io *io;
+	int ret;
+
+	if (!iop)
+		return -EINVAL;
+	*iop = NULL;
+	if (!attr)
+		attr = &def;
+	entries = attr->entries ? attr->entries : EXEC_IO_DEFAULT_ENTRIES;
+	if (entries > EXEC_IO_MAX_ENTRIES || (entries & (entries - 1)))
+		return -EINVAL;
+	io = calloc(1, sizeof(*io));
+	if (!io)
+		return -ENOMEM;
+	pthread_mutex_init(&io->lock, NULL);
+	pthread_cond_init(&io->idle, NULL);
+	io->ex = attr->executor;
+
+	/*
+	 * io_uring where the parkers use it; the epoll backend where the
+	 * process does not (EXEC_BACKEND=futex, or io_uring unavailable), or
+	 * if this ring cannot be set up (fd or locked-memory limit).
+	 */
+	ret = -EOPNOTSUPP;
+	if (!attr->force_epoll &&
+	    !strcmp(exec_user_wakeup_backend(), "io_uring")) {
+		ret = exec_uring_init(io, entries);
+		if (ret)
+			exec_user_log(EXEC_USER_LOG_INFO,
+				      "I/O context on epoll (no io_uring: %s)",
+				      strerror(-ret));
+	}
+	if (ret)
+		ret = exec_io_epoll_init(io);
+	if (ret)
+		goto free;
+
+	ret = -pthread_create(&io->thread, NULL, io->ops->thread, io);
+	if (ret) {
+		io->ops->fini(io);
+		goto free;
+	}
+	/* Only a name in ps and /proc: a failure does not matter. */
+	pthread_setname_np(io->thread, "exec-io");
+	*iop = io;
+	return 0;
+free:
+	pthread_cond_destroy(&io->idle);
+	pthread_mutex_destroy(&io->lock);
+	free(io);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_io_create);
+
+long exec_io_shutdown(struct exec_io *io)
+{
+	struct exec_io_op *op, *next;
+	long n = 0;
+
+	if (!io)
+		return -EINVAL;
+	pthread_mutex_lock(&io->lock);
+	io->dying = true;
+	for (op = io->pending; op; op = next) {
+		/* The backend may complete @op at once, unlinking it. */
+		next = op->next;
+		if (!op->cancel && !exec_io_cancel_locked(io, op))
+			n++;
+	}
+	exec_io_unlock(io);
+	return n;
+}
+EXPORT_SYMBOL_GPL(exec_io_shutdown);
+
+long exec_io_destroy(struct exec_io *io)
+{
+	long n = exec_io_shutdown(io);
+
+	if (n < 0)
+		return n;
+	/* The thread decides the completions of what was cancelled. */
+	pthread_mutex_lock(&io->lock);
+	while (io->nr_pending || io->nr_multi)
+		pthread_cond_wait(&io->idle, &io->lock);
+	pthread_mutex_unlock(&io->lock);
+
+	io->ops->stop(io);
+	pthread_join(io->thread, NULL);
+	io->ops->fini(io);
+	/* A batch of this thread on @io ends without touching it. */
+	if (exec_io_batch_io == io) {
+		exec_io_batch_io = NULL;
+		exec_io_batch_queued = false;
+	}
+	pthread_cond_destroy(&io->idle);
+	pthread_mutex_destroy(&io->lock);
+	free(io);
+	return n;
+}
+EXPORT_SYMBOL_GPL(exec_io_destroy);
+
+const char *exec_io_backend(const struct exec_io *io)
+{
+	return io ? io->ops->name : NULL;
+}
+EXPORT_SYMBOL_GPL(exec_io_backend);
+
+unsigned long exec_io_pending(const struct exec_io *io)
+{
+	return io ? READ_ONCE(io->nr_pending) : 0;
+}
+EXPORT_SYMBOL_GPL(exec_io_pending);

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The I/O contexts of <exec/io.h>, shared by the io_uring backend
+ * (user/io.c) and the epoll backend (user/io_epoll.c).  Userspace only.
+ */
+#ifndef EXEC_USER_IO_INTERNAL_H
+#define EXEC_USER_IO_INTERNAL_H
+
+#include "exec_platform.h"
+#include "exec/io.h"
+
+#include <liburing.h>
+
+/* struct exec_io_op::state */
+#define EXEC_IO_OP_IDLE		0UL	/* not started, or its handler runs */
+#define EXEC_IO_OP_PENDING	1UL	/* started, completion not decided */
+#define EXEC_IO_OP_QUEUED	2UL	/* completion decided, handler queued */
+
+/* struct exec_io_op::opcode */
+enum {
+	EXEC_IO_ACCEPT,
+	EXEC_IO_CONNECT,
+	EXEC_IO_RECV,
+	EXEC_IO_SEND,
+	EXEC_IO_READ,
+	EXEC_IO_WRITE,
+	EXEC_IO_READV,
+	EXEC_IO_WRITEV,
+	EXEC_IO_POLL,
+	EXEC_IO_CLOSE,
+	EXEC_IO_TIMEOUT,
+	EXEC_IO_ACCEPT_MULTI,
+};
+
+/**
+ * struct exec_io_multi - what a multishot accept has to deliver
+ * @fds: L: the accepted sockets not yet handed to the handler, a ring of
+ *	@cap entries from @head
+ * @head: L: the oldest
+ * @count: L: how many
+ * @cap: L: the ring's size; doubled when full
+ * @running: L: the operation's item is queued or running; whoever sets it
+ *	queues the item, the item clears it when it finds nothing to do
+ * @ended: L: no more sockets will come; @final is the last call's result
+ * @final: L: -ECANCELED or the error that ended it
+ * @armed_any: L: the kernel gave a result: a later -EINVAL is not the
+ *	kernel lacking multishot accept
+ *
+ * Allocated by the start, freed before the last call of the handler.
+ */
+struct exec_io_multi {
+	int *fds;
+	unsigned int head;
+	unsigned int count;
+	unsigned int cap;
+	bool running;
+	bool ended;
+	long final;
+	bool armed_any;
+};
+
+struct exec_io_epoll;
+
+/**
+ * struct exec_io_ops - a backend
+ * @name: "io_uring" or "epoll"
+ * @start: start @op, whose state is PENDING and which is on the pending
+ *	list; called with the context's lock held.  Return: 0, or a negative
+ *	errno if nothing was started (the caller undoes the rest).
+ * @cancel: ask for @op's cancellation; @op is PENDING and @op->cancel was
+ *	just set; the lock is held
+ * @flush: submit what batches left queued; the lock is held
+ * @thread: the context's thread
+ * @stop: make the thread return; nothing is pending any more; no lock
+ * @fini: free the backend's resources, after the thread has returned
+ */
+struct exec_io_ops {
+	const char *name;
+	int (*start)(struct exec_io *io, struct exec_io_op *op);
+	void (*cancel)(struct exec_io *io, struct exec_io_op *op);
+	void (*flush)(struct exec_io *io);
+	void *(*thread)(void *arg);
+	void (*stop)(struct exec_io *io);
+	void (*fini)(struct exec_io *io);
+};
+
+/**
+ * struct exec_io - an I/O context
+ * @lock: guards the fields marked L, the io_uring SQ and the epoll
+ *	backend's descriptor table
+ * @idle: signalled under @lock when @nr_pending falls to 0 while @dying
+ * @ops: the backend; set at creation
+ * @ex: where handlers without an executor run; set at creation
+ * @pending: L: the pending operations (state PENDING), doubly linked
+ * @nr_pending: L: their number; read without the lock by
+ *	exec_io_pending() (READ_ONCE)
+ * @done: L: operations completed under the lock, whose handlers
+ *	exec_io_unlock() queues once it has dropped it; linked through @next
+ * @done_tail: L: the last of them
+ * @nr_multi: L: multishot operations whose last handler call has not
+ *	begun; exec_io_destroy() waits for them too
+ * @dying: L: exec_io_destroy() has begun; starts fail with -ESHUTDOWN
+ * @unsubmitted: L: SQEs are queued that no io_uring_enter() took yet (a
+ *	batch's), submitted by the batch's end
+ * @retry: L: the kernel refused the last submission; the thread submits
+ *	again after its next completion
+ * @no_multishot: L: the kernel refused a multishot accept (before 5.19):
+ *	multishot accepts re-arm single accepts instead
+ * @thread: the context's thread
+ * @ring: io_uring backend: the ring; its SQ under @lock, its CQ the
+ *	thread's alone
+ * @ep: epoll backend: its state
+ */
+struct exec_io {
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	const struct exec_io_ops *ops;
+	struct exec_executor *ex;
+	struct exec_io_op *pending;
+	unsigned long nr_pending;
+	struct exec_io_op *done;
+	struct exec_io_op *done_tail;
+	unsigned long nr_multi;
+	bool dying;
+	bool unsubmitted;
+	bool retry;
+	bool no_multishot;
+	pthread_t thread;
+	struct io_uring ring;
+	struct exec_io_epoll *ep;
+};
+
+extern const struct exec_io_ops exec_io_epoll_ops;
+
+int exec_io_epoll_init(struct exec_io *io);
+void exec_io_complete(struct exec_io *io, struct exec_io_op *op, long res);
+void exec_io_complete_locked(struct exec_io *io, struct exec_io_op *op,
+			     long res);
+void exec_io_unlock(struct exec_io *io);
+void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
+			       int fd);
+bool exec_io_batching(const struct exec_io *io);
+
+#endif /* EXEC_USER_IO_INTERNAL_H */

@@ -625,8 +625,10 @@ static int exec_timer_check(struct exec_executor *ex, struct exec_timer *t,
 }
 
 /*
- * Moves a pending item of @target's base to @deadline.  Returns 1, or
- * -EBUSY if it is pending otherwise (a plain submission, another base).
+ * Moves a pending item of @target's base to @deadline.  Returns 1; 0 if a
+ * cancel had taken it back after it came due (its executor still holds it,
+ * but that arm has ended: this is a new one); or -EBUSY if it is pending
+ * otherwise (a plain submission, another base).
  */
 static int exec_timer_move(struct exec_timer_target *target,
 			   struct exec_timer *t, enum exec_clock clock,
@@ -651,6 +653,9 @@ static int exec_timer_move(struct exec_timer_target *target,
 		/* The enqueue took a unit of work: release the old one. */
 		moved = true;
 	} else {
+		/* Cancelled: the caller counts this as a new arm. */
+		if (link == EXEC_TIMER_CANCELLED)
+			ret = 0;
 		/* Dequeued later by the executor, then filed again. */
 		WRITE_ONCE(t->expires, deadline);
 		t->link = clock == EXEC_CLOCK_REALTIME ? EXEC_TIMER_MOVED_REAL :

@@ -327,6 +327,51 @@ static void timer_mod_moves_a_pending_item_and_arms_an_idle_one(struct kunit *te
 	tx_finish(fx);
 }
 
+static void tx_count_run(struct exec_work *work)
+{
+	tx_of(work)->ran_at = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	exec_test_count(&tx_of(work)->runs);
+}
+
+/*
+ * An item cancelled after it came due still sits in its executor's queue;
+ * that arm is over, so a mod arms it anew (0), and it runs once, at the new
+ * deadline.  A loop executor holds due items until it is run.
+ */
+static void timer_mod_rearms_an_item_cancelled_after_it_came_due(struct kunit *test)
+{
+	struct exec_loop *loop;
+	struct exec_executor *ex;
+	struct tx_item it = { };
+	u64 deadline, timeout;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	ex = exec_loop_executor(loop);
+	exec_timer_init(&it.timer, tx_count_run, tx_discard);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC, 0), 0);
+	/* Due at once: handed to the loop's queue, not started. */
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 1UL);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&it.timer), 1);
+	deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 2 * TX_NS_PER_MS;
+	KUNIT_EXPECT_EQ(test, exec_timer_mod(ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC, deadline), 0);
+	/* The loop dequeues it and files it again, for the new deadline. */
+	exec_loop_run_queued_closures(loop);
+	KUNIT_EXPECT_TRUE(test, exec_work_pending(&it.timer.work));
+	timeout = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	while (exec_work_pending(&it.timer.work) &&
+	       !exec_test_expired(timeout)) {
+		if (exec_loop_try_run_one_closure(loop) != 1)
+			usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.runs), 1);
+	KUNIT_EXPECT_GE(test, it.ran_at, deadline);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), 0);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&it.timer), 0);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+}
+
 struct tx_periodic {
 	struct exec_periodic p;
 	struct tx_fx *fx;
@@ -684,6 +729,7 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_bad_input),
 	KUNIT_CASE(timer_cancel_sync_racing_expiry_100k_times),
 	KUNIT_CASE(timer_mod_moves_a_pending_item_and_arms_an_idle_one),
+	KUNIT_CASE(timer_mod_rearms_an_item_cancelled_after_it_came_due),
 	KUNIT_CASE(timer_periodic_fixed_rate_deadlines_do_not_drift),
 	KUNIT_CASE(timer_periodic_fixed_delay_waits_a_period_after_each_run),
 	KUNIT_CASE(timer_cancel_sync_waits_for_a_running_periodic_item),

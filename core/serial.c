@@ -116,14 +116,18 @@ static int exec_serial_schedule(struct exec_serial *s, unsigned int flags)
 /*
  * A run of @runner, or its discard by the underlying executor (@run false):
  * as the owner of the consumer side, run a batch of items or discard them
- * all, then pass ownership on or let it go.
+ * all, then pass ownership on or let it go.  When the underlying executor
+ * has no room for @runner (a bounded pool, full: -EAGAIN), the next batch
+ * runs here instead, as the runner would have run it: the items were
+ * accepted and must neither wait for a room nobody makes nor be dropped.
  */
 static void exec_serial_consume(struct exec_serial *s, bool run)
 {
 	struct exec_frame frame;
 	unsigned long flags;
-	long avail, done = 0;
+	long avail, done;
 	bool wake;
+	int ret;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (s->dying) {
@@ -134,7 +138,8 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 
 	avail = atomic_long_read(&s->nr_queued);
-	if (run) {
+	while (run) {
+		done = 0;
 		exec_frame_push(&frame, s);
 		while (done < avail && done < EXEC_SERIAL_BATCH &&
 		       !READ_ONCE(s->dying)) {
@@ -147,14 +152,21 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 		 * otherwise pass ownership on while still counted as a
 		 * consumer, so destroy cannot start draining beside us.
 		 */
-		if (!READ_ONCE(s->dying)) {
-			avail = atomic_long_sub_return(done, &s->nr_queued);
-			if (avail > 0 && exec_serial_schedule(s, 0))
-				exec_serial_drop(s, avail, NULL);
+		if (READ_ONCE(s->dying))
+			break;
+		avail = atomic_long_sub_return(done, &s->nr_queued);
+		if (avail <= 0)
+			break;
+		ret = exec_serial_schedule(s, EXEC_SUBMIT_NOWAIT);
+		if (!ret)
+			break;
+		if (ret != -EAGAIN) {
+			exec_serial_drop(s, avail, NULL);
+			break;
 		}
-	} else {
-		exec_serial_drop(s, avail, NULL);
 	}
+	if (!run)
+		exec_serial_drop(s, avail, NULL);
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	wake = !--s->consumers && s->dying;
@@ -178,6 +190,34 @@ static void exec_serial_runner_discarded(struct exec_work *runner)
 			    false);
 }
 
+/*
+ * A post found the underlying executor full: the caller owns the consumer
+ * side and gives @keep back to its submitter.  Items pushed before it (and
+ * counted late) are others', accepted: run them here, in order, and what is
+ * counted meanwhile too, rather than drop them.
+ */
+static void exec_serial_give_back(struct exec_serial *s,
+				  struct exec_work *keep)
+{
+	struct exec_frame frame;
+	struct exec_work *work;
+	long taken = 0;
+
+	exec_frame_push(&frame, s);
+	do {
+		work = exec_mpsc_pop_wait(&s->queue);
+		taken++;
+		if (work != keep)
+			exec_work_run(work);
+	} while (work != keep);
+	exec_frame_pop(&frame);
+	if (atomic_long_sub_return(taken, &s->nr_queued) > 0) {
+		/* Still the owner: a run of @runner's reference. */
+		atomic_inc(&s->refs);
+		exec_serial_consume(s, true);
+	}
+}
+
 static int exec_serial_submit(struct exec_executor *ex, struct exec_work *work,
 			      unsigned int flags)
 {
@@ -190,7 +230,20 @@ static int exec_serial_submit(struct exec_executor *ex, struct exec_work *work,
 	if (atomic_long_inc_return(&s->nr_queued) != 1)
 		return 0;
 	ret = exec_serial_schedule(s, flags);
-	if (unlikely(ret))
+	if (likely(!ret))
+		return 0;
+	if (ret == -EAGAIN && !(flags & EXEC_SUBMIT_POST)) {
+		/*
+		 * No room for @runner in the underlying executor: run the
+		 * batch, ours included, here, as a dispatch would.
+		 */
+		atomic_inc(&s->refs);
+		exec_serial_consume(s, true);
+		return 0;
+	}
+	if (ret == -EAGAIN)
+		exec_serial_give_back(s, work);
+	else
 		exec_serial_drop(s, 1, work);
 	return ret;
 }

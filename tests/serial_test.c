@@ -603,6 +603,132 @@ out:
 	sfx_finish(fx);
 }
 
+/* Items of the full-pool cases: counted, and the first may wait at a gate. */
+struct sx_full {
+	struct exec_work work;
+	struct exec_test_gate *gate;
+	atomic_t *runs;
+	atomic_t *discards;
+};
+
+static void sx_full_run(struct exec_work *work)
+{
+	struct sx_full *it = container_of(work, struct sx_full, work);
+
+	if (it->gate)
+		exec_test_gate_pass(it->gate);
+	exec_test_count(it->runs);
+}
+
+static void sx_full_discard(struct exec_work *work)
+{
+	exec_test_count(container_of(work, struct sx_full, work)->discards);
+}
+
+static void sx_full_init(struct sx_full *it, atomic_t *runs,
+			 atomic_t *discards)
+{
+	exec_work_init_discard(&it->work, sx_full_run, sx_full_discard);
+	it->gate = NULL;
+	it->runs = runs;
+	it->discards = discards;
+}
+
+/*
+ * A bounded pool of one worker, blocked at a gate, with its one queue slot
+ * taken: a try-submit to a serial executor over it, whose runner the pool
+ * refuses with -EAGAIN, runs the item in the caller rather than lose it; a
+ * post, which must not run in the caller, gets the item back with -EAGAIN.
+ */
+static void serial_try_submit_over_full_pool_runs_in_place(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1,
+					      .queue_limit = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct exec_executor *pex, *sex;
+	struct exec_test_gate gate;
+	struct sx_full blocker, filler, a, b;
+	atomic_t runs, discards;
+
+	atomic_set(&runs, 0);
+	atomic_set(&discards, 0);
+	exec_test_gate_init(&gate);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	pex = exec_thread_pool_executor(pool);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, pex), 0);
+	sex = exec_serial_executor(serial);
+	sx_full_init(&blocker, &runs, &discards);
+	blocker.gate = &gate;
+	sx_full_init(&filler, &runs, &discards);
+	sx_full_init(&a, &runs, &discards);
+	sx_full_init(&b, &runs, &discards);
+	KUNIT_ASSERT_EQ(test, exec_submit(pex, &blocker.work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+	KUNIT_ASSERT_EQ(test, exec_submit(pex, &filler.work), 0);
+
+	KUNIT_EXPECT_EQ(test, exec_try_submit(sex, &a.work), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 1);
+	KUNIT_EXPECT_EQ(test, exec_post(sex, &b.work), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&b.work));
+
+	exec_test_gate_open(&gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&runs, 3,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&discards), 0);
+}
+
+#define SX_FULL_ITEMS	100
+
+/*
+ * The runner ends a batch of 64 with items left, and the bounded pool it
+ * runs on is full (one worker, the runner's own, and its one slot taken):
+ * the next batch runs on the same worker instead of being discarded.
+ */
+static void serial_batch_left_over_full_pool_runs_not_dropped(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1,
+					      .queue_limit = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct exec_executor *pex, *sex;
+	struct exec_test_gate gate;
+	struct sx_full *items, filler;
+	atomic_t runs, discards;
+	unsigned int i;
+
+	items = kunit_kcalloc(test, SX_FULL_ITEMS, sizeof(*items), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, items);
+	atomic_set(&runs, 0);
+	atomic_set(&discards, 0);
+	exec_test_gate_init(&gate);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	pex = exec_thread_pool_executor(pool);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, pex), 0);
+	sex = exec_serial_executor(serial);
+	for (i = 0; i < SX_FULL_ITEMS; i++)
+		sx_full_init(&items[i], &runs, &discards);
+	items[0].gate = &gate;
+	sx_full_init(&filler, &runs, &discards);
+	KUNIT_ASSERT_EQ(test, exec_submit(sex, &items[0].work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+	for (i = 1; i < SX_FULL_ITEMS; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit(sex, &items[i].work), 0);
+	/* The runner holds the worker: the filler takes the only slot. */
+	KUNIT_EXPECT_EQ(test, exec_submit(pex, &filler.work), 0);
+	exec_test_gate_open(&gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&runs,
+							 SX_FULL_ITEMS + 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), SX_FULL_ITEMS + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&discards), 0);
+}
+
 static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_runs_items_in_fifo_order),
 	KUNIT_CASE(serial_never_runs_two_items_at_once),
@@ -616,6 +742,8 @@ static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_create_null_args_einval),
 	KUNIT_CASE(serial_running_in_this_thread_only_inside_its_items),
 	KUNIT_CASE(serial_closures_run_in_fifo_order_with_items),
+	KUNIT_CASE(serial_try_submit_over_full_pool_runs_in_place),
+	KUNIT_CASE(serial_batch_left_over_full_pool_runs_not_dropped),
 	{}
 };
 

@@ -1305,6 +1305,7 @@ void exec_timers_free(struct exec_executor *ex)
 		;
 	*pp = base->next;
 	mutex_unlock(&exec_timer_bases_lock);
+	exec_clockev_fini(&base->clockev);
 	raw_spin_lock_destroy(&base->lock);
 	kfree(base);
 }

@@ -372,6 +372,98 @@ static void timer_mod_rearms_an_item_cancelled_after_it_came_due(struct kunit *t
 	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
 }
 
+#define TX_REARMS	1000
+
+struct tx_rearm {
+	struct exec_executor *ex;
+	struct tx_item it;
+};
+
+/*
+ * Arms and cancels until TX_REARMS arms in a row have been refused: each
+ * start of the clock event device takes its lock, and some of them wait
+ * for it while shutdown_hard stops the device.
+ */
+static int tx_rearm_fn(void *arg)
+{
+	struct tx_rearm *ra = arg;
+	unsigned int refused = 0;
+	int ret;
+
+	while (refused < TX_REARMS) {
+		ret = exec_submit_after(ra->ex, &ra->it.timer,
+					3600000 * TX_NS_PER_MS);
+		if (!ret) {
+			/* Idle again only once the shutdown let it go. */
+			exec_timer_cancel_sync(&ra->it.timer);
+			continue;
+		}
+		if (ret != -ESHUTDOWN)
+			return ret;
+		refused++;
+	}
+	return -ESHUTDOWN;
+}
+
+static bool tx_arm_after_shutdown_round(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	struct exec_test_thread helper[2];
+	struct tx_rearm *ra;
+	struct tx_item it;
+	unsigned int i;
+	bool hung = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	ra = kunit_kcalloc(test, 2, sizeof(*ra), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ra);
+	tx_init(fx, &it, tx_run);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, &it.timer,
+						3600000 * TX_NS_PER_MS), 0);
+	for (i = 0; i < 2; i++) {
+		ra[i].ex = fx->ex;
+		tx_init(fx, &ra[i].it, tx_run);
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper[i],
+							     tx_rearm_fn,
+							     &ra[i],
+							     "tx-rearm"), 0);
+	}
+	usleep_range(2000, 3000);
+	KUNIT_EXPECT_GE(test, exec_thread_pool_shutdown_hard(fx->pool), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), 1);
+	for (i = 0; i < 2; i++) {
+		if (!exec_test_thread_join(&helper[i], EXEC_TEST_TIMEOUT_MS)) {
+			hung = true;
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, helper[i].ret, (long)-ESHUTDOWN);
+	}
+	if (hung) {
+		/* A helper holds @fx and @ra: leave them to it. */
+		KUNIT_FAIL(test, "an arm after shutdown_hard hangs");
+		return false;
+	}
+	tx_finish(fx);
+	return true;
+}
+
+/*
+ * After shutdown_hard has stopped the pool's clock event device, an arm
+ * still goes through the device's start before it finds the pool shut
+ * down: it must say -ESHUTDOWN, not hang on what the stop released, from
+ * two threads at once too, some of them waiting for the device's lock
+ * while the stop holds it.  From helper threads, so that a hang fails the
+ * case instead of the run.
+ */
+static void timer_arm_after_shutdown_hard_is_refused(struct kunit *test)
+{
+	unsigned int round;
+
+	for (round = 0; round < 10; round++)
+		if (!tx_arm_after_shutdown_round(test))
+			break;
+}
+
 struct tx_periodic {
 	struct exec_periodic p;
 	struct tx_fx *fx;
@@ -730,6 +822,7 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_cancel_sync_racing_expiry_100k_times),
 	KUNIT_CASE(timer_mod_moves_a_pending_item_and_arms_an_idle_one),
 	KUNIT_CASE(timer_mod_rearms_an_item_cancelled_after_it_came_due),
+	KUNIT_CASE(timer_arm_after_shutdown_hard_is_refused),
 	KUNIT_CASE(timer_periodic_fixed_rate_deadlines_do_not_drift),
 	KUNIT_CASE(timer_periodic_fixed_delay_waits_a_period_after_each_run),
 	KUNIT_CASE(timer_cancel_sync_waits_for_a_running_periodic_item),

@@ -1225,9 +1225,11 @@ static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
  * @ex: the executor, about to be destroyed
  *
  * Nothing can be armed for @ex any more; its armed items are discarded (their
- * discard callbacks run); due items being handed over have reached it when
- * this returns.  The owner of a base also stops its clock event.  Items
- * already handed over are @ex's to run or discard.  Idempotent.
+ * discard callbacks run), but for those a concurrent exec_timer_cancel()
+ * takes back first, which it ends instead; due items being handed over have
+ * reached it when this returns.  The owner of a base also stops its clock
+ * event.  Items already handed over are @ex's to run or discard.
+ * Idempotent.
  *
  * Context: Process context; may sleep.
  * Return: the number of items discarded.
@@ -1236,7 +1238,8 @@ long exec_timers_shutdown(struct exec_executor *ex)
 {
 	struct exec_timer_target *target = ex->timers, *owner;
 	struct exec_timer_base *base;
-	struct exec_work *list, *next;
+	struct exec_work *list, *next, **link;
+	struct exec_timer *t;
 	unsigned long flags;
 	bool busy;
 	long n = 0;
@@ -1266,13 +1269,26 @@ long exec_timers_shutdown(struct exec_executor *ex)
 			cond_resched();
 	} while (busy);
 
-	for (; list; list = next, n++) {
+	for (; list; list = next) {
 		next = list->next;
+		t = exec_work_timer(list);
 		/* Its target is alive: a dead one has no armed items. */
 		owner = exec_flags_target(READ_ONCE(list->flags));
 		exec_target_work_finished(owner);
-		exec_timer_release(exec_work_timer(list));
-		exec_timer_wake_sync(exec_work_timer(list));
+		/*
+		 * Until released, a cancel may still take the item back
+		 * (CANCELLED, returning 1): then that cancel ended it, and
+		 * it is neither discarded nor counted.
+		 */
+		raw_spin_lock_irqsave(&base->lock, flags);
+		link = t->link;
+		t->link = EXEC_TIMER_IDLE;
+		exec_timer_release(t);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_wake_sync(t);
+		if (link == EXEC_TIMER_CANCELLED)
+			continue;
+		n++;
 		if (list->discard)
 			list->discard(list);
 	}

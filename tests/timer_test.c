@@ -464,6 +464,80 @@ static void timer_arm_after_shutdown_hard_is_refused(struct kunit *test)
 			break;
 }
 
+#define TX_RACE_TIMERS	64
+#define TX_RACE_ROUNDS	20
+
+struct tx_canceller {
+	struct tx_item *items;
+	atomic_t *cancels;		/* per item: cancels that returned 1 */
+	atomic_t stop;
+};
+
+/* Cancels every item, again and again, until told to stop. */
+static int tx_canceller_fn(void *arg)
+{
+	struct tx_canceller *c = arg;
+	unsigned int i;
+
+	while (!atomic_read_acquire(&c->stop))
+		for (i = 0; i < TX_RACE_TIMERS; i++)
+			if (exec_timer_cancel(&c->items[i].timer) == 1)
+				exec_test_count(&c->cancels[i]);
+	return 0;
+}
+
+/*
+ * shutdown_hard discards the armed items while another thread cancels them:
+ * each arm ends once, by the cancel (which returned 1) or by the discard,
+ * and shutdown_hard counts only the discards.
+ */
+static void timer_cancel_racing_shutdown_ends_each_item_once(struct kunit *test)
+{
+	struct exec_test_thread helper;
+	struct tx_canceller *c;
+	struct tx_fx *fx;
+	unsigned int round, i;
+	long discarded, ended;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->items = kunit_kcalloc(test, TX_RACE_TIMERS, sizeof(*c->items),
+				 GFP_KERNEL);
+	c->cancels = kunit_kcalloc(test, TX_RACE_TIMERS, sizeof(*c->cancels),
+				   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->items);
+	KUNIT_ASSERT_NOT_NULL(test, c->cancels);
+	for (round = 0; round < TX_RACE_ROUNDS; round++) {
+		fx = tx_create(test, 1);
+		KUNIT_ASSERT_NOT_NULL(test, fx);
+		for (i = 0; i < TX_RACE_TIMERS; i++) {
+			tx_init(fx, &c->items[i], tx_run);
+			atomic_set(&c->cancels[i], 0);
+			KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex,
+						&c->items[i].timer,
+						3600000 * TX_NS_PER_MS), 0);
+		}
+		atomic_set(&c->stop, 0);
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper,
+							     tx_canceller_fn,
+							     c, "tx-cancel"),
+				0);
+		discarded = exec_thread_pool_shutdown_hard(fx->pool);
+		atomic_set_release(&c->stop, 1);
+		KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&helper,
+						EXEC_TEST_TIMEOUT_MS));
+		ended = 0;
+		for (i = 0; i < TX_RACE_TIMERS; i++) {
+			KUNIT_EXPECT_EQ(test, atomic_read(&c->cancels[i]) +
+					      atomic_read(&c->items[i].discards),
+					1);
+			ended += atomic_read(&c->items[i].discards);
+		}
+		KUNIT_EXPECT_EQ(test, discarded, ended);
+		tx_finish(fx);
+	}
+}
+
 struct tx_periodic {
 	struct exec_periodic p;
 	struct tx_fx *fx;
@@ -823,6 +897,7 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_mod_moves_a_pending_item_and_arms_an_idle_one),
 	KUNIT_CASE(timer_mod_rearms_an_item_cancelled_after_it_came_due),
 	KUNIT_CASE(timer_arm_after_shutdown_hard_is_refused),
+	KUNIT_CASE(timer_cancel_racing_shutdown_ends_each_item_once),
 	KUNIT_CASE(timer_periodic_fixed_rate_deadlines_do_not_drift),
 	KUNIT_CASE(timer_periodic_fixed_delay_waits_a_period_after_each_run),
 	KUNIT_CASE(timer_cancel_sync_waits_for_a_running_periodic_item),

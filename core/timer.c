@@ -38,8 +38,9 @@
  * exec_timer_cancel_sync() waits on and where cancelling a running periodic
  * item leaves its mark, since a running item no longer names its base.
  *
- * Lock order: a running record's bucket lock, then a base lock (only for
- * the re-arm of a periodic item).  Executors are called with neither held.
+ * Lock order: a running record's bucket lock, then a base lock (for the
+ * start of an item and the re-arm of a periodic item).  Executors are
+ * called with neither held.
  */
 #include "timer_wheel.h"
 
@@ -122,7 +123,10 @@ static inline void exec_target_disarmed(struct exec_timer_target *target)
  * @timer: the item
  * @next: B: link in the bucket's list
  * @frame: names @timer on the runner's frame stack (cancel_sync from inside)
- * @cancelled: B: a cancel came while it ran: a periodic item is not re-armed
+ * @cancelled: B: a cancel came while it ran: a periodic item is not re-armed.
+ *	Also set, before the item stops being pending, when it is dequeued
+ *	only to be skipped (cancelled) or filed again (moved): it does not
+ *	run, so no cancel may count it as a running item to stop
  */
 struct exec_timer_running {
 	struct exec_timer *timer;
@@ -153,6 +157,7 @@ static struct exec_timer_base *exec_timer_bases;
 static s64 exec_realtime_offset;
 
 static void exec_timer_expire(struct exec_clockev *ce);
+static void exec_timer_wake_sync(struct exec_timer *t);
 
 /**
  * exec_timer_sys_init - initialise the library-wide timer state
@@ -691,6 +696,18 @@ static int __exec_timer_arm(struct exec_timer_target *target,
 				      (unsigned long)target));
 
 	raw_spin_lock_irqsave(&base->lock, flags);
+	/*
+	 * A cancel that saw the item claimed, before it was filed, took it
+	 * back (CANCELLED) and returned 1: that ends this arm.  So does the
+	 * discard below; never both.
+	 */
+	if (unlikely(t->link == EXEC_TIMER_CANCELLED)) {
+		t->link = EXEC_TIMER_IDLE;
+		exec_timer_release(t);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_wake_sync(t);
+		return 0;
+	}
 	if (unlikely(target->dead || base->dead)) {
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		exec_timer_release(t);
@@ -1018,14 +1035,17 @@ void exec_timer_run(struct exec_work *work)
 	struct exec_timer_target *target;
 	struct exec_timer_base *base;
 	struct exec_timer_running **pp;
-	unsigned long flags, wflags;
+	unsigned long flags, bflags, wflags;
 	int due = 0;
 
-	/* Known as running before it stops being pending: no idle gap. */
-	raw_spin_lock_irqsave(&b->lock, flags);
+	/*
+	 * Known as running before it stops being pending: no idle gap.  The
+	 * bucket lock is held until then, so that a cancel finds the item
+	 * either pending or with its record telling whether it runs.
+	 */
+	raw_spin_lock_irqsave(&b->lock, bflags);
 	rec.next = b->running;
 	b->running = &rec;
-	raw_spin_unlock_irqrestore(&b->lock, flags);
 
 	wflags = READ_ONCE(work->flags);
 	target = exec_flags_target(wflags);
@@ -1044,11 +1064,15 @@ void exec_timer_run(struct exec_work *work)
 		} else {
 			exec_timer_release(t);
 		}
-		raw_spin_unlock_irqrestore(&base->lock, flags);
 		/* Cancelled, or moved (and maybe due again): no run now. */
+		if (link != EXEC_TIMER_FIRED)
+			rec.cancelled = true;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		raw_spin_unlock_irqrestore(&b->lock, bflags);
 		if (link != EXEC_TIMER_FIRED)
 			goto unregister;
 	} else {
+		raw_spin_unlock_irqrestore(&b->lock, bflags);
 		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
 	}
 

@@ -538,6 +538,123 @@ static void timer_cancel_racing_shutdown_ends_each_item_once(struct kunit *test)
 	}
 }
 
+#define TX_SKIP_ROUNDS		20000
+#define TX_REARM_ROUNDS		100
+
+struct tx_spin_cancel {
+	struct exec_periodic *p[2];
+	atomic_t ones;		/* cancels that returned 1, every caller's */
+	atomic_t runs;
+	atomic_t discards;
+	atomic_t stop;
+};
+
+struct tx_spin_item {
+	struct exec_periodic p;
+	struct tx_spin_cancel *sc;
+};
+
+static struct tx_spin_cancel *tx_spin_of(struct exec_work *work)
+{
+	return container_of(work, struct tx_spin_item, p.timer.work)->sc;
+}
+
+static void tx_spin_run(struct exec_work *work)
+{
+	exec_test_count(&tx_spin_of(work)->runs);
+}
+
+static void tx_spin_discard(struct exec_work *work)
+{
+	exec_test_count(&tx_spin_of(work)->discards);
+}
+
+static int tx_spin_cancel_fn(void *arg)
+{
+	struct tx_spin_cancel *sc = arg;
+
+	while (!atomic_read_acquire(&sc->stop)) {
+		if (exec_timer_cancel(&sc->p[0]->timer) == 1)
+			exec_test_count(&sc->ones);
+		if (exec_timer_cancel(&sc->p[1]->timer) == 1)
+			exec_test_count(&sc->ones);
+	}
+	return 0;
+}
+
+static void tx_spin_count(struct tx_spin_cancel *sc, int ret)
+{
+	if (ret == 1)
+		exec_test_count(&sc->ones);
+}
+
+/*
+ * Each arm of a periodic item is ended by exactly one cancel that returns
+ * 1, while another thread cancels it again and again: also when a loop
+ * executor dequeues it only to skip it (cancelled after it came due), and
+ * when a cancel meets its re-arm after a run on a pool.  No discard.
+ */
+static void timer_periodic_cancel_counts_once_while_skipped_or_rearmed(struct kunit *test)
+{
+	struct tx_spin_item *a, *b;
+	struct tx_spin_cancel *sc;
+	struct exec_test_thread helper;
+	struct exec_loop *loop;
+	struct tx_fx *fx;
+	unsigned int i;
+	u64 deadline;
+
+	sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, sc && a && b);
+	fx = tx_create(test, 2);
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	exec_periodic_init(&a->p, tx_spin_run, tx_spin_discard);
+	exec_periodic_init(&b->p, tx_spin_run, tx_spin_discard);
+	a->sc = sc;
+	b->sc = sc;
+	sc->p[0] = &a->p;
+	sc->p[1] = &b->p;
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper, tx_spin_cancel_fn,
+						     sc, "tx-spin"), 0);
+	for (i = 0; i < TX_SKIP_ROUNDS; i++) {
+		/* Due at once: it waits in the loop's queue. */
+		KUNIT_EXPECT_EQ(test, exec_submit_periodic(exec_loop_executor(loop),
+							   &a->p,
+							   EXEC_CLOCK_MONOTONIC,
+							   0, 3600000 * TX_NS_PER_MS,
+							   0,
+							   EXEC_PERIOD_FIXED_RATE),
+				0);
+		tx_spin_count(sc, exec_timer_cancel(&a->p.timer));
+		exec_loop_try_run_one_closure(loop);
+		tx_spin_count(sc, exec_timer_cancel_sync(&a->p.timer));
+	}
+	for (i = 0; i < TX_REARM_ROUNDS; i++) {
+		KUNIT_EXPECT_EQ(test, exec_submit_periodic(fx->ex, &b->p,
+							   EXEC_CLOCK_MONOTONIC,
+							   0, 20000, 0,
+							   EXEC_PERIOD_FIXED_DELAY),
+				0);
+		deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) +
+			   2 * TX_NS_PER_MS;
+		while (exec_clock_now(EXEC_CLOCK_MONOTONIC) < deadline &&
+		       exec_work_pending(&b->p.timer.work))
+			cpu_relax();
+		tx_spin_count(sc, exec_timer_cancel_sync(&b->p.timer));
+	}
+	atomic_set_release(&sc->stop, 1);
+	KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&helper,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&sc->ones),
+			TX_SKIP_ROUNDS + TX_REARM_ROUNDS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sc->discards), 0);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+	tx_finish(fx);
+}
+
 struct tx_periodic {
 	struct exec_periodic p;
 	struct tx_fx *fx;
@@ -898,6 +1015,7 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_mod_rearms_an_item_cancelled_after_it_came_due),
 	KUNIT_CASE(timer_arm_after_shutdown_hard_is_refused),
 	KUNIT_CASE(timer_cancel_racing_shutdown_ends_each_item_once),
+	KUNIT_CASE(timer_periodic_cancel_counts_once_while_skipped_or_rearmed),
 	KUNIT_CASE(timer_periodic_fixed_rate_deadlines_do_not_drift),
 	KUNIT_CASE(timer_periodic_fixed_delay_waits_a_period_after_each_run),
 	KUNIT_CASE(timer_cancel_sync_waits_for_a_running_periodic_item),

@@ -1054,8 +1054,19 @@ void exec_timer_run(struct exec_work *work)
 		raw_spin_lock_irqsave(&base->lock, flags);
 		link = t->link;
 		t->link = EXEC_TIMER_IDLE;
-		if (link == EXEC_TIMER_MOVED_MONO ||
-		    link == EXEC_TIMER_MOVED_REAL) {
+		if ((link == EXEC_TIMER_MOVED_MONO ||
+		     link == EXEC_TIMER_MOVED_REAL) &&
+		    unlikely(target->dead || base->dead)) {
+			/*
+			 * Moved, then dequeued after its executor's timed
+			 * work was shut down: it can be filed nowhere, and
+			 * is discarded, as the arm of a shut-down executor
+			 * is refused.
+			 */
+			exec_timer_release(t);
+			due = -ESHUTDOWN;
+		} else if (link == EXEC_TIMER_MOVED_MONO ||
+			   link == EXEC_TIMER_MOVED_REAL) {
 			due = exec_timer_enqueue(base, t,
 						 link == EXEC_TIMER_MOVED_REAL ?
 						 EXEC_CLOCK_REALTIME :

@@ -538,6 +538,65 @@ static void timer_cancel_racing_shutdown_ends_each_item_once(struct kunit *test)
 	}
 }
 
+struct tx_gate_item {
+	struct exec_work work;
+	struct exec_test_gate gate;
+};
+
+static void tx_gate_fn(struct exec_work *work)
+{
+	exec_test_gate_pass(&container_of(work, struct tx_gate_item,
+					  work)->gate);
+}
+
+static int tx_destroy_fn(void *arg)
+{
+	return exec_thread_pool_destroy(arg);
+}
+
+/*
+ * An item due, waiting in a pool's queue behind a blocked worker, moved by
+ * exec_timer_mod(), then dequeued by the worker after destroy has shut the
+ * pool's timed work down: it cannot be filed on the dead base, and must be
+ * discarded rather than lost (pending for ever, on freed memory).
+ */
+static void timer_moved_item_dequeued_after_shutdown_is_discarded(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_test_thread helper;
+	struct tx_gate_item blocker;
+	struct exec_executor *ex;
+	struct tx_fx fx = { .test = test };
+	struct tx_item it;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	ex = exec_thread_pool_executor(pool);
+	exec_work_init(&blocker.work, tx_gate_fn);
+	exec_test_gate_init(&blocker.gate);
+	tx_init(&fx, &it, tx_run);
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &blocker.work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&blocker.gate, 1));
+	/* Past: due at once, queued behind the blocker. */
+	KUNIT_EXPECT_EQ(test, exec_submit_at(ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC, 0), 0);
+	KUNIT_EXPECT_EQ(test, exec_timer_mod(ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC,
+					     exec_clock_now(EXEC_CLOCK_MONOTONIC) +
+					     3600000 * TX_NS_PER_MS), 1);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper, tx_destroy_fn,
+						     pool, "tx-destroy"), 0);
+	/* Let destroy shut the timed work down, then let the worker go. */
+	msleep(EXEC_TEST_SETTLE_MS);
+	exec_test_gate_open(&blocker.gate);
+	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&helper,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, helper.ret, 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), 1);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&it.timer.work));
+}
+
 #define TX_SKIP_ROUNDS		20000
 #define TX_REARM_ROUNDS		100
 
@@ -1016,6 +1075,7 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_arm_after_shutdown_hard_is_refused),
 	KUNIT_CASE(timer_cancel_racing_shutdown_ends_each_item_once),
 	KUNIT_CASE(timer_periodic_cancel_counts_once_while_skipped_or_rearmed),
+	KUNIT_CASE(timer_moved_item_dequeued_after_shutdown_is_discarded),
 	KUNIT_CASE(timer_periodic_fixed_rate_deadlines_do_not_drift),
 	KUNIT_CASE(timer_periodic_fixed_delay_waits_a_period_after_each_run),
 	KUNIT_CASE(timer_cancel_sync_waits_for_a_running_periodic_item),

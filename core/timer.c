@@ -647,7 +647,9 @@ static int exec_timer_move(struct exec_timer_target *target,
 
 	raw_spin_lock_irqsave(&base->lock, flags);
 	wflags = READ_ONCE(t->work.flags);
-	link = t->link;
+	/* @link is guarded by the lock of the base the item is pending on. */
+	link = (wflags & EXEC_WORK_PENDING) &&
+	       exec_flags_target(wflags) == target ? t->link : EXEC_TIMER_IDLE;
 	if (!(wflags & EXEC_WORK_PENDING) ||
 	    exec_flags_target(wflags) != target) {
 		ret = -EBUSY;

@@ -82,16 +82,27 @@ static void exec_serial_put(struct exec_serial *s)
  * when earlier pushes are counted late; the count then dips below zero until
  * their submitters count them, and none of those submitters schedules the
  * runner for an item that is already gone.
+ *
+ * @keep may be gone too: pushed before it was counted, it was taken (run or
+ * dropped) by an earlier owner, whose count included another item, and the
+ * queue empties before it is met.  Then the submission has been carried
+ * out: false, and the caller reports success.
  */
-static void exec_serial_drop(struct exec_serial *s, long nr,
+static bool exec_serial_drop(struct exec_serial *s, long nr,
 			     struct exec_work *keep)
 {
 	struct exec_work *work;
+	bool found = true;
 	long taken;
 
 	while (nr > 0 || keep) {
 		for (taken = 0; taken < nr || keep; taken++) {
 			work = exec_mpsc_pop_wait(&s->queue);
+			if (!work) {
+				keep = NULL;
+				found = false;
+				break;
+			}
 			if (work == keep)
 				keep = NULL;
 			else
@@ -99,6 +110,7 @@ static void exec_serial_drop(struct exec_serial *s, long nr,
 		}
 		nr = atomic_long_sub_return(taken, &s->nr_queued);
 	}
+	return found;
 }
 
 /* The caller owns the consumer side: hand it to a run of @runner. */
@@ -194,28 +206,36 @@ static void exec_serial_runner_discarded(struct exec_work *runner)
  * A post found the underlying executor full: the caller owns the consumer
  * side and gives @keep back to its submitter.  Items pushed before it (and
  * counted late) are others', accepted: run them here, in order, and what is
- * counted meanwhile too, rather than drop them.
+ * counted meanwhile too, rather than drop them.  False if @keep was gone
+ * (see exec_serial_drop()): it has run already.
  */
-static void exec_serial_give_back(struct exec_serial *s,
+static bool exec_serial_give_back(struct exec_serial *s,
 				  struct exec_work *keep)
 {
 	struct exec_frame frame;
 	struct exec_work *work;
+	bool found = true;
 	long taken = 0;
 
 	exec_frame_push(&frame, s);
-	do {
+	for (;;) {
 		work = exec_mpsc_pop_wait(&s->queue);
+		if (!work) {
+			found = false;
+			break;
+		}
 		taken++;
-		if (work != keep)
-			exec_work_run(work);
-	} while (work != keep);
+		if (work == keep)
+			break;
+		exec_work_run(work);
+	}
 	exec_frame_pop(&frame);
 	if (atomic_long_sub_return(taken, &s->nr_queued) > 0) {
 		/* Still the owner: a run of @runner's reference. */
 		atomic_inc(&s->refs);
 		exec_serial_consume(s, true);
 	}
+	return found;
 }
 
 static int exec_serial_submit(struct exec_executor *ex, struct exec_work *work,
@@ -241,11 +261,10 @@ static int exec_serial_submit(struct exec_executor *ex, struct exec_work *work,
 		exec_serial_consume(s, true);
 		return 0;
 	}
+	/* Our item may have been taken by an earlier owner: accepted. */
 	if (ret == -EAGAIN)
-		exec_serial_give_back(s, work);
-	else
-		exec_serial_drop(s, 1, work);
-	return ret;
+		return exec_serial_give_back(s, work) ? ret : 0;
+	return exec_serial_drop(s, 1, work) ? ret : 0;
 }
 
 static unsigned long exec_serial_pending(struct exec_executor *ex)

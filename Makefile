@@ -238,7 +238,8 @@ check:
 	exit $$status
 
 check-build:
-	@$(CHECK_RUN) build '$(CHECK_RESULTS)' -- $(SUBMAKE) all $(O)/exec-longrun
+	@$(CHECK_RUN) build '$(CHECK_RESULTS)' -- $(SUBMAKE) all $(O)/exec-longrun \
+		$(O)/exec-model
 
 # The shared library exports exactly the EXPORT_SYMBOL_GPL() names, each
 # with the version node the version script gives it, and every function of

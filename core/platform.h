@@ -35,7 +35,7 @@
  *                                  calls its handler when the time programmed
  *                                  on either clock has come (hrtimers /
  *                                  a thread asleep on io_uring timeouts)
- *   exec_clockev_init/start/stop()
+ *   exec_clockev_init/start/stop/fini()
  *   exec_clockev_program()         (re)program one clock's event
  *   exec_parker_park_until()       park, but no later than a deadline
  *   exec_symbol_name()             a function's name for a report (%ps /
@@ -94,6 +94,7 @@ int exec_clockev_start(struct exec_clockev *ce);
 void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
 			  u64 when);
 void exec_clockev_stop(struct exec_clockev *ce);
+void exec_clockev_fini(struct exec_clockev *ce);
 
 /*
  * Writes the name of the function at @addr into @buf (@size bytes, NUL
@@ -135,6 +136,7 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  *   void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
  *                             u64 when);
  *   void exec_clockev_stop(struct exec_clockev *ce);
+ *   void exec_clockev_fini(struct exec_clockev *ce);
  *   void exec_parker_sleep_until(struct exec_parker *parker,
  *                                const u64 *when);
  *

@@ -97,16 +97,27 @@ static void exec_serial_put(struct exec_serial *s)
  * when earlier pushes are counted late; the count then dips below zero until
  * their submitters count them, and none of those submitters schedules the
  * runner for an item that is already gone.
+ *
+ * @keep may be gone too: pushed before it was counted, it was taken (run or
+ * dropped) by an earlier owner, whose count included another item, and the
+ * queue empties before it is met.  Then the submission has been carried
+ * out: false, and the caller reports success.
  */
-static void exec_serial_drop(struct exec_serial *s, long nr,
+static bool exec_serial_drop(struct exec_serial *s, long nr,
 			     struct exec_work *keep)
 {
 	struct exec_work *work;
+	bool found = true;
 	long taken;
 
 	while (nr > 0 || keep) {
 		for (taken = 0; taken < nr || keep; taken++) {
 			work = exec_mpsc_pop_wait(&s->queue);
+			if (!work) {
+				keep = NULL;
+				found = false;
+				break;
+			}
 			exec_stats_dropped(&s->probe, work);
 			if (work == keep) {
 				keep = NULL;
@@ -117,6 +128,7 @@ static void exec_serial_drop(struct exec_serial *s, long nr,
 		}
 		nr = atomic_long_sub_return(taken, &s->nr_queued);
 	}
+	return found;
 }
 
 /* The caller owns the consumer side: hand it to a run of @runner. */
@@ -138,14 +150,18 @@ static int exec_serial_schedule(struct exec_serial *s, unsigned int flags)
 /*
  * A run of @runner, or its discard by the underlying executor (@run false):
  * as the owner of the consumer side, run a batch of items or discard them
- * all, then pass ownership on or let it go.
+ * all, then pass ownership on or let it go.  When the underlying executor
+ * has no room for @runner (a bounded pool, full: -EAGAIN), the next batch
+ * runs here instead, as the runner would have run it: the items were
+ * accepted and must neither wait for a room nobody makes nor be dropped.
  */
 static void exec_serial_consume(struct exec_serial *s, bool run)
 {
 	struct exec_frame frame;
 	unsigned long flags;
-	long avail, done = 0;
+	long avail, done;
 	bool wake;
+	int ret;
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	if (s->dying) {
@@ -156,7 +172,8 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 	raw_spin_unlock_irqrestore(&s->lock, flags);
 
 	avail = atomic_long_read(&s->nr_queued);
-	if (run) {
+	while (run) {
+		done = 0;
 		exec_frame_push(&frame, s);
 		while (done < avail && done < EXEC_SERIAL_BATCH &&
 		       !READ_ONCE(s->dying)) {
@@ -174,14 +191,21 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 		 * otherwise pass ownership on while still counted as a
 		 * consumer, so destroy cannot start draining beside us.
 		 */
-		if (!READ_ONCE(s->dying)) {
-			avail = atomic_long_sub_return(done, &s->nr_queued);
-			if (avail > 0 && exec_serial_schedule(s, 0))
-				exec_serial_drop(s, avail, NULL);
+		if (READ_ONCE(s->dying))
+			break;
+		avail = atomic_long_sub_return(done, &s->nr_queued);
+		if (avail <= 0)
+			break;
+		ret = exec_serial_schedule(s, EXEC_SUBMIT_NOWAIT);
+		if (!ret)
+			break;
+		if (ret != -EAGAIN) {
+			exec_serial_drop(s, avail, NULL);
+			break;
 		}
-	} else {
-		exec_serial_drop(s, avail, NULL);
 	}
+	if (!run)
+		exec_serial_drop(s, avail, NULL);
 
 	raw_spin_lock_irqsave(&s->lock, flags);
 	wake = !--s->consumers && s->dying;
@@ -205,6 +229,45 @@ static void exec_serial_runner_discarded(struct exec_work *runner)
 			    false);
 }
 
+/*
+ * A post found the underlying executor full: the caller owns the consumer
+ * side and gives @keep back to its submitter.  Items pushed before it (and
+ * counted late) are others', accepted: run them here, in order, and what is
+ * counted meanwhile too, rather than drop them.  False if @keep was gone
+ * (see exec_serial_drop()): it has run already.
+ */
+static bool exec_serial_give_back(struct exec_serial *s,
+				  struct exec_work *keep)
+{
+	struct exec_frame frame;
+	struct exec_work *work;
+	bool found = true;
+	long taken = 0;
+
+	exec_frame_push(&frame, s);
+	for (;;) {
+		work = exec_mpsc_pop_wait(&s->queue);
+		if (!work) {
+			found = false;
+			break;
+		}
+		taken++;
+		if (work == keep) {
+			exec_stats_dropped(&s->probe, work);
+			break;
+		}
+		exec_trace_work_activate(&s->ex, work);
+		exec_stats_run(&s->ex, &s->probe, &s->stats, work, true);
+	}
+	exec_frame_pop(&frame);
+	if (atomic_long_sub_return(taken, &s->nr_queued) > 0) {
+		/* Still the owner: a run of @runner's reference. */
+		atomic_inc(&s->refs);
+		exec_serial_consume(s, true);
+	}
+	return found;
+}
+
 static int exec_serial_submit_one(struct exec_executor *ex,
 				  struct exec_work *work, unsigned int flags)
 {
@@ -218,9 +281,21 @@ static int exec_serial_submit_one(struct exec_executor *ex,
 	if (atomic_long_inc_return(&s->nr_queued) != 1)
 		return 0;
 	ret = exec_serial_schedule(s, flags);
-	if (unlikely(ret))
-		exec_serial_drop(s, 1, work);
-	return ret;
+	if (likely(!ret))
+		return 0;
+	if (ret == -EAGAIN && !(flags & EXEC_SUBMIT_POST)) {
+		/*
+		 * No room for @runner in the underlying executor: run the
+		 * batch, ours included, here, as a dispatch would.
+		 */
+		atomic_inc(&s->refs);
+		exec_serial_consume(s, true);
+		return 0;
+	}
+	/* Our item may have been taken by an earlier owner: accepted. */
+	if (ret == -EAGAIN)
+		return exec_serial_give_back(s, work) ? ret : 0;
+	return exec_serial_drop(s, 1, work) ? ret : 0;
 }
 
 static int exec_serial_submit(struct exec_executor *ex, struct exec_work *work,

@@ -38,8 +38,9 @@
  * exec_timer_cancel_sync() waits on and where cancelling a running periodic
  * item leaves its mark, since a running item no longer names its base.
  *
- * Lock order: a running record's bucket lock, then a base lock (only for
- * the re-arm of a periodic item).  Executors are called with neither held.
+ * Lock order: a running record's bucket lock, then a base lock (for the
+ * start of an item and the re-arm of a periodic item).  Executors are
+ * called with neither held.
  */
 #include "timer_wheel.h"
 #include "stats.h"
@@ -132,7 +133,10 @@ static inline void exec_target_disarmed(struct exec_timer_target *target)
  * @timer: the item
  * @next: B: link in the bucket's list
  * @frame: names @timer on the runner's frame stack (cancel_sync from inside)
- * @cancelled: B: a cancel came while it ran: a periodic item is not re-armed
+ * @cancelled: B: a cancel came while it ran: a periodic item is not re-armed.
+ *	Also set, before the item stops being pending, when it is dequeued
+ *	only to be skipped (cancelled) or filed again (moved): it does not
+ *	run, so no cancel may count it as a running item to stop
  */
 struct exec_timer_running {
 	struct exec_timer *timer;
@@ -163,6 +167,7 @@ static struct exec_timer_base *exec_timer_bases;
 static s64 exec_realtime_offset;
 
 static void exec_timer_expire(struct exec_clockev *ce);
+static void exec_timer_wake_sync(struct exec_timer *t);
 
 /**
  * exec_timer_sys_init - initialise the library-wide timer state
@@ -644,8 +649,10 @@ static int exec_timer_check(struct exec_executor *ex, struct exec_timer *t,
 }
 
 /*
- * Moves a pending item of @target's base to @deadline.  Returns 1, or
- * -EBUSY if it is pending otherwise (a plain submission, another base).
+ * Moves a pending item of @target's base to @deadline.  Returns 1; 0 if a
+ * cancel had taken it back after it came due (its executor still holds it,
+ * but that arm has ended: this is a new one); or -EBUSY if it is pending
+ * otherwise (a plain submission, another base).
  */
 static int exec_timer_move(struct exec_timer_target *target,
 			   struct exec_timer *t, enum exec_clock clock,
@@ -659,7 +666,9 @@ static int exec_timer_move(struct exec_timer_target *target,
 
 	raw_spin_lock_irqsave(&base->lock, flags);
 	wflags = READ_ONCE(t->work.flags);
-	link = t->link;
+	/* @link is guarded by the lock of the base the item is pending on. */
+	link = (wflags & EXEC_WORK_PENDING) &&
+	       exec_flags_target(wflags) == target ? t->link : EXEC_TIMER_IDLE;
 	if (!(wflags & EXEC_WORK_PENDING) ||
 	    exec_flags_target(wflags) != target) {
 		ret = -EBUSY;
@@ -670,6 +679,9 @@ static int exec_timer_move(struct exec_timer_target *target,
 		/* The enqueue took a unit of work: release the old one. */
 		moved = true;
 	} else {
+		/* Cancelled: the caller counts this as a new arm. */
+		if (link == EXEC_TIMER_CANCELLED)
+			ret = 0;
 		/* Dequeued later by the executor, then filed again. */
 		WRITE_ONCE(t->expires, deadline);
 		t->link = clock == EXEC_CLOCK_REALTIME ? EXEC_TIMER_MOVED_REAL :
@@ -705,6 +717,18 @@ static int __exec_timer_arm(struct exec_timer_target *target,
 				      (unsigned long)target));
 
 	raw_spin_lock_irqsave(&base->lock, flags);
+	/*
+	 * A cancel that saw the item claimed, before it was filed, took it
+	 * back (CANCELLED) and returned 1: that ends this arm.  So does the
+	 * discard below; never both.
+	 */
+	if (unlikely(t->link == EXEC_TIMER_CANCELLED)) {
+		t->link = EXEC_TIMER_IDLE;
+		exec_timer_release(t);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_wake_sync(t);
+		return 0;
+	}
 	if (unlikely(target->dead || base->dead)) {
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		exec_timer_release(t);
@@ -1036,14 +1060,17 @@ void exec_timer_run(struct exec_work *work)
 	struct exec_timer_target *target;
 	struct exec_timer_base *base;
 	struct exec_timer_running **pp;
-	unsigned long flags, wflags;
+	unsigned long flags, bflags, wflags;
 	int due = 0;
 
-	/* Known as running before it stops being pending: no idle gap. */
-	raw_spin_lock_irqsave(&b->lock, flags);
+	/*
+	 * Known as running before it stops being pending: no idle gap.  The
+	 * bucket lock is held until then, so that a cancel finds the item
+	 * either pending or with its record telling whether it runs.
+	 */
+	raw_spin_lock_irqsave(&b->lock, bflags);
 	rec.next = b->running;
 	b->running = &rec;
-	raw_spin_unlock_irqrestore(&b->lock, flags);
 
 	wflags = READ_ONCE(work->flags);
 	target = exec_flags_target(wflags);
@@ -1052,8 +1079,19 @@ void exec_timer_run(struct exec_work *work)
 		raw_spin_lock_irqsave(&base->lock, flags);
 		link = t->link;
 		t->link = EXEC_TIMER_IDLE;
-		if (link == EXEC_TIMER_MOVED_MONO ||
-		    link == EXEC_TIMER_MOVED_REAL) {
+		if ((link == EXEC_TIMER_MOVED_MONO ||
+		     link == EXEC_TIMER_MOVED_REAL) &&
+		    unlikely(target->dead || base->dead)) {
+			/*
+			 * Moved, then dequeued after its executor's timed
+			 * work was shut down: it can be filed nowhere, and
+			 * is discarded, as the arm of a shut-down executor
+			 * is refused.
+			 */
+			exec_timer_release(t);
+			due = -ESHUTDOWN;
+		} else if (link == EXEC_TIMER_MOVED_MONO ||
+			   link == EXEC_TIMER_MOVED_REAL) {
 			due = exec_timer_enqueue(base, t,
 						 link == EXEC_TIMER_MOVED_REAL ?
 						 EXEC_CLOCK_REALTIME :
@@ -1062,11 +1100,15 @@ void exec_timer_run(struct exec_work *work)
 		} else {
 			exec_timer_release(t);
 		}
-		raw_spin_unlock_irqrestore(&base->lock, flags);
 		/* Cancelled, or moved (and maybe due again): no run now. */
+		if (link != EXEC_TIMER_FIRED)
+			rec.cancelled = true;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		raw_spin_unlock_irqrestore(&b->lock, bflags);
 		if (link != EXEC_TIMER_FIRED)
 			goto unregister;
 	} else {
+		raw_spin_unlock_irqrestore(&b->lock, bflags);
 		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
 	}
 
@@ -1243,9 +1285,11 @@ static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
  * @ex: the executor, about to be destroyed
  *
  * Nothing can be armed for @ex any more; its armed items are discarded (their
- * discard callbacks run); due items being handed over have reached it when
- * this returns.  The owner of a base also stops its clock event.  Items
- * already handed over are @ex's to run or discard.  Idempotent.
+ * discard callbacks run), but for those a concurrent exec_timer_cancel()
+ * takes back first, which it ends instead; due items being handed over have
+ * reached it when this returns.  The owner of a base also stops its clock
+ * event.  Items already handed over are @ex's to run or discard.
+ * Idempotent.
  *
  * Context: Process context; may sleep.
  * Return: the number of items discarded.
@@ -1254,7 +1298,8 @@ long exec_timers_shutdown(struct exec_executor *ex)
 {
 	struct exec_timer_target *target = ex->timers, *owner;
 	struct exec_timer_base *base;
-	struct exec_work *list, *next;
+	struct exec_work *list, *next, **link;
+	struct exec_timer *t;
 	unsigned long flags;
 	bool busy;
 	long n = 0;
@@ -1284,13 +1329,26 @@ long exec_timers_shutdown(struct exec_executor *ex)
 			cond_resched();
 	} while (busy);
 
-	for (; list; list = next, n++) {
+	for (; list; list = next) {
 		next = list->next;
+		t = exec_work_timer(list);
 		/* Its target is alive: a dead one has no armed items. */
 		owner = exec_flags_target(READ_ONCE(list->flags));
 		exec_target_work_finished(owner);
-		exec_timer_release(exec_work_timer(list));
-		exec_timer_wake_sync(exec_work_timer(list));
+		/*
+		 * Until released, a cancel may still take the item back
+		 * (CANCELLED, returning 1): then that cancel ended it, and
+		 * it is neither discarded nor counted.
+		 */
+		raw_spin_lock_irqsave(&base->lock, flags);
+		link = t->link;
+		t->link = EXEC_TIMER_IDLE;
+		exec_timer_release(t);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_wake_sync(t);
+		if (link == EXEC_TIMER_CANCELLED)
+			continue;
+		n++;
 		if (list->discard)
 			list->discard(list);
 	}
@@ -1323,6 +1381,7 @@ void exec_timers_free(struct exec_executor *ex)
 		;
 	*pp = base->next;
 	mutex_unlock(&exec_timer_bases_lock);
+	exec_clockev_fini(&base->clockev);
 	raw_spin_lock_destroy(&base->lock);
 	kfree(base);
 }

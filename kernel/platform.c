@@ -731,6 +731,16 @@ void exec_clockev_stop(struct exec_clockev *ce)
 	hrtimer_cancel(&ce->timer[1]);
 }
 
+/**
+ * exec_clockev_fini - release a stopped device: nothing to release here
+ * @ce: the device
+ *
+ * Context: Process context.
+ */
+void exec_clockev_fini(struct exec_clockev *ce)
+{
+}
+
 /* --- module life ------------------------------------------------------- */
 
 /**

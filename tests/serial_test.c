@@ -603,6 +603,217 @@ out:
 	sfx_finish(fx);
 }
 
+/* Items of the full-pool cases: counted, and the first may wait at a gate. */
+struct sx_full {
+	struct exec_work work;
+	struct exec_test_gate *gate;
+	atomic_t *runs;
+	atomic_t *discards;
+};
+
+static void sx_full_run(struct exec_work *work)
+{
+	struct sx_full *it = container_of(work, struct sx_full, work);
+
+	if (it->gate)
+		exec_test_gate_pass(it->gate);
+	exec_test_count(it->runs);
+}
+
+static void sx_full_discard(struct exec_work *work)
+{
+	exec_test_count(container_of(work, struct sx_full, work)->discards);
+}
+
+static void sx_full_init(struct sx_full *it, atomic_t *runs,
+			 atomic_t *discards)
+{
+	exec_work_init_discard(&it->work, sx_full_run, sx_full_discard);
+	it->gate = NULL;
+	it->runs = runs;
+	it->discards = discards;
+}
+
+/*
+ * A bounded pool of one worker, blocked at a gate, with its one queue slot
+ * taken: a try-submit to a serial executor over it, whose runner the pool
+ * refuses with -EAGAIN, runs the item in the caller rather than lose it; a
+ * post, which must not run in the caller, gets the item back with -EAGAIN.
+ */
+static void serial_try_submit_over_full_pool_runs_in_place(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1,
+					      .queue_limit = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct exec_executor *pex, *sex;
+	struct exec_test_gate gate;
+	struct sx_full blocker, filler, a, b;
+	atomic_t runs, discards;
+
+	atomic_set(&runs, 0);
+	atomic_set(&discards, 0);
+	exec_test_gate_init(&gate);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	pex = exec_thread_pool_executor(pool);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, pex), 0);
+	sex = exec_serial_executor(serial);
+	sx_full_init(&blocker, &runs, &discards);
+	blocker.gate = &gate;
+	sx_full_init(&filler, &runs, &discards);
+	sx_full_init(&a, &runs, &discards);
+	sx_full_init(&b, &runs, &discards);
+	KUNIT_ASSERT_EQ(test, exec_submit(pex, &blocker.work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+	KUNIT_ASSERT_EQ(test, exec_submit(pex, &filler.work), 0);
+
+	KUNIT_EXPECT_EQ(test, exec_try_submit(sex, &a.work), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 1);
+	KUNIT_EXPECT_EQ(test, exec_post(sex, &b.work), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&b.work));
+
+	exec_test_gate_open(&gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&runs, 3,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&discards), 0);
+}
+
+#define SX_FULL_ITEMS	100
+
+/*
+ * The runner ends a batch of 64 with items left, and the bounded pool it
+ * runs on is full (one worker, the runner's own, and its one slot taken):
+ * the next batch runs on the same worker instead of being discarded.
+ */
+static void serial_batch_left_over_full_pool_runs_not_dropped(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1,
+					      .queue_limit = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct exec_executor *pex, *sex;
+	struct exec_test_gate gate;
+	struct sx_full *items, filler;
+	atomic_t runs, discards;
+	unsigned int i;
+
+	items = kunit_kcalloc(test, SX_FULL_ITEMS, sizeof(*items), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, items);
+	atomic_set(&runs, 0);
+	atomic_set(&discards, 0);
+	exec_test_gate_init(&gate);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	pex = exec_thread_pool_executor(pool);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, pex), 0);
+	sex = exec_serial_executor(serial);
+	for (i = 0; i < SX_FULL_ITEMS; i++)
+		sx_full_init(&items[i], &runs, &discards);
+	items[0].gate = &gate;
+	sx_full_init(&filler, &runs, &discards);
+	KUNIT_ASSERT_EQ(test, exec_submit(sex, &items[0].work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+	for (i = 1; i < SX_FULL_ITEMS; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit(sex, &items[i].work), 0);
+	/* The runner holds the worker: the filler takes the only slot. */
+	KUNIT_EXPECT_EQ(test, exec_submit(pex, &filler.work), 0);
+	exec_test_gate_open(&gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&runs,
+							 SX_FULL_ITEMS + 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), SX_FULL_ITEMS + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&discards), 0);
+}
+
+#define SX_RACE_THREADS	3
+#define SX_RACE_ITEMS	3000
+
+struct sx_race {
+	struct exec_executor *ex;
+	struct sx_full *items;
+	atomic_t runs, discards, refused;
+	int *ret;
+};
+
+static int sx_race_fn(void *arg)
+{
+	struct sx_race *r = arg;
+	unsigned int i;
+
+	for (i = 0; i < SX_RACE_ITEMS; i++) {
+		r->ret[i] = exec_submit(r->ex, &r->items[i].work);
+		if (r->ret[i])
+			exec_test_count(&r->refused);
+		if (r->ret[i] && r->ret[i] != -ESHUTDOWN)
+			return r->ret[i];
+	}
+	return 0;
+}
+
+/*
+ * Submitters race with the shutdown of the pool below: an item pushed but
+ * not yet counted may be run, or dropped, by an earlier owner of the queue
+ * before its own submitter finds the runner refused.  Each item then ends
+ * exactly once: it runs, it is discarded, or its submission fails - never
+ * two of these, and the refusal never looks for an item already gone.
+ */
+static void serial_submissions_racing_pool_shutdown_end_once(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
+	struct exec_test_thread helper[SX_RACE_THREADS];
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct sx_race *r;
+	unsigned int t, i;
+	long ended;
+
+	r = kunit_kcalloc(test, SX_RACE_THREADS, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
+				exec_thread_pool_executor(pool)), 0);
+	for (t = 0; t < SX_RACE_THREADS; t++) {
+		r[t].ex = exec_serial_executor(serial);
+		r[t].items = kunit_kcalloc(test, SX_RACE_ITEMS,
+					   sizeof(*r[t].items), GFP_KERNEL);
+		r[t].ret = kunit_kcalloc(test, SX_RACE_ITEMS, sizeof(int),
+					 GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, r[t].items);
+		KUNIT_ASSERT_NOT_NULL(test, r[t].ret);
+		atomic_set(&r[t].runs, 0);
+		atomic_set(&r[t].discards, 0);
+		atomic_set(&r[t].refused, 0);
+		for (i = 0; i < SX_RACE_ITEMS; i++)
+			sx_full_init(&r[t].items[i], &r[t].runs,
+				     &r[t].discards);
+	}
+	for (t = 0; t < SX_RACE_THREADS; t++)
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper[t],
+							     sx_race_fn, &r[t],
+							     "sx-race"), 0);
+	usleep_range(500, 1000);
+	KUNIT_EXPECT_GE(test, exec_thread_pool_shutdown_hard(pool), 0L);
+	for (t = 0; t < SX_RACE_THREADS; t++) {
+		KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&helper[t],
+						EXEC_TEST_TIMEOUT_MS));
+		KUNIT_EXPECT_EQ(test, helper[t].ret, 0L);
+	}
+	KUNIT_EXPECT_GE(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	for (t = 0; t < SX_RACE_THREADS; t++) {
+		ended = atomic_read(&r[t].runs) + atomic_read(&r[t].discards) +
+			atomic_read(&r[t].refused);
+		KUNIT_EXPECT_EQ(test, ended, (long)SX_RACE_ITEMS);
+		for (i = 0; i < SX_RACE_ITEMS; i++)
+			KUNIT_EXPECT_FALSE(test,
+				exec_work_pending(&r[t].items[i].work));
+	}
+}
+
 static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_runs_items_in_fifo_order),
 	KUNIT_CASE(serial_never_runs_two_items_at_once),
@@ -616,6 +827,9 @@ static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_create_null_args_einval),
 	KUNIT_CASE(serial_running_in_this_thread_only_inside_its_items),
 	KUNIT_CASE(serial_closures_run_in_fifo_order_with_items),
+	KUNIT_CASE(serial_try_submit_over_full_pool_runs_in_place),
+	KUNIT_CASE(serial_batch_left_over_full_pool_runs_not_dropped),
+	KUNIT_CASE(serial_submissions_racing_pool_shutdown_end_once),
 	{}
 };
 

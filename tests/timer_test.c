@@ -327,6 +327,393 @@ static void timer_mod_moves_a_pending_item_and_arms_an_idle_one(struct kunit *te
 	tx_finish(fx);
 }
 
+static void tx_count_run(struct exec_work *work)
+{
+	tx_of(work)->ran_at = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	exec_test_count(&tx_of(work)->runs);
+}
+
+/*
+ * An item cancelled after it came due still sits in its executor's queue;
+ * that arm is over, so a mod arms it anew (0), and it runs once, at the new
+ * deadline.  A loop executor holds due items until it is run.
+ */
+static void timer_mod_rearms_an_item_cancelled_after_it_came_due(struct kunit *test)
+{
+	struct exec_loop *loop;
+	struct exec_executor *ex;
+	struct tx_item it = { };
+	u64 deadline, timeout;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	ex = exec_loop_executor(loop);
+	exec_timer_init(&it.timer, tx_count_run, tx_discard);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC, 0), 0);
+	/* Due at once: handed to the loop's queue, not started. */
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 1UL);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&it.timer), 1);
+	deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 2 * TX_NS_PER_MS;
+	KUNIT_EXPECT_EQ(test, exec_timer_mod(ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC, deadline), 0);
+	/* The loop dequeues it and files it again, for the new deadline. */
+	exec_loop_run_queued_closures(loop);
+	KUNIT_EXPECT_TRUE(test, exec_work_pending(&it.timer.work));
+	timeout = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	while (exec_work_pending(&it.timer.work) &&
+	       !exec_test_expired(timeout)) {
+		if (exec_loop_try_run_one_closure(loop) != 1)
+			usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.runs), 1);
+	KUNIT_EXPECT_GE(test, it.ran_at, deadline);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), 0);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&it.timer), 0);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+}
+
+#define TX_REARMS	1000
+
+struct tx_rearm {
+	struct exec_executor *ex;
+	struct tx_item it;
+};
+
+/*
+ * Arms and cancels until TX_REARMS arms in a row have been refused: each
+ * start of the clock event device takes its lock, and some of them wait
+ * for it while shutdown_hard stops the device.
+ */
+static int tx_rearm_fn(void *arg)
+{
+	struct tx_rearm *ra = arg;
+	unsigned int refused = 0;
+	int ret;
+
+	while (refused < TX_REARMS) {
+		ret = exec_submit_after(ra->ex, &ra->it.timer,
+					3600000 * TX_NS_PER_MS);
+		if (!ret) {
+			/* Idle again only once the shutdown let it go. */
+			exec_timer_cancel_sync(&ra->it.timer);
+			continue;
+		}
+		if (ret != -ESHUTDOWN)
+			return ret;
+		refused++;
+	}
+	return -ESHUTDOWN;
+}
+
+static bool tx_arm_after_shutdown_round(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 1);
+	struct exec_test_thread helper[2];
+	struct tx_rearm *ra;
+	struct tx_item it;
+	unsigned int i;
+	bool hung = false;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	ra = kunit_kcalloc(test, 2, sizeof(*ra), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ra);
+	tx_init(fx, &it, tx_run);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, &it.timer,
+						3600000 * TX_NS_PER_MS), 0);
+	for (i = 0; i < 2; i++) {
+		ra[i].ex = fx->ex;
+		tx_init(fx, &ra[i].it, tx_run);
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper[i],
+							     tx_rearm_fn,
+							     &ra[i],
+							     "tx-rearm"), 0);
+	}
+	usleep_range(2000, 3000);
+	KUNIT_EXPECT_GE(test, exec_thread_pool_shutdown_hard(fx->pool), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), 1);
+	for (i = 0; i < 2; i++) {
+		if (!exec_test_thread_join(&helper[i], EXEC_TEST_TIMEOUT_MS)) {
+			hung = true;
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, helper[i].ret, (long)-ESHUTDOWN);
+	}
+	if (hung) {
+		/* A helper holds @fx and @ra: leave them to it. */
+		KUNIT_FAIL(test, "an arm after shutdown_hard hangs");
+		return false;
+	}
+	tx_finish(fx);
+	return true;
+}
+
+/*
+ * After shutdown_hard has stopped the pool's clock event device, an arm
+ * still goes through the device's start before it finds the pool shut
+ * down: it must say -ESHUTDOWN, not hang on what the stop released, from
+ * two threads at once too, some of them waiting for the device's lock
+ * while the stop holds it.  From helper threads, so that a hang fails the
+ * case instead of the run.
+ */
+static void timer_arm_after_shutdown_hard_is_refused(struct kunit *test)
+{
+	unsigned int round;
+
+	for (round = 0; round < 10; round++)
+		if (!tx_arm_after_shutdown_round(test))
+			break;
+}
+
+#define TX_RACE_TIMERS	64
+#define TX_RACE_ROUNDS	20
+
+struct tx_canceller {
+	struct tx_item *items;
+	atomic_t *cancels;		/* per item: cancels that returned 1 */
+	atomic_t stop;
+};
+
+/* Cancels every item, again and again, until told to stop. */
+static int tx_canceller_fn(void *arg)
+{
+	struct tx_canceller *c = arg;
+	unsigned int i;
+
+	while (!atomic_read_acquire(&c->stop))
+		for (i = 0; i < TX_RACE_TIMERS; i++)
+			if (exec_timer_cancel(&c->items[i].timer) == 1)
+				exec_test_count(&c->cancels[i]);
+	return 0;
+}
+
+/*
+ * shutdown_hard discards the armed items while another thread cancels them:
+ * each arm ends once, by the cancel (which returned 1) or by the discard,
+ * and shutdown_hard counts only the discards.
+ */
+static void timer_cancel_racing_shutdown_ends_each_item_once(struct kunit *test)
+{
+	struct exec_test_thread helper;
+	struct tx_canceller *c;
+	struct tx_fx *fx;
+	unsigned int round, i;
+	long discarded, ended;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->items = kunit_kcalloc(test, TX_RACE_TIMERS, sizeof(*c->items),
+				 GFP_KERNEL);
+	c->cancels = kunit_kcalloc(test, TX_RACE_TIMERS, sizeof(*c->cancels),
+				   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c->items);
+	KUNIT_ASSERT_NOT_NULL(test, c->cancels);
+	for (round = 0; round < TX_RACE_ROUNDS; round++) {
+		fx = tx_create(test, 1);
+		KUNIT_ASSERT_NOT_NULL(test, fx);
+		for (i = 0; i < TX_RACE_TIMERS; i++) {
+			tx_init(fx, &c->items[i], tx_run);
+			atomic_set(&c->cancels[i], 0);
+			KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex,
+						&c->items[i].timer,
+						3600000 * TX_NS_PER_MS), 0);
+		}
+		atomic_set(&c->stop, 0);
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper,
+							     tx_canceller_fn,
+							     c, "tx-cancel"),
+				0);
+		discarded = exec_thread_pool_shutdown_hard(fx->pool);
+		atomic_set_release(&c->stop, 1);
+		KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&helper,
+						EXEC_TEST_TIMEOUT_MS));
+		ended = 0;
+		for (i = 0; i < TX_RACE_TIMERS; i++) {
+			KUNIT_EXPECT_EQ(test, atomic_read(&c->cancels[i]) +
+					      atomic_read(&c->items[i].discards),
+					1);
+			ended += atomic_read(&c->items[i].discards);
+		}
+		KUNIT_EXPECT_EQ(test, discarded, ended);
+		tx_finish(fx);
+	}
+}
+
+struct tx_gate_item {
+	struct exec_work work;
+	struct exec_test_gate gate;
+};
+
+static void tx_gate_fn(struct exec_work *work)
+{
+	exec_test_gate_pass(&container_of(work, struct tx_gate_item,
+					  work)->gate);
+}
+
+static int tx_destroy_fn(void *arg)
+{
+	return exec_thread_pool_destroy(arg);
+}
+
+/*
+ * An item due, waiting in a pool's queue behind a blocked worker, moved by
+ * exec_timer_mod(), then dequeued by the worker after destroy has shut the
+ * pool's timed work down: it cannot be filed on the dead base, and must be
+ * discarded rather than lost (pending for ever, on freed memory).
+ */
+static void timer_moved_item_dequeued_after_shutdown_is_discarded(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_test_thread helper;
+	struct tx_gate_item blocker;
+	struct exec_executor *ex;
+	struct tx_fx fx = { .test = test };
+	struct tx_item it;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	ex = exec_thread_pool_executor(pool);
+	exec_work_init(&blocker.work, tx_gate_fn);
+	exec_test_gate_init(&blocker.gate);
+	tx_init(&fx, &it, tx_run);
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &blocker.work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&blocker.gate, 1));
+	/* Past: due at once, queued behind the blocker. */
+	KUNIT_EXPECT_EQ(test, exec_submit_at(ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC, 0), 0);
+	KUNIT_EXPECT_EQ(test, exec_timer_mod(ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC,
+					     exec_clock_now(EXEC_CLOCK_MONOTONIC) +
+					     3600000 * TX_NS_PER_MS), 1);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper, tx_destroy_fn,
+						     pool, "tx-destroy"), 0);
+	/* Let destroy shut the timed work down, then let the worker go. */
+	msleep(EXEC_TEST_SETTLE_MS);
+	exec_test_gate_open(&blocker.gate);
+	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&helper,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, helper.ret, 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), 1);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&it.timer.work));
+}
+
+#define TX_SKIP_ROUNDS		20000
+#define TX_REARM_ROUNDS		100
+
+struct tx_spin_cancel {
+	struct exec_periodic *p[2];
+	atomic_t ones;		/* cancels that returned 1, every caller's */
+	atomic_t runs;
+	atomic_t discards;
+	atomic_t stop;
+};
+
+struct tx_spin_item {
+	struct exec_periodic p;
+	struct tx_spin_cancel *sc;
+};
+
+static struct tx_spin_cancel *tx_spin_of(struct exec_work *work)
+{
+	return container_of(work, struct tx_spin_item, p.timer.work)->sc;
+}
+
+static void tx_spin_run(struct exec_work *work)
+{
+	exec_test_count(&tx_spin_of(work)->runs);
+}
+
+static void tx_spin_discard(struct exec_work *work)
+{
+	exec_test_count(&tx_spin_of(work)->discards);
+}
+
+static int tx_spin_cancel_fn(void *arg)
+{
+	struct tx_spin_cancel *sc = arg;
+
+	while (!atomic_read_acquire(&sc->stop)) {
+		if (exec_timer_cancel(&sc->p[0]->timer) == 1)
+			exec_test_count(&sc->ones);
+		if (exec_timer_cancel(&sc->p[1]->timer) == 1)
+			exec_test_count(&sc->ones);
+	}
+	return 0;
+}
+
+static void tx_spin_count(struct tx_spin_cancel *sc, int ret)
+{
+	if (ret == 1)
+		exec_test_count(&sc->ones);
+}
+
+/*
+ * Each arm of a periodic item is ended by exactly one cancel that returns
+ * 1, while another thread cancels it again and again: also when a loop
+ * executor dequeues it only to skip it (cancelled after it came due), and
+ * when a cancel meets its re-arm after a run on a pool.  No discard.
+ */
+static void timer_periodic_cancel_counts_once_while_skipped_or_rearmed(struct kunit *test)
+{
+	struct tx_spin_item *a, *b;
+	struct tx_spin_cancel *sc;
+	struct exec_test_thread helper;
+	struct exec_loop *loop;
+	struct tx_fx *fx;
+	unsigned int i;
+	u64 deadline;
+
+	sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, sc && a && b);
+	fx = tx_create(test, 2);
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	exec_periodic_init(&a->p, tx_spin_run, tx_spin_discard);
+	exec_periodic_init(&b->p, tx_spin_run, tx_spin_discard);
+	a->sc = sc;
+	b->sc = sc;
+	sc->p[0] = &a->p;
+	sc->p[1] = &b->p;
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper, tx_spin_cancel_fn,
+						     sc, "tx-spin"), 0);
+	for (i = 0; i < TX_SKIP_ROUNDS; i++) {
+		/* Due at once: it waits in the loop's queue. */
+		KUNIT_EXPECT_EQ(test, exec_submit_periodic(exec_loop_executor(loop),
+							   &a->p,
+							   EXEC_CLOCK_MONOTONIC,
+							   0, 3600000 * TX_NS_PER_MS,
+							   0,
+							   EXEC_PERIOD_FIXED_RATE),
+				0);
+		tx_spin_count(sc, exec_timer_cancel(&a->p.timer));
+		exec_loop_try_run_one_closure(loop);
+		tx_spin_count(sc, exec_timer_cancel_sync(&a->p.timer));
+	}
+	for (i = 0; i < TX_REARM_ROUNDS; i++) {
+		KUNIT_EXPECT_EQ(test, exec_submit_periodic(fx->ex, &b->p,
+							   EXEC_CLOCK_MONOTONIC,
+							   0, 20000, 0,
+							   EXEC_PERIOD_FIXED_DELAY),
+				0);
+		deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) +
+			   2 * TX_NS_PER_MS;
+		while (exec_clock_now(EXEC_CLOCK_MONOTONIC) < deadline &&
+		       exec_work_pending(&b->p.timer.work))
+			cpu_relax();
+		tx_spin_count(sc, exec_timer_cancel_sync(&b->p.timer));
+	}
+	atomic_set_release(&sc->stop, 1);
+	KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&helper,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&sc->ones),
+			TX_SKIP_ROUNDS + TX_REARM_ROUNDS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sc->discards), 0);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+	tx_finish(fx);
+}
+
 struct tx_periodic {
 	struct exec_periodic p;
 	struct tx_fx *fx;
@@ -684,6 +1071,11 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_bad_input),
 	KUNIT_CASE(timer_cancel_sync_racing_expiry_100k_times),
 	KUNIT_CASE(timer_mod_moves_a_pending_item_and_arms_an_idle_one),
+	KUNIT_CASE(timer_mod_rearms_an_item_cancelled_after_it_came_due),
+	KUNIT_CASE(timer_arm_after_shutdown_hard_is_refused),
+	KUNIT_CASE(timer_cancel_racing_shutdown_ends_each_item_once),
+	KUNIT_CASE(timer_periodic_cancel_counts_once_while_skipped_or_rearmed),
+	KUNIT_CASE(timer_moved_item_dequeued_after_shutdown_is_discarded),
 	KUNIT_CASE(timer_periodic_fixed_rate_deadlines_do_not_drift),
 	KUNIT_CASE(timer_periodic_fixed_delay_waits_a_period_after_each_run),
 	KUNIT_CASE(timer_cancel_sync_waits_for_a_running_periodic_item),

@@ -239,6 +239,10 @@ void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
  * exec_clockev_stop - stop the device: the handler is not called any more
  * @ce: the device
  *
+ * The device stays usable: a later start() returns -ESHUTDOWN, as an arm
+ * on a pool shut down by exec_thread_pool_shutdown_hard() calls it before
+ * it finds the base dead.  exec_clockev_fini() releases the lock.
+ *
  * Context: Process context; sleeps.  Not from the handler.
  */
 void exec_clockev_stop(struct exec_clockev *ce)
@@ -255,8 +259,19 @@ void exec_clockev_stop(struct exec_clockev *ce)
 		exec_thread_join(&ce->thread);
 		exec_clockev_close(ce);
 	}
-	ce->state = EXEC_CLOCKEV_STOPPED;
+	/* Read without the lock by start(), which a later arm still calls. */
+	WRITE_ONCE(ce->state, EXEC_CLOCKEV_STOPPED);
 	pthread_mutex_unlock(&ce->lock);
+}
+
+/**
+ * exec_clockev_fini - release a device, stopped or never started
+ * @ce: the device; nothing may use it any more
+ *
+ * Context: Process context.
+ */
+void exec_clockev_fini(struct exec_clockev *ce)
+{
 	pthread_mutex_destroy(&ce->lock);
 }
 

@@ -4,7 +4,10 @@
  * time, in submission order, on any underlying executor (another serial
  * executor included).  The completion of one item happens before the start of
  * the next.  It batches its own submissions to the underlying executor, so the
- * number of submissions the underlying executor sees is unspecified.
+ * number of submissions the underlying executor sees is unspecified.  When a
+ * bounded underlying executor has no room for that batch (-EAGAIN), the batch
+ * runs in place: on the underlying executor's thread that ended the previous
+ * one, or in the submitter (exec_try_submit()); a post gets -EAGAIN instead.
  */
 #ifndef EXEC_SERIAL_H
 #define EXEC_SERIAL_H

@@ -203,6 +203,9 @@ int exec_submit_at_slack(struct exec_executor *ex, struct exec_timer *timer,
  *
  * Like the kernel's mod_delayed_work(): an item that is armed, or that came
  * due but has not started, gets the new deadline; an idle item is armed.
+ * An item that exec_timer_cancel() took back after it came due, and that
+ * its executor has not dequeued yet, is idle: it is armed again, on that
+ * executor only.
  *
  * Context: Any context.
  * Return: 1 if a pending item was moved; 0 if the item was idle and is now

@@ -36,3 +36,25 @@ test-run: $(TEST_BIN)
 -include $(TEST_OBJ:.o=.d)
 
 .PHONY: test-build test-run
+
+# The model-based tester on demand (tests/model_test.c, which is also the
+# exec-model suite of exec-tests):
+#
+#   make model-run MODEL_ARGS='--seconds 600'
+MODEL_OBJ := $(O)/tests/user/model_main.o
+MODEL_BIN := $(O)/exec-model
+MODEL_ARGS ?=
+
+$(MODEL_OBJ): $(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_TEST) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(MODEL_BIN): $(MODEL_OBJ) $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(MODEL_OBJ) $(LIB_OBJ) $(LDLIBS_LIB)
+
+model-run: $(MODEL_BIN)
+	$(MODEL_BIN) $(MODEL_ARGS)
+
+-include $(MODEL_OBJ:.o=.d)
+
+.PHONY: model-run

@@ -627,7 +627,7 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
  * @when: A: per clock, the programmed time, on the system clock; written
  *	under the base's lock, read by start()
  * @state: A: EXEC_CLOCKEV_IDLE, _RUNNING, _STOPPING, _STOPPED
- * @lock: serialises start and stop
+ * @lock: serialises start and stop; lives until exec_clockev_fini()
  * @tfd: per clock, the timerfd; created by start()
  * @stop_fd: an eventfd that stop() writes to end the thread's poll()
  * @thread: the thread, started by the first arm

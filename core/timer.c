@@ -986,6 +986,62 @@ static void exec_timer_wake_sync(struct exec_timer *t)
 		wake_up_all(&b->wq);
 }
 
+/* Takes @rec, a running item's record, off its bucket @b. */
+static void exec_timer_unrecord(struct exec_timer_bucket *b,
+				struct exec_timer_running *rec)
+{
+	struct exec_timer_running **pp;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	for (pp = &b->running; *pp != rec; pp = &(*pp)->next)
+		;
+	*pp = rec->next;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/*
+ * Ends the timer state of @t, pending and not to run (under the lock of
+ * @base, its base, if it has one), then calls its discard callback unless
+ * a cancel took it back first.  As in exec_timer_run(), the item is
+ * recorded as running before it stops being pending and until the
+ * callback has returned, so that exec_timer_cancel_sync() waits for the
+ * callback as it waits for the function: the callback may use the item,
+ * which the caller of cancel_sync may free once it returns.  Returns false
+ * if a cancel had taken the item back.
+ */
+static bool exec_timer_end_discarded(struct exec_timer *t,
+				     struct exec_timer_base *base)
+{
+	struct exec_timer_bucket *b = exec_timer_bucket(t);
+	struct exec_timer_running rec = { .timer = t, .cancelled = true };
+	struct exec_work **link = EXEC_TIMER_IDLE;
+	exec_work_fn discard = t->work.discard;
+	unsigned long flags, bflags;
+
+	raw_spin_lock_irqsave(&b->lock, bflags);
+	rec.next = b->running;
+	b->running = &rec;
+	if (base) {
+		raw_spin_lock_irqsave(&base->lock, flags);
+		link = t->link;
+		t->link = EXEC_TIMER_IDLE;
+		exec_timer_release(t);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+	} else {
+		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &t->work.flags);
+	}
+	raw_spin_unlock_irqrestore(&b->lock, bflags);
+	if (link != EXEC_TIMER_CANCELLED && discard) {
+		exec_frame_push(&rec.frame, t);
+		discard(&t->work);
+		exec_frame_pop(&rec.frame);
+	}
+	exec_timer_unrecord(b, &rec);
+	exec_timer_wake_sync(t);
+	return link != EXEC_TIMER_CANCELLED;
+}
+
 /**
  * exec_timer_discard - hand a timed item that will not run back to its owner
  * @work: the item, pending
@@ -997,25 +1053,11 @@ static void exec_timer_wake_sync(struct exec_timer *t)
  */
 void exec_timer_discard(struct exec_work *work)
 {
-	struct exec_timer *t = exec_work_timer(work);
 	struct exec_timer_target *target;
-	struct exec_work **link = EXEC_TIMER_IDLE;
-	exec_work_fn discard = work->discard;
-	unsigned long flags;
 
 	target = exec_flags_target(READ_ONCE(work->flags));
-	if (target) {
-		raw_spin_lock_irqsave(&target->base->lock, flags);
-		link = t->link;
-		t->link = EXEC_TIMER_IDLE;
-		exec_timer_release(t);
-		raw_spin_unlock_irqrestore(&target->base->lock, flags);
-	} else {
-		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
-	}
-	exec_timer_wake_sync(t);
-	if (link != EXEC_TIMER_CANCELLED && discard)
-		discard(work);
+	exec_timer_end_discarded(exec_work_timer(work),
+				 target ? target->base : NULL);
 }
 
 /*
@@ -1127,14 +1169,25 @@ unregister:
 		due = exec_periodic_rearm(target,
 					  container_of(t, struct exec_periodic,
 						       timer));
+	if (unlikely(due == -ESHUTDOWN) && work->discard) {
+		/*
+		 * Discarded: its callback runs while the record is still
+		 * there, so that a cancel_sync waits for it too, marked so
+		 * that no cancel takes back what the discard ends.
+		 */
+		rec.cancelled = true;
+		raw_spin_unlock_irqrestore(&b->lock, flags);
+		exec_frame_push(&rec.frame, t);
+		work->discard(work);
+		exec_frame_pop(&rec.frame);
+		raw_spin_lock_irqsave(&b->lock, flags);
+	}
 	for (pp = &b->running; *pp != &rec; pp = &(*pp)->next)
 		;
 	*pp = rec.next;
 	raw_spin_unlock_irqrestore(&b->lock, flags);
 	if (due == 1)
 		exec_timer_hand_over(target->base);
-	else if (due == -ESHUTDOWN && work->discard)
-		work->discard(work);
 	exec_timer_wake_sync(t);
 }
 
@@ -1298,7 +1351,7 @@ long exec_timers_shutdown(struct exec_executor *ex)
 {
 	struct exec_timer_target *target = ex->timers, *owner;
 	struct exec_timer_base *base;
-	struct exec_work *list, *next, **link;
+	struct exec_work *list, *next;
 	struct exec_timer *t;
 	unsigned long flags;
 	bool busy;
@@ -1340,17 +1393,8 @@ long exec_timers_shutdown(struct exec_executor *ex)
 		 * (CANCELLED, returning 1): then that cancel ended it, and
 		 * it is neither discarded nor counted.
 		 */
-		raw_spin_lock_irqsave(&base->lock, flags);
-		link = t->link;
-		t->link = EXEC_TIMER_IDLE;
-		exec_timer_release(t);
-		raw_spin_unlock_irqrestore(&base->lock, flags);
-		exec_timer_wake_sync(t);
-		if (link == EXEC_TIMER_CANCELLED)
-			continue;
-		n++;
-		if (list->discard)
-			list->discard(list);
+		if (exec_timer_end_discarded(t, base))
+			n++;
 	}
 	return n;
 }

@@ -538,6 +538,71 @@ static void timer_cancel_racing_shutdown_ends_each_item_once(struct kunit *test)
 	}
 }
 
+struct tx_slow_discard {
+	struct exec_timer timer;
+	atomic_t in_discard;	/* the discard callback has started */
+	atomic_t calling;	/* the test is about to call cancel_sync */
+	atomic_t discards;	/* the discard callback has finished */
+};
+
+static void tx_never_run(struct exec_work *work)
+{
+}
+
+/* Waits until the test calls cancel_sync, then takes 50 ms more. */
+static void tx_slow_discard_fn(struct exec_work *work)
+{
+	struct tx_slow_discard *sd = container_of(work, struct tx_slow_discard,
+						  timer.work);
+	int i;
+
+	atomic_set_release(&sd->in_discard, 1);
+	for (i = 0; i < 500 && !atomic_read_acquire(&sd->calling); i++)
+		msleep(20);
+	msleep(50);
+	atomic_inc_return(&sd->discards);
+}
+
+static int tx_shutdown_hard_fn(void *arg)
+{
+	exec_thread_pool_shutdown_hard(arg);
+	return 0;
+}
+
+/*
+ * exec_timer_cancel_sync() waits for a discard callback in progress, as it
+ * waits for the item's function: the callback may still use the item that
+ * the caller of cancel_sync is then free to free.
+ */
+static void timer_cancel_sync_waits_for_a_discard_callback(struct kunit *test)
+{
+	struct exec_test_thread helper;
+	struct tx_slow_discard *sd;
+	struct tx_fx *fx;
+	int i, ret;
+
+	sd = kunit_kzalloc(test, sizeof(*sd), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sd);
+	fx = tx_create(test, 1);
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	exec_timer_init(&sd->timer, tx_never_run, tx_slow_discard_fn);
+	KUNIT_ASSERT_EQ(test, exec_submit_after(fx->ex, &sd->timer,
+						3600000 * TX_NS_PER_MS), 0);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper,
+						     tx_shutdown_hard_fn,
+						     fx->pool, "tx-shut"), 0);
+	for (i = 0; i < 500 && !atomic_read_acquire(&sd->in_discard); i++)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read_acquire(&sd->in_discard), 1);
+	atomic_set_release(&sd->calling, 1);
+	ret = exec_timer_cancel_sync(&sd->timer);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read_acquire(&sd->discards), 1);
+	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&helper,
+						      EXEC_TEST_TIMEOUT_MS));
+	tx_finish(fx);
+}
+
 struct tx_gate_item {
 	struct exec_work work;
 	struct exec_test_gate gate;
@@ -1073,6 +1138,7 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_mod_moves_a_pending_item_and_arms_an_idle_one),
 	KUNIT_CASE(timer_mod_rearms_an_item_cancelled_after_it_came_due),
 	KUNIT_CASE(timer_arm_after_shutdown_hard_is_refused),
+	KUNIT_CASE(timer_cancel_sync_waits_for_a_discard_callback),
 	KUNIT_CASE(timer_cancel_racing_shutdown_ends_each_item_once),
 	KUNIT_CASE(timer_periodic_cancel_counts_once_while_skipped_or_rearmed),
 	KUNIT_CASE(timer_moved_item_dequeued_after_shutdown_is_discarded),

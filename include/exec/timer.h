@@ -237,14 +237,15 @@ int exec_timer_cancel(struct exec_timer *timer);
  * @timer: the item
  *
  * As exec_timer_cancel(), then waits until the item is neither pending nor
- * running (the guarantee cancel_delayed_work_sync() gives): when this
- * returns, the library no longer uses the item and the caller may free it.
- * An item taken back after it came due is idle once its executor has
- * dequeued it, which a loop executor does only while it runs.
+ * running (the guarantee cancel_delayed_work_sync() gives), its discard
+ * callback included if one is being called: when this returns, the library
+ * no longer uses the item and the caller may free it.  An item taken back
+ * after it came due is idle once its executor has dequeued it, which a
+ * loop executor does only while it runs.
  *
  * Context: Process context; sleeps.
  * Return: as exec_timer_cancel(); -EDEADLK when called from the item's own
- * function (future re-arms are cancelled all the same).
+ * function or discard callback (future re-arms are cancelled all the same).
  */
 int exec_timer_cancel_sync(struct exec_timer *timer);
 

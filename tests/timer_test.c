@@ -543,6 +543,7 @@ struct tx_slow_discard {
 	atomic_t in_discard;	/* the discard callback has started */
 	atomic_t calling;	/* the test is about to call cancel_sync */
 	atomic_t discards;	/* the discard callback has finished */
+	int self_cancel;	/* its own cancel_sync's return */
 };
 
 static void tx_never_run(struct exec_work *work)
@@ -556,6 +557,8 @@ static void tx_slow_discard_fn(struct exec_work *work)
 						  timer.work);
 	int i;
 
+	/* From the callback itself, it cannot wait for the callback. */
+	sd->self_cancel = exec_timer_cancel_sync(&sd->timer);
 	atomic_set_release(&sd->in_discard, 1);
 	for (i = 0; i < 500 && !atomic_read_acquire(&sd->calling); i++)
 		msleep(20);
@@ -572,7 +575,8 @@ static int tx_shutdown_hard_fn(void *arg)
 /*
  * exec_timer_cancel_sync() waits for a discard callback in progress, as it
  * waits for the item's function: the callback may still use the item that
- * the caller of cancel_sync is then free to free.
+ * the caller of cancel_sync is then free to free.  From the callback
+ * itself it returns -EDEADLK.
  */
 static void timer_cancel_sync_waits_for_a_discard_callback(struct kunit *test)
 {
@@ -598,6 +602,7 @@ static void timer_cancel_sync_waits_for_a_discard_callback(struct kunit *test)
 	ret = exec_timer_cancel_sync(&sd->timer);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read_acquire(&sd->discards), 1);
+	KUNIT_EXPECT_EQ(test, sd->self_cancel, -EDEADLK);
 	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&helper,
 						      EXEC_TEST_TIMEOUT_MS));
 	tx_finish(fx);

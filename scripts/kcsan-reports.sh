@@ -6,10 +6,9 @@
 #
 # Usage: kcsan-reports.sh CONSOLE_LOG
 #
-# scripts/kunit-qemu.sh already fails a run whose log has a "BUG:" line;
-# this check says how many KCSAN reports there were and where, so that the
-# figure shows in the summary of `make check` even when the KUnit run
-# failed for this reason, and it makes sure that KCSAN was on at all: a log
+# scripts/kunit-qemu.sh --kcsan-elsewhere leaves KCSAN reports to this
+# check, which says how many there were and where, fails on those of the
+# project, and makes sure that KCSAN was on at all: a log
 # without KCSAN's boot messages (a kernel without it, a self-test that
 # failed) would otherwise pass for a run without races.
 #

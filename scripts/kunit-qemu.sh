@@ -27,6 +27,10 @@
 #                     and the rest of its report, up to "---[ end trace"
 #                     or "</TASK>",
 #                     do not fail the run (for a test that provokes a WARN)
+#   --kcsan-elsewhere KCSAN reports (from "BUG: KCSAN:" to the rule of
+#                     '=' that closes each) do not fail the run: the
+#                     caller judges them with scripts/kcsan-reports.sh,
+#                     which tells the project's races from the kernel's own
 #   --accel A         QEMU accelerator: tcg (default, or $EXEC_KUNIT_ACCEL)
 #                     or kvm
 #   --smp N           CPUs (default 2)
@@ -60,6 +64,7 @@ hold_ms=0
 append=
 trace_events=0
 allow=
+kcsan_elsewhere=0
 smp=2
 # Software emulation by default: where /dev/kvm exists on these machines it
 # is nested KVM, on which QEMU aborts at boot ("failed to set MSR 0x10a")
@@ -91,6 +96,7 @@ while [ $# -gt 0 ]; do
 	--append) append=${2?}; shift ;;
 	--trace-events) trace_events=1 ;;
 	--allow) allow=${2:?}; shift ;;
+	--kcsan-elsewhere) kcsan_elsewhere=1 ;;
 	--accel) accel=${2:?}; shift ;;
 	--smp) smp=${2:?}; shift ;;
 	--memory) memory=${2:?}; shift ;;
@@ -253,7 +259,8 @@ grep -qE '^exec-init: done: ' "$plain" ||
 # or "KASAN".  A line matching --allow starts an
 # expected report, whose lines (the Call Trace among them) are ignored up
 # to its "---[ end trace" line, or to the "</TASK>" that ends a stack dump
-# without one (sched_show_task(), as the stall watchdog prints).
+# without one (sched_show_task(), as the stall watchdog prints).  With
+# --kcsan-elsewhere, a KCSAN report is skipped up to its closing rule.
 bad_re='WARNING:|BUG:|BUG at|kernel BUG|Oops|general protection fault'
 bad_re+='|Call Trace|Kernel panic|possible recursive locking'
 bad_re+='|inconsistent lock state|circular locking|DEBUG_LOCKS_WARN_ON'
@@ -261,8 +268,12 @@ bad_re+='|KASAN|UBSAN|ODEBUG|kmemleak|unreferenced object'
 bad_re+='|list_(add|del) corruption|blocked for more than|rcu: INFO:'
 bad_re+='|detected stalls|Attempted to kill init|segfault at'
 reports=$outdir/reports.txt
-awk -v bad="$bad_re" -v allow="$allow" -v ktap="$ktap_re" '
+awk -v bad="$bad_re" -v allow="$allow" -v ktap="$ktap_re" \
+	-v kcsan="$kcsan_elsewhere" '
 	$0 ~ ktap { next }
+	kcsan && /BUG: KCSAN: / { in_kcsan = 1; next }
+	in_kcsan && /^=+$/ { in_kcsan = 0; next }
+	in_kcsan { next }
 	/^(Kernel c|C)ommand line: / { next }
 	allow != "" && $0 ~ allow { expected = 1; next }
 	expected && /---\[ end trace|<\/TASK>/ { expected = 0; next }

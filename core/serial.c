@@ -487,7 +487,8 @@ post:
  *
  * What was submitted is what was started, discarded, or is still counted
  * as queued.  A batch's items are counted as started and completed when
- * the batch ends, just before they leave the queued count.
+ * the batch ends, just before they leave the queued count: a snapshot
+ * taken then counts them twice in @st->submitted, never not at all.
  *
  * Context: Any context.
  * Return: false if @ex is not a serial executor.
@@ -500,9 +501,15 @@ bool exec_serial_stats(struct exec_executor *ex, struct exec_stats *st)
 	if (ex->ops != &exec_serial_ops)
 		return false;
 	s = exec_to_serial(ex);
+	/*
+	 * The queued count first: a batch's end counts its items as started
+	 * before it takes them off @nr_queued (a fully ordered operation),
+	 * so this barrier makes a snapshot count an item at least once.
+	 */
+	queued = atomic_long_read(&s->nr_queued);
+	smp_rmb();
 	exec_stats_add_run(st, &s->stats);
 	st->discarded = READ_ONCE(s->nr_discarded);
-	queued = atomic_long_read(&s->nr_queued);
 	st->submitted = st->started + st->discarded + max(queued, 0L);
 	st->refused = atomic_long_read(&s->nr_refused);
 	st->wakeups = READ_ONCE(s->nr_scheduled);

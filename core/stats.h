@@ -177,15 +177,25 @@ static inline void exec_stats_run(struct exec_executor *ex,
 static inline void exec_stats_ran(struct exec_stats_run *run, long n)
 {
 	WRITE_ONCE(run->started, run->started + n);
+	/* Pairs with the smp_rmb() in exec_stats_add_run(). */
+	smp_wmb();
 	WRITE_ONCE(run->completed, run->completed + n);
 }
 
-/* Adds @run's counts and maxima into @st. */
+/*
+ * Adds @run's counts and maxima into @st.  Read apart from each other, the
+ * two counts may straddle the end of a batch; @completed first, so that a
+ * snapshot never shows more items completed than started.
+ */
 static inline void exec_stats_add_run(struct exec_stats *st,
 				      const struct exec_stats_run *run)
 {
+	unsigned long completed = READ_ONCE(run->completed);
+
+	/* Pairs with the smp_wmb() in exec_stats_ran(). */
+	smp_rmb();
 	st->started += READ_ONCE(run->started);
-	st->completed += READ_ONCE(run->completed);
+	st->completed += completed;
 	st->max_run_ns = max_t(u64, st->max_run_ns, READ_ONCE(run->max_run_ns));
 	st->max_wait_ns = max_t(u64, st->max_wait_ns,
 				READ_ONCE(run->max_wait_ns));

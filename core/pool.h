@@ -30,6 +30,14 @@ struct exec_pool_grow;
 #define EXEC_POOL_SPIN_LONG	512
 #define EXEC_POOL_BRIEF_PARK_NS	10000
 /*
+ * A worker spins only while spinning pays: a spin that found work, or a
+ * park that ended within EXEC_POOL_BRIEF_PARK_NS, sets its credit to this;
+ * a longer park takes one off, and at 0 the worker parks without spinning
+ * (architecture.rst: a wake-up waits for the waker to sleep when the wakee
+ * spun before it parked).
+ */
+#define EXEC_POOL_SPIN_CREDIT	4
+/*
  * How often (in pauses) a spinning worker looks at the shared queue.  A look
  * reads the lines that a submitter is writing (the queue's tail, the last
  * item's link), so a worker that looks at every pause takes them from the
@@ -80,6 +88,8 @@ struct exec_pool_grow;
  *	spin is the long one
  * @parked_briefly: O: its last park was woken within
  *	EXEC_POOL_BRIEF_PARK_NS; its next spin is the long one
+ * @spin_credit: O: how many more waits spin though their spins catch
+ *	nothing (EXEC_POOL_SPIN_CREDIT)
  * @parker: where the worker sleeps
  * @thread: the thread
  * @tag: pushed below @frame, so that exec_blocking_begin() finds the worker
@@ -124,6 +134,7 @@ struct exec_pool_worker {
 	bool was_spinning;
 	bool woken_idle;
 	bool parked_briefly;
+	unsigned int spin_credit;
 	struct exec_parker parker;
 	struct exec_thread thread;
 	struct exec_frame tag;

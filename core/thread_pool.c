@@ -478,6 +478,21 @@ static bool exec_pool_retire_idle(struct exec_pool_worker *w, u64 deadline)
 }
 
 /*
+ * How many pauses to spin before parking.  After a wake-up that found
+ * nothing, or a brief park, the long spin (pool.h); otherwise the short one,
+ * while spinning has caught work lately, and none once it has not: a
+ * worker that spins before it parks has used CPU time that the scheduler
+ * holds against it when it is woken, and its wake-up then waits for the
+ * waker to sleep instead of preempting it (architecture.rst).
+ */
+static unsigned int exec_pool_spin_budget(const struct exec_pool_worker *w)
+{
+	if (w->woken_idle || w->parked_briefly)
+		return EXEC_POOL_SPIN_LONG;
+	return w->spin_credit ? EXEC_POOL_SPIN : 0;
+}
+
+/*
  * Wait for work: spin, then park.  Returns an item stolen from another
  * worker's slot, or NULL to make the caller look again.  Sets *@exit when the
  * pool is stopping and nothing is left that this worker could take (items a
@@ -518,8 +533,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	 * which wakes a sleeper.  Spinning longer saves that worker the
 	 * system calls; a worker that finds work goes back to the short spin.
 	 */
-	spin = w->woken_idle || w->parked_briefly ? EXEC_POOL_SPIN_LONG :
-						    EXEC_POOL_SPIN;
+	spin = exec_pool_spin_budget(w);
 	w->woken_idle = false;
 	for (i = 1; i <= spin && !work; i++) {
 		if (!(i % EXEC_POOL_LOOK_EVERY) && exec_pool_wait_over(pool))
@@ -534,6 +548,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	/* Full barrier, before the look at the queue in exec_pool_take(). */
 	atomic_dec_return(&pool->nr_spinning);
 	if (work || i <= spin) {
+		w->spin_credit = EXEC_POOL_SPIN_CREDIT;
 		if (watching)
 			exec_pool_unwatch(w, work);
 		w->was_spinning = !work;
@@ -569,6 +584,10 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		w->parked_briefly = parked_at &&
 			exec_clock_read(EXEC_CLOCK_MONOTONIC) - parked_at <
 				EXEC_POOL_BRIEF_PARK_NS;
+		if (w->parked_briefly)
+			w->spin_credit = EXEC_POOL_SPIN_CREDIT;
+		else if (parked_at && w->spin_credit)
+			w->spin_credit--;
 		if (added && !work &&
 		    exec_pool_retire_idle(w, when[EXEC_CLOCK_MONOTONIC])) {
 			*exit = true;
@@ -608,6 +627,7 @@ static int exec_pool_worker_fn(void *arg)
 
 	exec_frame_push(&w->tag, &exec_pool_worker_tag);
 	exec_frame_push(&w->frame, pool);
+	w->spin_credit = EXEC_POOL_SPIN_CREDIT;
 	while (!exit) {
 		/* stop: leave what is queued to destroy's discard. */
 		if (unlikely(exec_pool_halted(pool)))

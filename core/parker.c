@@ -95,6 +95,13 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
 	/* As in exec_parker_park(): pairs with the xchg() in unpark(). */
 	if (xchg(&parker->permit, 0))
 		return;
+	/*
+	 * A deadline that has passed (a timed event's watcher that fell
+	 * behind) ends the park before it starts: no sleep to arm and leave.
+	 */
+	if ((when[0] != U64_MAX && when[0] <= exec_clock_read(0)) ||
+	    (when[1] != U64_MAX && when[1] <= exec_clock_read(1)))
+		return;
 	/* Full barrier: pairs with the xchg() in unpark(). */
 	smp_store_mb(parker->sleeping, EXEC_PARKER_SLEEP_UNTIL);
 	/* Ordered after the store above by its full barrier. */

@@ -427,51 +427,76 @@ static void exec_uring_sleep(struct exec_parker *parker)
 }
 
 /*
- * Puts the owner's timeout of @clock at @when: a new IORING_OP_TIMEOUT, or an
- * update of the one in the ring, which keeps a single timeout per clock in
- * flight however often the deadline moves.
+ * Queues the owner's timeout of @clock at @when: a new IORING_OP_TIMEOUT, or
+ * an update of the one in the ring, which keeps a single timeout per clock
+ * in flight however often the deadline moves.  Returns whether an SQE was
+ * queued; the caller submits it.
  */
-static void exec_uring_timeout(struct exec_parker *parker, unsigned int clock,
-			       u64 when)
+static bool exec_uring_prep_timeout(struct exec_parker *parker,
+				    unsigned int clock, u64 when,
+				    struct __kernel_timespec *ts)
 {
-	struct __kernel_timespec ts = {
-		.tv_sec = (long long)(when / 1000000000ULL),
-		.tv_nsec = (long long)(when % 1000000000ULL),
-	};
 	struct io_uring *ring = parker->ring;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
 	if (WARN_ON_ONCE(!sqe))
-		return;
+		return false;
+	ts->tv_sec = (long long)(when / 1000000000ULL);
+	ts->tv_nsec = (long long)(when % 1000000000ULL);
 	if (parker->armed[clock] != EXEC_TIME_NEVER) {
-		io_uring_prep_timeout_update(sqe, &ts,
+		io_uring_prep_timeout_update(sqe, ts,
 					     EXEC_TIMEOUT_DATA | clock,
 					     IORING_TIMEOUT_ABS);
 		sqe->user_data = EXEC_UPDATE_DATA | clock;
 		sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
 	} else {
-		io_uring_prep_timeout(sqe, &ts, 0,
+		io_uring_prep_timeout(sqe, ts, 0,
 				      IORING_TIMEOUT_ABS |
 				      (clock ? IORING_TIMEOUT_REALTIME : 0));
 		sqe->user_data = EXEC_TIMEOUT_DATA | clock;
 	}
-	/* The kernel reads @ts while the SQE is submitted, which is now. */
-	if (io_uring_submit(ring) == 1)
-		parker->armed[clock] = when;
+	return true;
 }
 
-/* The io_uring sleep bounded by the timeouts of @when. */
+/*
+ * The io_uring sleep bounded by the timeouts of @when.  The timeouts that
+ * change are submitted by the system call that sleeps: one system call a
+ * sleep, as for a sleep without them.
+ */
 static void exec_uring_sleep_until(struct exec_parker *parker, const u64 *when)
 {
-	unsigned int clock;
+	/* The kernel reads them while the SQEs are submitted, in the sleep. */
+	struct __kernel_timespec ts[2];
+	unsigned int clock, queued = 0;
+	bool changed[2] = { false, false };
+	int ret;
 
 	for (clock = 0; clock < 2; clock++) {
 		/* A timeout no longer wanted may stay: it wakes spuriously. */
 		if (when[clock] != EXEC_TIME_NEVER &&
-		    when[clock] != parker->armed[clock])
-			exec_uring_timeout(parker, clock, when[clock]);
+		    when[clock] != parker->armed[clock] &&
+		    exec_uring_prep_timeout(parker, clock, when[clock],
+					    &ts[clock])) {
+			changed[clock] = true;
+			queued++;
+		}
 	}
-	exec_uring_sleep(parker);
+	if (!queued) {
+		exec_uring_sleep(parker);
+		return;
+	}
+	/*
+	 * Submitted, then waited for: a failed wait (-EINTR from a signal)
+	 * still returns the count submitted, and is a spurious wake-up that
+	 * park() loops on.
+	 */
+	ret = io_uring_submit_and_wait(parker->ring, 1);
+	if (ret == (int)queued) {
+		for (clock = 0; clock < 2; clock++)
+			if (changed[clock])
+				parker->armed[clock] = when[clock];
+	}
+	exec_owner_drain(parker);
 }
 
 /*

@@ -34,8 +34,10 @@
  * post, defer and plain submissions from a worker differ only in where the
  * item goes: post puts it on the shared queue, where any worker may take it;
  * defer puts it in the worker's @next slot and wakes nobody (it continues
- * the current item, which is about to return); a plain submission uses the
- * slot and still wakes an idle worker, which may steal it.
+ * the current item, which is about to return), or, with the slot taken, on
+ * the shared queue, still waking nobody: the worker passes a wake-up on
+ * when it takes the item and finds more behind it; a plain submission uses
+ * the slot and still wakes an idle worker, which may steal it.
  *
  * Stopping.  destroy sets EXEC_POOL_STOP and wakes everyone; workers exit
  * once they find no work.  Items keep running until the queue is empty, and a
@@ -212,6 +214,15 @@ static int exec_pool_push(struct exec_thread_pool *pool,
 		exec_stats_submit(&pool->probe, work);
 		exec_mpsc_push(&pool->queue, work);
 		atomic_long_inc(&pool->nr_submitted);
+		/*
+		 * Deferred behind another: its worker takes it after the
+		 * current item and the one in its slot, and passes a wake-up
+		 * on then if more are left (exec_pool_take()).
+		 */
+		if (self && (flags & EXEC_SUBMIT_DEFER)) {
+			self->was_spinning = true;
+			return 0;
+		}
 	}
 	exec_pool_kick(pool);
 	return 0;
@@ -549,9 +560,10 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	atomic_dec_return(&pool->nr_spinning);
 	if (work || i <= spin) {
 		w->spin_credit = EXEC_POOL_SPIN_CREDIT;
+		/* Before the hand-over, which may set it too. */
+		w->was_spinning = !work;
 		if (watching)
 			exec_pool_unwatch(w, work);
-		w->was_spinning = !work;
 		return work;
 	}
 
@@ -596,11 +608,11 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	}
 	exec_pool_unidle(w);
 	w->woken_idle = !work;
-	/* Its due items: the first is deferred to this worker. */
-	if (watching)
-		exec_pool_unwatch(w, work);
 	/* Woken (maybe by a passed-on wake-up): pass it on in turn. */
 	w->was_spinning = !work;
+	/* Its due items, deferred to this worker. */
+	if (watching)
+		exec_pool_unwatch(w, work);
 	return work;
 
 last_look:

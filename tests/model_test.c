@@ -47,6 +47,7 @@
 #define MODEL_ITEMS		(MODEL_WORKS + MODEL_TIMERS + MODEL_PERIODICS + \
 				 MODEL_GITEMS)
 #define MODEL_RECS		1024U	/* closures and futures per thread */
+#define MODEL_HIST		16U	/* events kept per item */
 
 /* The executors of a round. */
 enum { MX_P, MX_S1, MX_S2, MX_L, MX_S3, MX_NR };
@@ -83,6 +84,9 @@ struct model_thread;
  * @fence: set once a cancel_sync returned; nothing may happen after it
  * @needs_sync: a plain cancel took it back; the library may still hold it
  *	until its executor dequeues it, so an arm may find it pending
+ * @hist_n: events noted in @hist, ever
+ * @hist: the last MODEL_HIST events of its timed operations and callbacks
+ *	(model_note()), printed with a failure of the item
  */
 struct model_item {
 	union {
@@ -109,6 +113,8 @@ struct model_item {
 	atomic_t cancelled;
 	atomic_t active;
 	atomic_t fence;
+	atomic_t hist_n;
+	atomic_long_t hist[MODEL_HIST];
 };
 
 /**
@@ -190,12 +196,55 @@ struct model {
 	struct model_thread threads[MODEL_THREADS_MAX];
 	unsigned long nr_events;	/* operations done, all threads */
 	atomic_t failed;
-	char msg[512];
+	char msg[768];
 };
 
 static bool model_claim(struct model *m)
 {
 	return atomic_inc_return(&m->failed) == 1;
+}
+
+/*
+ * An event of an item, for its history: @op a letter (a arm, p periodic
+ * arm, m mod of a pending item, M mod of a quiescent one, c cancel,
+ * s cancel_sync, f final cancel, r run, d discard), @ret what the call
+ * returned.
+ */
+static void model_note(struct model_item *it, char op, int ret)
+{
+	unsigned int n = atomic_inc_return(&it->hist_n) - 1;
+	u64 us = exec_clock_now(EXEC_CLOCK_MONOTONIC) / 1000;
+
+	atomic_long_set(&it->hist[n % MODEL_HIST],
+			(long)((us & 0xffffffffffULL) << 16 |
+			       (u64)(u8)ret << 8 | (u8)op));
+}
+
+/* The item's last events, oldest first: "a0@0 r@12 c1@15" (us). */
+static void model_history(struct model_item *it, char *buf, size_t len)
+{
+	unsigned int n = atomic_read(&it->hist_n), i, first;
+	size_t off = 0;
+	u64 t0 = 0;
+
+	buf[0] = '\0';
+	first = n > MODEL_HIST ? n - MODEL_HIST : 0;
+	for (i = first; i < n && off < len; i++) {
+		u64 e = (u64)atomic_long_read(&it->hist[i % MODEL_HIST]);
+		unsigned long long us;
+		char op = (char)(e & 0xff);
+		int ret = (signed char)((e >> 8) & 0xff);
+
+		if (i == first)
+			t0 = e >> 16;
+		us = (e >> 16) - t0;
+		if (op == 'r' || op == 'd')
+			off += snprintf(buf + off, len - off, " %c@%llu", op,
+					us);
+		else
+			off += snprintf(buf + off, len - off, " %c%d@%llu", op,
+					ret, us);
+	}
 }
 
 /* Records the first failure, with the seed and where it happened. */
@@ -210,11 +259,16 @@ static bool model_claim(struct model *m)
 	} while (0)
 
 #define model_item_fail(it, fmt, ...)					\
-	model_fail((it)->owner->m, (it)->owner->idx, (it)->op,		\
-		   "%s item %u on %s: " fmt,				\
-		   model_kind_name[(it)->kind],				\
-		   (it)->idx, model_ex_name[(it)->ex],			\
-		   ##__VA_ARGS__)
+	do {								\
+		char __hist[MODEL_HIST * 12];				\
+									\
+		model_history(it, __hist, sizeof(__hist));		\
+		model_fail((it)->owner->m, (it)->owner->idx, (it)->op,	\
+			   "%s item %u on %s: " fmt "; events:%s",	\
+			   model_kind_name[(it)->kind],			\
+			   (it)->idx, model_ex_name[(it)->ex],		\
+			   ##__VA_ARGS__, __hist);			\
+	} while (0)
 
 static const char *const model_kind_name[] = {
 	"work", "timer", "periodic", "group",
@@ -299,9 +353,18 @@ static bool model_quiescent(struct model_item *it)
 	       !atomic_read_acquire(&it->active);
 }
 
+/*
+ * The ended count first: each of those events happened after its
+ * submission was counted in @accepted, so a read of @accepted after them
+ * sees that submission.  Read the other way round, a run that was held up
+ * between its two reads (by ThreadSanitizer, say) while its owner armed
+ * the item again and cancelled that arm counted the cancel against the
+ * older @accepted: "ended 3 times, accepted 2", a failure of the check.
+ */
 static void model_check_count(struct model_item *it, const char *what)
 {
-	int acc = atomic_read_acquire(&it->accepted), ended = model_ended(it);
+	int ended = model_ended(it);
+	int acc = atomic_read_acquire(&it->accepted);
 
 	if (ended > acc)
 		model_item_fail(it, "%s: ended %d times, accepted %d (ran %d discarded %d cancelled %d)",
@@ -333,6 +396,7 @@ static void model_run(struct model_item *it)
 	u64 now = model_now();
 
 	model_enter(it, "run");
+	model_note(it, 'r', 0);
 	atomic_inc_return(&it->ran);
 	model_check_count(it, "run");
 	if (it->kind == MK_TIMER || it->kind == MK_PERIODIC) {
@@ -375,6 +439,7 @@ static void model_discard(struct model_item *it)
 	if (!model_may_drop(m, it->ex, it->kind == MK_GROUP))
 		model_item_fail(it, "discarded while its executor is alive");
 	model_enter(it, "discard");
+	model_note(it, 'd', 0);
 	atomic_inc_return(&it->discarded);
 	atomic_inc_return(&m->ex_discards[it->ex]);
 	model_check_count(it, "discard");
@@ -643,6 +708,7 @@ static void model_op_arm(struct model_thread *t)
 	WRITE_ONCE(it->lb, model_now() + delay);
 	ret = exec_submit_at_slack(m->ex[ex], &it->u.timer, EXEC_CLOCK_MONOTONIC,
 				   it->lb, slack);
+	model_note(it, 'a', ret);
 	if (ret) {
 		atomic_dec_return(&it->accepted);
 		if (!(ret == -EALREADY && was_cancelled) &&
@@ -675,6 +741,7 @@ static void model_op_mod(struct model_thread *t)
 	}
 	ret = exec_timer_mod(m->ex[ex], &it->u.timer, EXEC_CLOCK_MONOTONIC,
 			     deadline);
+	model_note(it, quiet ? 'M' : 'm', ret);
 	if (ret == 0)
 		return;
 	atomic_dec_return(&it->accepted);
@@ -701,6 +768,7 @@ static void model_op_cancel(struct model_thread *t, bool sync)
 
 	ret = sync ? exec_timer_cancel_sync(&it->u.timer) :
 		     exec_timer_cancel(&it->u.timer);
+	model_note(it, sync ? 's' : 'c', ret);
 	if (ret < 0 || ret > 1) {
 		model_item_fail(it, "cancel%s returned %d", sync ? "_sync" : "",
 				ret);
@@ -745,6 +813,7 @@ static void model_op_periodic(struct model_thread *t)
 				   model_rand(t, 2) ? 0 : model_rand(t, 100000),
 				   model_rand(t, 2) ? EXEC_PERIOD_FIXED_RATE :
 						      EXEC_PERIOD_FIXED_DELAY);
+	model_note(it, 'p', ret);
 	if (ret) {
 		atomic_dec_return(&it->accepted);
 		if (!(ret == -EALREADY && was_cancelled) &&
@@ -1119,6 +1188,7 @@ static void model_moved_burst(struct model *m)
 		ret = exec_timer_mod(m->ex[MX_P], &it->u.timer,
 				     EXEC_CLOCK_MONOTONIC,
 				     model_now() + 1000000);
+		model_note(it, 'M', ret);
 		if (ret)
 			atomic_dec_return(&it->accepted);
 		if (ret < 0)
@@ -1163,6 +1233,7 @@ static void model_round_end(struct model *m)
 			if (it->kind != MK_PERIODIC)
 				continue;
 			ret = exec_timer_cancel(&it->u.timer);
+			model_note(it, 'f', ret);
 			if (ret == 1)
 				atomic_inc_return(&it->cancelled);
 			else if (ret)

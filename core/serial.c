@@ -503,10 +503,11 @@ bool exec_serial_stats(struct exec_executor *ex, struct exec_stats *st)
 	s = exec_to_serial(ex);
 	/*
 	 * The queued count first: a batch's end counts its items as started
-	 * before it takes them off @nr_queued (a fully ordered operation),
-	 * so this barrier makes a snapshot count an item at least once.
+	 * before it takes them off @nr_queued, so a snapshot counts an item
+	 * at least once.
 	 */
 	queued = atomic_long_read(&s->nr_queued);
+	/* Pairs with the fully ordered atomic_long_sub_return() of a batch. */
 	smp_rmb();
 	exec_stats_add_run(st, &s->stats);
 	st->discarded = READ_ONCE(s->nr_discarded);

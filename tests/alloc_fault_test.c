@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Allocation failure at every site: for each public operation that
- * allocates, the sweep fails its first allocation, then its second, and so
+ * allocates (executors, closures, futures, groups, execution contexts and
+ * services), the sweep fails its first allocation, then its second, and so
  * on until the operation makes no more (exec_fault_inject_alloc()).  Each
  * failure must give -ENOMEM (or succeed anyway, where the operation can do
  * without that memory), and whatever was created must then work and be
@@ -389,12 +390,128 @@ static void alloc_fault_loops_tasks_futures_groups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
+/* --- execution contexts and services ---------------------------------- */
+
+struct af_service {
+	struct exec_service svc;
+	atomic_t *destroyed;
+};
+
+static const struct exec_service_key af_service_key = { .name = "af" };
+
+static void af_service_destroy(struct exec_service *svc)
+{
+	struct af_service *s = container_of(svc, struct af_service, svc);
+
+	exec_test_count(s->destroyed);
+	kfree(s);
+}
+
+static const struct exec_service_ops af_service_ops = {
+	.destroy = af_service_destroy,
+};
+
+/*
+ * The service's own memory is its creator's: the sweep fails the
+ * library's allocations, the contexts', around it.
+ */
+static int af_service_make(struct exec_context *ctx, void *arg,
+			   struct exec_service **svcp)
+{
+	struct af_service *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return -ENOMEM;
+	exec_service_init(&s->svc, &af_service_key, &af_service_ops);
+	s->destroyed = arg;
+	*svcp = &s->svc;
+	return 0;
+}
+
+/* A stand-alone context, and a service of it. */
+static int af_context_create(void **objp, void *arg)
+{
+	struct exec_service *svc;
+	struct exec_context *ctx;
+	int ret;
+
+	ret = exec_context_create(&ctx);
+	if (ret)
+		return ret;
+	ret = exec_use_service(ctx, &af_service_key, af_service_make, arg,
+			       &svc);
+	if (ret) {
+		exec_context_destroy(ctx);
+		return ret;
+	}
+	*objp = ctx;
+	return 0;
+}
+
+static bool af_context_finish(struct kunit *test, void *obj, void *arg)
+{
+	int before = atomic_read(arg);
+	bool ok = exec_has_service(obj, &af_service_key);
+
+	return exec_context_destroy(obj) == 1 && ok &&
+	       atomic_read(arg) == before + 1;
+}
+
+/* A pool, its execution context, and a service of that context. */
+static int af_executor_context_create(void **objp, void *arg)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_service *svc;
+	struct exec_context *ctx;
+	int ret;
+
+	ret = exec_thread_pool_create(&pool, &attr);
+	if (ret)
+		return ret;
+	ctx = exec_executor_context(exec_thread_pool_executor(pool));
+	ret = ctx ? exec_use_service(ctx, &af_service_key, af_service_make,
+				     arg, &svc) : -ENOMEM;
+	if (ret) {
+		exec_thread_pool_destroy(pool);
+		return ret;
+	}
+	*objp = pool;
+	return 0;
+}
+
+static bool af_executor_context_finish(struct kunit *test, void *obj,
+				       void *arg)
+{
+	struct exec_executor *ex = exec_thread_pool_executor(obj);
+	int before = atomic_read(arg);
+	bool ok;
+
+	ok = exec_has_service(exec_executor_context(ex), &af_service_key) &&
+	     af_runs_one(ex);
+	/* The pool's context goes with it, destroying the service. */
+	return exec_thread_pool_destroy(obj) == 0 && ok &&
+	       atomic_read(arg) == before + 1;
+}
+
+static void alloc_fault_services(struct kunit *test)
+{
+	atomic_t destroyed = ATOMIC_INIT(0);
+
+	af_sweep(test, "context and service", af_context_create,
+		 af_context_finish, &destroyed);
+	af_sweep(test, "executor's context and service",
+		 af_executor_context_create, af_executor_context_finish,
+		 &destroyed);
+}
+
 static struct kunit_case exec_alloc_fault_cases[] = {
 	KUNIT_CASE(alloc_fault_thread_pools),
 	KUNIT_CASE(alloc_fault_executors_over_a_pool),
 	KUNIT_CASE(alloc_fault_closures),
 	KUNIT_CASE(alloc_fault_thread_manager),
 	KUNIT_CASE(alloc_fault_loops_tasks_futures_groups),
+	KUNIT_CASE(alloc_fault_services),
 	{}
 };
 

@@ -162,7 +162,7 @@ void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
 	m->armed_any = true;
 	if (m->count == m->cap) {
 		cap = m->cap ? m->cap * 2 : 16;
-		fds = malloc(cap * sizeof(*fds));
+		fds = exec_io_alloc(cap * sizeof(*fds));
 		if (!fds) {
 			close(fd);
 			return;
@@ -427,7 +427,7 @@ int exec_io_accept_multishot(struct exec_io *io, struct exec_io_op *op,
 	if (ret)
 		return ret;
 	/* One allocation per start, none per connection but to grow. */
-	m = calloc(1, sizeof(*m));
+	m = exec_io_zalloc(sizeof(*m));
 	if (!m) {
 		/* Pairs with the cmpxchg() of the next start. */
 		smp_store_release(&op->state, EXEC_IO_OP_IDLE);
@@ -936,7 +936,7 @@ int exec_io_create(struct exec_io **iop, const struct exec_io_attr *attr)
 	entries = attr->entries ? attr->entries : EXEC_IO_DEFAULT_ENTRIES;
 	if (entries > EXEC_IO_MAX_ENTRIES || (entries & (entries - 1)))
 		return -EINVAL;
-	io = calloc(1, sizeof(*io));
+	io = exec_io_zalloc(sizeof(*io));
 	if (!io)
 		return -ENOMEM;
 	pthread_mutex_init(&io->lock, NULL);

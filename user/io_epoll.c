@@ -215,7 +215,7 @@ static struct exec_io_fdent *exec_ep_fdent(struct exec_io_epoll *ep, int fd)
 		n = max_t(unsigned int, 64, ep->nr_fds);
 		while (n <= (unsigned int)fd)
 			n *= 2;
-		fds = realloc(ep->fds, n * sizeof(*fds));
+		fds = exec_io_realloc(ep->fds, n * sizeof(*fds));
 		if (!fds)
 			return NULL;
 		memset(fds + ep->nr_fds, 0,
@@ -225,7 +225,7 @@ static struct exec_io_fdent *exec_ep_fdent(struct exec_io_epoll *ep, int fd)
 	}
 	fe = ep->fds[fd];
 	if (!fe) {
-		fe = calloc(1, sizeof(*fe));
+		fe = exec_io_zalloc(sizeof(*fe));
 		if (!fe)
 			return NULL;
 		fe->fd = fd;
@@ -533,7 +533,7 @@ const struct exec_io_ops exec_io_epoll_ops = {
 int exec_io_epoll_init(struct exec_io *io)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-	struct exec_io_epoll *ep = calloc(1, sizeof(*ep));
+	struct exec_io_epoll *ep = exec_io_zalloc(sizeof(*ep));
 	int ret;
 
 	if (!ep)

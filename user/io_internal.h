@@ -8,8 +8,30 @@
 
 #include "exec_platform.h"
 #include "exec/io.h"
+#include "internal.h"
 
 #include <liburing.h>
+#include <stdlib.h>
+
+/*
+ * The I/O contexts' allocations go through the core's fault point
+ * (exec_fault_inject_alloc()), so that the allocation-failure sweep
+ * (tests/user/io_test.c) fails each of them in turn.
+ */
+static inline void *exec_io_zalloc(size_t size)
+{
+	return exec_fault_alloc() ? NULL : calloc(1, size);
+}
+
+static inline void *exec_io_alloc(size_t size)
+{
+	return exec_fault_alloc() ? NULL : malloc(size);
+}
+
+static inline void *exec_io_realloc(void *p, size_t size)
+{
+	return exec_fault_alloc() ? NULL : realloc(p, size);
+}
 
 /* struct exec_io_op::state */
 #define EXEC_IO_OP_IDLE		0UL	/* not started, or its handler runs */

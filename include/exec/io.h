@@ -34,8 +34,10 @@
  *
  * Operations are intrusive: the caller owns each struct exec_io_op and
  * keeps it alive, with the buffers and addresses passed to it, until its
- * handler has been called.  Starting one allocates nothing.  An operation
- * may be started again from its own handler.
+ * handler has been called.  Starting one allocates nothing, but for the
+ * epoll backend's entry for a descriptor, made the first time an operation
+ * waits for it: without memory for it, the operation completes with
+ * -ENOMEM.  An operation may be started again from its own handler.
  *
  * Errors of the start functions (the handler is not called then):
  *   -EINVAL     a NULL context, operation or handler function, a bad fd

@@ -10,6 +10,7 @@
 #include <exec/user.h>
 
 #include "platform.h"
+#include "internal.h"
 #include "exec_test.h"
 
 #include <arpa/inet.h>
@@ -903,6 +904,106 @@ static void io_accept_multishot(struct kunit *test)
 	io_accept_multishot_one(test, true);
 }
 
+/*
+ * One pass of the allocation sweep: an I/O context is created, a recv
+ * completes on it (the epoll backend's descriptor table and entry), and a
+ * multishot accept starts and is cancelled, with the @n-th allocation of
+ * the library failing.  Returns whether that failure happened.
+ */
+static bool io_alloc_fault_pass(struct kunit *test, struct exec_executor *ex,
+				bool epoll, int n)
+{
+	struct exec_io_attr attr = { .force_epoll = epoll, .executor = ex };
+	struct exec_handler hr, hm;
+	struct io_multi *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	struct sockaddr_in sin;
+	struct exec_io_op mop;
+	struct io_rec rcv;
+	struct exec_io *io;
+	int sv[2], lfd, ret;
+	bool fired, on_epoll;
+	char buf[8];
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+					 sv), 0);
+	lfd = io_listener(test, &sin);
+	exec_fault_inject_alloc(n);
+	ret = exec_io_create(&io, &attr);
+	if (ret) {
+		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+		goto out_inject;
+	}
+	on_epoll = !strcmp(exec_io_backend(io), "epoll");
+	io_rec_init(&rcv, &hr, ex);
+	ret = exec_io_recv(io, &rcv.op, sv[0], buf, sizeof(buf), 0, &hr);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, write(sv[1], "pong", 4), 4);
+		/* The epoll backend's entry for @sv[0] may be what failed. */
+		ret = io_rec_wait(test, &rcv);
+		if (ret != -ENOMEM || !on_epoll)
+			KUNIT_EXPECT_EQ(test, ret, 4);
+	}
+	exec_io_op_init(&mop);
+	exec_handler_init(&hm, io_multi_fn, m);
+	ret = exec_io_accept_multishot(io, &mop, lfd, &hm);
+	if (ret) {
+		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+	} else {
+		/* Pending, or ended by a failure of the epoll entry. */
+		ret = exec_io_cancel(&mop);
+		KUNIT_EXPECT_TRUE(test, !ret || (on_epoll && ret == -EALREADY));
+		KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->ended, 1,
+							EXEC_TEST_TIMEOUT_MS));
+		KUNIT_EXPECT_EQ(test, READ_ONCE(m->last),
+				ret ? (long)-ENOMEM : (long)-ECANCELED);
+	}
+	/* What failed left the context usable: it ends with nothing. */
+	KUNIT_EXPECT_EQ(test, exec_io_destroy(io), 0L);
+	io_wait_unused(test, ex);
+out_inject:
+	fired = exec_fault_alloc_fired();
+	exec_fault_inject_alloc(-1);
+	close(lfd);
+	close(sv[0]);
+	close(sv[1]);
+	kfree(m);
+	return fired;
+}
+
+/*
+ * Allocation failure at every site of an I/O context, each failed in
+ * turn: -ENOMEM, the context still usable, and nothing leaked (the ASan
+ * run's LeakSanitizer).
+ */
+static void io_alloc_fault_one(struct kunit *test, bool epoll)
+{
+	struct exec_thread_pool_attr pattr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+	int n, failed = 0;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &pattr), 0);
+	for (n = 0; n < 32; n++) {
+		if (!io_alloc_fault_pass(test, exec_thread_pool_executor(pool),
+					 epoll, n))
+			break;
+		failed++;
+	}
+	KUNIT_EXPECT_LT(test, n, 32);
+	/* The context itself, and the multishot accept's state at least. */
+	KUNIT_EXPECT_GE(test, failed, 2);
+	kunit_info(test, "I/O context (%s): %d allocations failed in turn",
+		   epoll ? "epoll forced" : "the process's backend", failed);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
+static void io_alloc_fault(struct kunit *test)
+{
+	io_alloc_fault_one(test, false);
+	io_alloc_fault_one(test, true);
+}
+
 static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_sockets),
 	KUNIT_CASE(io_accept_multishot),
@@ -916,6 +1017,7 @@ static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_strand),
 	KUNIT_CASE(io_bad_input),
 	KUNIT_CASE(io_batch),
+	KUNIT_CASE(io_alloc_fault),
 	{}
 };
 

@@ -8,8 +8,9 @@
  * both bits when it returns, so an exit request never outlives the call it
  * was meant for.
  *
- * exec_loop_run() sleeps on a parker when the queue is empty.  Its
- * handshake with submitters:
+ * exec_loop_run() sleeps on a parker when the queue is empty, until the
+ * loop's next timed event if it can watch for it (exec_timers_watch()).
+ * Its handshake with submitters:
  *
  *   submitter                           exec_loop_run()
  *   push item (xchg: full barrier)      smp_store_mb(sleeping, 1)
@@ -110,7 +111,9 @@ static bool exec_loop_run_one(struct exec_loop *loop)
 
 int exec_loop_run(struct exec_loop *loop)
 {
+	u64 when[EXEC_CLOCK_COUNT];
 	struct exec_frame frame;
+	bool watching = false;
 	int ret;
 
 	might_sleep();
@@ -125,13 +128,30 @@ int exec_loop_run(struct exec_loop *loop)
 				cond_resched();
 			continue;
 		}
+		/*
+		 * Out of work, the thread also waits for the loop's next
+		 * timed event, as an idle pool worker does: what comes due
+		 * is queued here, without a wake-up of the clock event
+		 * thread and then of this one.
+		 */
+		watching = exec_timers_watch(&loop->ex, &loop->parker, when);
 		/* Full barrier: pairs with the xchg() in the submitter's push. */
 		smp_store_mb(loop->sleeping, 1);
 		if (!exec_mpsc_maybe_nonempty(&loop->queue) &&
-		    !exec_loop_exiting(loop))
-			exec_parker_park(&loop->parker);
+		    !exec_loop_exiting(loop)) {
+			if (watching)
+				exec_parker_park_until(&loop->parker, when);
+			else
+				exec_parker_park(&loop->parker);
+		}
 		WRITE_ONCE(loop->sleeping, 0);
+		/* It keeps the watch while it runs what came due. */
+		if (watching)
+			exec_timers_unwatch(&loop->ex, &loop->parker, true);
 	}
+	/* Leaving: the clock event device takes the watch back. */
+	if (watching)
+		exec_timers_unwatch(&loop->ex, &loop->parker, false);
 	exec_loop_leave(loop, &frame);
 	return 0;
 }

@@ -954,8 +954,10 @@ static bool io_alloc_fault_pass(struct kunit *test, struct exec_executor *ex,
 		/* Pending, or ended by a failure of the epoll entry. */
 		ret = exec_io_cancel(&mop);
 		KUNIT_EXPECT_TRUE(test, !ret || (on_epoll && ret == -EALREADY));
-		KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->ended, 1,
+		/* Its one call, the last: @calls is what it touches last. */
+		KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->calls, 1,
 							EXEC_TEST_TIMEOUT_MS));
+		KUNIT_EXPECT_EQ(test, atomic_read(&m->ended), 1);
 		KUNIT_EXPECT_EQ(test, READ_ONCE(m->last),
 				ret ? (long)-ENOMEM : (long)-ECANCELED);
 	}

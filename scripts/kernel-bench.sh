@@ -262,6 +262,7 @@ find "$out" \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
 # The same files as kernel/kernel.mk copies (the Makefile holds the version);
 # without CONFIG_EXEC_KUNIT_TEST=m Kbuild builds exec.ko alone.
 (cd "$top" && tar cf - Kbuild Makefile core/*.c core/*.h include/exec/*.h \
+	include/trace/events/*.h \
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
 	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel) |
 	tar xf - -C "$out/exec"

@@ -9,6 +9,7 @@
  * up and destroy leaves no thread behind.
  */
 #include "internal.h"
+#include "stats.h"
 
 static int exec_inline_submit(struct exec_executor *ex, struct exec_work *work,
 			      unsigned int flags)
@@ -65,12 +66,20 @@ struct exec_tpt_thread {
 /**
  * struct exec_thread_per_task - a thread-per-task executor
  * @ex: the abstract executor
- * @lock: guards @done, @nr_live
+ * @lock: guards @done, @nr_live and the counts
  * @done: L: finished threads not yet joined
- * @nr_live: L: threads started and not yet finished
+ * @nr_live: L: threads started and not yet finished; written with
+ *	WRITE_ONCE(), as exec_tpt_stats() reads it without the lock
  * @nr_named: L: threads given a name "prefix/N" so far (the next N)
  * @wq: destroy waits here for @nr_live to reach 0
  * @attr: the threads' attributes, a copy owned by the executor
+ * @nr_submitted: L: items given a thread
+ * @nr_started: L: items whose function was called
+ * @nr_completed: L: items whose function returned
+ * @nr_refused: L: submissions refused because a thread could not start
+ *
+ * The counts are written with WRITE_ONCE() under @lock, which each item
+ * takes anyway, and read without it by exec_tpt_stats().
  */
 struct exec_thread_per_task {
 	struct exec_executor ex;
@@ -80,7 +89,13 @@ struct exec_thread_per_task {
 	unsigned int nr_named;
 	wait_queue_head_t wq;
 	struct exec_thread_attr attr;
+	unsigned long nr_submitted;
+	unsigned long nr_started;
+	unsigned long nr_completed;
+	unsigned long nr_refused;
 };
+
+static const struct exec_executor_ops exec_tpt_ops;
 
 static struct exec_thread_per_task *exec_to_tpt(struct exec_executor *ex)
 {
@@ -94,14 +109,19 @@ static int exec_tpt_thread_fn(void *arg)
 	unsigned long flags;
 	bool last;
 
+	spin_lock_irqsave(&tpt->lock, flags);
+	exec_stats_inc(&tpt->nr_started);
+	spin_unlock_irqrestore(&tpt->lock, flags);
 	exec_frame_push(&t->frame, tpt);
 	exec_work_run(&tpt->ex, t->work);
 	exec_frame_pop(&t->frame);
 
 	spin_lock_irqsave(&tpt->lock, flags);
+	exec_stats_inc(&tpt->nr_completed);
 	t->next = tpt->done;
 	tpt->done = t;
-	last = !--tpt->nr_live;
+	WRITE_ONCE(tpt->nr_live, tpt->nr_live - 1);
+	last = !tpt->nr_live;
 	spin_unlock_irqrestore(&tpt->lock, flags);
 	if (last)
 		wake_up_all(&tpt->wq);
@@ -143,7 +163,8 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 	t->work = work;
 	t->tpt = tpt;
 	spin_lock_irqsave(&tpt->lock, irqflags);
-	tpt->nr_live++;
+	WRITE_ONCE(tpt->nr_live, tpt->nr_live + 1);
+	exec_stats_inc(&tpt->nr_submitted);
 	if (tpt->attr.name)
 		snprintf(name, sizeof(name), "%s/%u", tpt->attr.name,
 			 tpt->nr_named++);
@@ -154,7 +175,10 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 				     &tpt->attr);
 	if (ret) {
 		spin_lock_irqsave(&tpt->lock, irqflags);
-		tpt->nr_live--;
+		WRITE_ONCE(tpt->nr_live, tpt->nr_live - 1);
+		WRITE_ONCE(tpt->nr_submitted, tpt->nr_submitted - 1);
+		if (ret == -EAGAIN)
+			exec_stats_inc(&tpt->nr_refused);
 		spin_unlock_irqrestore(&tpt->lock, irqflags);
 		kfree(t);
 	}
@@ -177,6 +201,37 @@ static bool exec_tpt_running(const struct exec_executor *ex)
 static int exec_tpt_dispatch(struct exec_executor *ex, struct exec_work *work)
 {
 	return exec_tpt_submit(ex, work, EXEC_SUBMIT_POST);
+}
+
+/**
+ * exec_tpt_stats - a thread-per-task executor's statistics
+ * @ex: an executor
+ * @st: zeroed by the caller; the executor's counts are added
+ *
+ * Read in the reverse of the order an item goes through them, so that a
+ * snapshot never shows more completed than started, nor more started than
+ * submitted.  An item's thread is a thread of the executor while it lives.
+ *
+ * Context: Any context.
+ * Return: false if @ex is not a thread-per-task executor.
+ */
+bool exec_tpt_stats(struct exec_executor *ex, struct exec_stats *st)
+{
+	struct exec_thread_per_task *tpt;
+
+	if (ex->ops != &exec_tpt_ops)
+		return false;
+	tpt = exec_to_tpt(ex);
+	st->completed = READ_ONCE(tpt->nr_completed);
+	/* Pairs with the lock release after each count's update. */
+	smp_rmb();
+	st->started = READ_ONCE(tpt->nr_started);
+	/* As above. */
+	smp_rmb();
+	st->submitted = READ_ONCE(tpt->nr_submitted);
+	st->refused = READ_ONCE(tpt->nr_refused);
+	st->nr_threads = READ_ONCE(tpt->nr_live);
+	return true;
 }
 
 static const struct exec_executor_ops exec_tpt_ops = {

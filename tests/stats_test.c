@@ -3,11 +3,13 @@
  * Per-executor statistics (include/exec/stats.h): after a known workload the
  * counts are exact (submitted, started, completed; refusals of a full
  * bounded pool; discards of a hard shutdown; timed items armed, fired and
- * cancelled), on fixed and growing thread pools, serial and loop executors;
+ * cancelled), on fixed and growing thread pools, serial, loop and
+ * thread-per-task executors (a thread that cannot start: a refusal);
  * concurrent submitters are counted exactly; with timing on, the longest
  * run and queue wait are at least what a known item took; bad input is
  * refused.  The kernel's debugfs file is tested in kernel/tests/.
  */
+#include "internal.h"
 #include "exec_test.h"
 
 #define STATS_TEST_ITEMS	1000
@@ -309,6 +311,41 @@ static void stats_loop_counts_wakeups(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
 }
 
+#define STATS_TEST_TASKS	20
+
+/*
+ * Each item gets a thread: all are counted, and a thread that cannot start
+ * refuses its submission, counted as refused.
+ */
+static void stats_thread_per_task_counts_a_workload(struct kunit *test)
+{
+	struct exec_thread_per_task *tpt;
+	struct exec_executor *ex;
+	struct stats_fixture fx;
+	struct exec_stats st;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_per_task_create(&tpt), 0);
+	ex = exec_thread_per_task_executor(tpt);
+	stats_fixture_init(&fx);
+	for (i = 0; i < STATS_TEST_TASKS; i++)
+		KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx),
+				0);
+	exec_fault_inject_thread_start(0);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx),
+			-EAGAIN);
+	exec_fault_inject_thread_start(-1);
+	KUNIT_ASSERT_TRUE(test, stats_wait_completed(ex, STATS_TEST_TASKS,
+						     &st));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx.ran), STATS_TEST_TASKS);
+	KUNIT_EXPECT_EQ(test, st.submitted, (u64)STATS_TEST_TASKS);
+	KUNIT_EXPECT_EQ(test, st.started, (u64)STATS_TEST_TASKS);
+	KUNIT_EXPECT_EQ(test, st.completed, (u64)STATS_TEST_TASKS);
+	KUNIT_EXPECT_EQ(test, st.refused, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.discarded, 0ULL);
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(tpt), 0);
+}
+
 /* A full bounded pool refuses try_submit: counted once per refusal. */
 static void stats_counts_refusals_of_a_full_pool(struct kunit *test)
 {
@@ -575,6 +612,7 @@ static struct kunit_case exec_stats_cases[] = {
 	KUNIT_CASE(stats_loop_counts_a_workload),
 	KUNIT_CASE(stats_loop_counts_wakeups),
 	KUNIT_CASE(stats_counts_refusals_of_a_full_pool),
+	KUNIT_CASE(stats_thread_per_task_counts_a_workload),
 	KUNIT_CASE(stats_counts_discards_of_shutdown_hard),
 	KUNIT_CASE(stats_counts_timed_items),
 	KUNIT_CASE(stats_pool_counts_concurrent_submitters),

@@ -45,7 +45,8 @@ struct exec_executor;
  * @max_run_ns: the longest time an item ran; items are timed only while
  *	timing is on
  * @nr_threads: threads the executor runs items on now (a thread pool's
- *	live workers); 0 for executors without threads of their own
+ *	live workers, a thread-per-task executor's items' threads); 0 for
+ *	executors without threads of their own
  */
 struct exec_stats {
 	uint64_t submitted;
@@ -64,8 +65,8 @@ struct exec_stats {
 
 /**
  * exec_executor_stats - read an executor's statistics
- * @ex: the executor: a thread pool (fixed or growing), a serial executor
- *	or a loop executor
+ * @ex: the executor: a thread pool (fixed or growing), a serial executor,
+ *	a loop executor or a thread-per-task executor
  * @st: filled in
  *
  * Reads counters that the executor's threads go on writing: the result is
@@ -74,9 +75,9 @@ struct exec_stats {
  *
  * Context: Any context.
  * Return: 0; -EINVAL if @ex or @st is NULL; -EOPNOTSUPP if @ex is of a
- * kind that keeps no statistics (the inline and thread-per-task executors,
- * priority executors, managed queues, loop schedulers, executors written
- * outside the library); @st is then zeroed.
+ * kind that keeps no statistics (the inline executor, priority executors,
+ * managed queues, loop schedulers, executors written outside the
+ * library); @st is then zeroed.
  */
 int exec_executor_stats(struct exec_executor *ex, struct exec_stats *st);
 

@@ -420,21 +420,24 @@ void exec_static_closures_release(void)
  * @work: the pending item
  *
  * Clears the pending bit, then calls the item's discard callback, if any.
- * Like a work function, the callback may free the item.
+ * Like a work function, the callback may free the item.  A timed item that
+ * a cancel took back after it came due is not discarded: that cancel ended
+ * it, and its callback is not called.
  *
  * Context: Any context the discard callback allows.
+ * Return: whether the item was discarded, for the counts that destroys
+ * return; false only for such a cancelled timed item.
  */
-void exec_work_discard(struct exec_work *work)
+bool exec_work_discard(struct exec_work *work)
 {
 	exec_work_fn discard = work->discard;
 
-	if (READ_ONCE(work->flags) & EXEC_WORK_TIMER) {
-		exec_timer_discard(work);
-		return;
-	}
+	if (READ_ONCE(work->flags) & EXEC_WORK_TIMER)
+		return exec_timer_discard(work);
 	test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
 	if (discard)
 		discard(work);
+	return true;
 }
 
 /* Starts left before an injected failure; negative: no injection. */

@@ -274,8 +274,8 @@ static inline void exec_dispatch_leave(struct exec_dispatch_frame *df)
 	exec_frame_pop(&df->frame);
 }
 
-void exec_work_discard(struct exec_work *work);
-void exec_timer_discard(struct exec_work *work);
+bool exec_work_discard(struct exec_work *work);
+bool exec_timer_discard(struct exec_work *work);
 
 /*
  * What may depend on an executor (exec_executor_check_unused()): each kind

@@ -264,8 +264,7 @@ long exec_loop_destroy(struct exec_loop *loop)
 	/* Armed items are discarded, due ones reach the queue first. */
 	discarded = exec_timers_shutdown(&loop->ex);
 	while ((work = exec_mpsc_pop_wait(&loop->queue))) {
-		exec_work_discard(work);
-		discarded++;
+		discarded += exec_work_discard(work);
 	}
 	exec_timers_free(&loop->ex);
 	exec_parker_destroy(&loop->parker);

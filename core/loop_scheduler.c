@@ -585,8 +585,7 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 			cond_resched();
 	}
 	while ((work = exec_mpsc_pop_wait(&ls->queue))) {
-		exec_work_discard(work);
-		discarded++;
+		discarded += exec_work_discard(work);
 	}
 
 	/* No thread is in a run function: every record is spare. */

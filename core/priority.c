@@ -461,9 +461,9 @@ static long exec_prio_discard_list(struct exec_work *list)
 	struct exec_work *next;
 	long n = 0;
 
-	for (; list; list = next, n++) {
+	for (; list; list = next) {
 		next = list->next;
-		exec_work_discard(list);
+		n += exec_work_discard(list);
 	}
 	return n;
 }

@@ -411,8 +411,7 @@ long exec_serial_destroy(struct exec_serial *serial)
 	 */
 	while ((work = exec_mpsc_pop_wait(&s->queue))) {
 		exec_stats_dropped(&s->probe, work);
-		exec_work_discard(work);
-		discarded++;
+		discarded += exec_work_discard(work);
 	}
 	/*
 	 * Our timed items are gone from the underlying executor's base and

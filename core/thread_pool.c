@@ -910,14 +910,12 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 	while ((work = exec_mpsc_pop_locked(&pool->queue, &pool->consume_lock,
 					    &pool->nr_started))) {
 		exec_stats_dropped(&pool->probe, work);
-		exec_work_discard(work);
-		discarded++;
+		discarded += exec_work_discard(work);
 	}
 	for (i = 0; i < used; i++) {
 		work = xchg(&pool->workers[i].next, NULL);
 		if (work) {
-			exec_work_discard(work);
-			discarded++;
+			discarded += exec_work_discard(work);
 		}
 	}
 	if (pool->queue_limit)

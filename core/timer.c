@@ -1049,17 +1049,18 @@ static bool exec_timer_end_discarded(struct exec_timer *t,
  * @work: the item, pending
  *
  * For exec_work_discard(): ends the item's timer state, then calls its
- * discard callback, unless a cancel already took the item back.
+ * discard callback, unless a cancel already took the item back.  Returns
+ * false in that case: the item was not discarded.
  *
  * Context: Any context the discard callback allows; no base lock held.
  */
-void exec_timer_discard(struct exec_work *work)
+bool exec_timer_discard(struct exec_work *work)
 {
 	struct exec_timer_target *target;
 
 	target = exec_flags_target(READ_ONCE(work->flags));
-	exec_timer_end_discarded(exec_work_timer(work),
-				 target ? target->base : NULL);
+	return exec_timer_end_discarded(exec_work_timer(work),
+					target ? target->base : NULL);
 }
 
 /*

@@ -263,9 +263,8 @@ long exec_loop_destroy(struct exec_loop *loop)
 		return -EBUSY;
 	/* Armed items are discarded, due ones reach the queue first. */
 	discarded = exec_timers_shutdown(&loop->ex);
-	while ((work = exec_mpsc_pop_wait(&loop->queue))) {
+	while ((work = exec_mpsc_pop_wait(&loop->queue)))
 		discarded += exec_work_discard(work);
-	}
 	exec_timers_free(&loop->ex);
 	exec_parker_destroy(&loop->parker);
 	exec_executor_fini(&loop->ex);

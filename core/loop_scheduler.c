@@ -584,9 +584,8 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 		else
 			cond_resched();
 	}
-	while ((work = exec_mpsc_pop_wait(&ls->queue))) {
+	while ((work = exec_mpsc_pop_wait(&ls->queue)))
 		discarded += exec_work_discard(work);
-	}
 
 	/* No thread is in a run function: every record is spare. */
 	while ((s = ls->spare)) {

@@ -914,9 +914,8 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 	}
 	for (i = 0; i < used; i++) {
 		work = xchg(&pool->workers[i].next, NULL);
-		if (work) {
+		if (work)
 			discarded += exec_work_discard(work);
-		}
 	}
 	if (pool->queue_limit)
 		atomic_long_sub(discarded, &pool->nr_bounded);

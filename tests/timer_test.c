@@ -372,6 +372,31 @@ static void timer_mod_rearms_an_item_cancelled_after_it_came_due(struct kunit *t
 	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
 }
 
+/*
+ * A destroy counts what it discarded: not an item that a cancel took back
+ * after it came due, which the destroy dequeues without a discard
+ * callback, as that cancel ended it.
+ */
+static void timer_destroy_does_not_count_an_item_a_cancel_ended(struct kunit *test)
+{
+	struct exec_loop *loop;
+	struct exec_executor *ex;
+	struct tx_item it = { };
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	ex = exec_loop_executor(loop);
+	exec_timer_init(&it.timer, tx_count_run, tx_discard);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(ex, &it.timer,
+					     EXEC_CLOCK_MONOTONIC, 0), 0);
+	/* Due at once: in the loop's queue, which nothing runs. */
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 1UL);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&it.timer), 1);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), 0);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&it.timer.work));
+}
+
 #define TX_REARMS	1000
 
 struct tx_rearm {
@@ -1154,6 +1179,7 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_realtime_deadline_follows_clock_changes),
 	KUNIT_CASE(timer_serial_runs_due_items_in_deadline_order),
 	KUNIT_CASE(timer_destroy_discards_armed_items),
+	KUNIT_CASE(timer_destroy_does_not_count_an_item_a_cancel_ended),
 	KUNIT_CASE(timer_slack_coalesces_close_deadlines),
 	KUNIT_CASE(timer_loop_executor_runs_timed_item),
 	KUNIT_CASE(timer_parker_park_until_deadline),

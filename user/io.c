@@ -526,14 +526,24 @@ int exec_io_write(struct exec_io *io, struct exec_io_op *op, int fd,
 }
 EXPORT_SYMBOL_GPL(exec_io_write);
 
+/* readv and writev: the vector checked, then started as a buffer. */
+static int exec_io_start_vec(struct exec_io *io, struct exec_io_op *op,
+			     int opcode, int fd, const struct iovec *iov,
+			     int iovcnt, uint64_t off,
+			     const struct exec_handler *h)
+{
+	if (!iov || iovcnt < 1 || iovcnt > IOV_MAX)
+		return -EINVAL;
+	return exec_io_start_buf(io, op, opcode, fd, iov, (size_t)iovcnt, 0,
+				 off, h);
+}
+
 int exec_io_readv(struct exec_io *io, struct exec_io_op *op, int fd,
 		  const struct iovec *iov, int iovcnt, uint64_t off,
 		  const struct exec_handler *h)
 {
-	if (!iov || iovcnt < 1 || iovcnt > IOV_MAX)
-		return -EINVAL;
-	return exec_io_start_buf(io, op, EXEC_IO_READV, fd, iov,
-				 (size_t)iovcnt, 0, off, h);
+	return exec_io_start_vec(io, op, EXEC_IO_READV, fd, iov, iovcnt, off,
+				 h);
 }
 EXPORT_SYMBOL_GPL(exec_io_readv);
 
@@ -541,10 +551,8 @@ int exec_io_writev(struct exec_io *io, struct exec_io_op *op, int fd,
 		   const struct iovec *iov, int iovcnt, uint64_t off,
 		   const struct exec_handler *h)
 {
-	if (!iov || iovcnt < 1 || iovcnt > IOV_MAX)
-		return -EINVAL;
-	return exec_io_start_buf(io, op, EXEC_IO_WRITEV, fd, iov,
-				 (size_t)iovcnt, 0, off, h);
+	return exec_io_start_vec(io, op, EXEC_IO_WRITEV, fd, iov, iovcnt, off,
+				 h);
 }
 EXPORT_SYMBOL_GPL(exec_io_writev);
 

@@ -520,7 +520,10 @@ static void stats_pool_counts_concurrent_submitters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
-static void stats_serial_counts_concurrent_submitters(struct kunit *test)
+/* Runs @check on a serial executor over a default pool, then both go. */
+static void stats_on_serial(struct kunit *test,
+			    void (*check)(struct kunit *test,
+					  struct exec_executor *ex))
 {
 	struct exec_thread_pool *pool;
 	struct exec_serial *serial;
@@ -528,9 +531,14 @@ static void stats_serial_counts_concurrent_submitters(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, NULL), 0);
 	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
 					exec_thread_pool_executor(pool)), 0);
-	stats_check_concurrent(test, exec_serial_executor(serial));
+	check(test, exec_serial_executor(serial));
 	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
+static void stats_serial_counts_concurrent_submitters(struct kunit *test)
+{
+	stats_on_serial(test, stats_check_concurrent);
 }
 
 /*
@@ -591,15 +599,7 @@ static void stats_pool_times_runs_and_waits(struct kunit *test)
 
 static void stats_serial_times_runs_and_waits(struct kunit *test)
 {
-	struct exec_thread_pool *pool;
-	struct exec_serial *serial;
-
-	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, NULL), 0);
-	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
-					exec_thread_pool_executor(pool)), 0);
-	stats_check_timing(test, exec_serial_executor(serial));
-	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
-	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	stats_on_serial(test, stats_check_timing);
 }
 
 static struct kunit_case exec_stats_cases[] = {

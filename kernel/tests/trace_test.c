@@ -412,6 +412,35 @@ static void trace_timer_arm_fire_cancel(struct kunit *test)
 }
 
 /*
+ * Waits until the log has an event @first at index @from or later and an
+ * event @second after it, or the deadline passes; their indexes go to
+ * *@first_at and *@second_at (-1: not seen).
+ */
+static void tr_wait_pair(struct tr_log *log, unsigned int from,
+			 enum tr_event first, enum tr_event second,
+			 int *first_at, int *second_at, u64 deadline)
+{
+	unsigned int i, spins = 0;
+	unsigned long flags;
+
+	*first_at = -1;
+	*second_at = -1;
+	for (;;) {
+		spin_lock_irqsave(&log->lock, flags);
+		for (i = from; i < log->n && *second_at < 0; i++) {
+			if (log->rec[i].event == first && *first_at < 0)
+				*first_at = i;
+			else if (log->rec[i].event == second && *first_at >= 0)
+				*second_at = i;
+		}
+		spin_unlock_irqrestore(&log->lock, flags);
+		if (*second_at >= 0 || exec_test_expired(deadline))
+			return;
+		exec_test_relax(&spins);
+	}
+}
+
+/*
  * The one worker of an idle pool parks; an item wakes it: a park, then a
  * wake, of worker 0 of that pool, before the item starts.
  */
@@ -420,12 +449,10 @@ static void trace_worker_park_wake(struct kunit *test)
 	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
 	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
 	struct exec_thread_pool *pool;
+	int parked, woken, started;
 	struct exec_executor *ex;
-	unsigned int i, spins = 0;
-	int parked = -1, woken = -1, started = -1;
 	struct exec_work work;
 	struct tr_log *log;
-	unsigned long flags;
 
 	log = tr_attach(test);
 	if (exec_thread_pool_create(&pool, &attr)) {
@@ -439,25 +466,7 @@ static void trace_worker_park_wake(struct kunit *test)
 	exec_work_init(&work, tr_fn);
 	KUNIT_EXPECT_EQ(test, exec_submit(ex, &work), 0);
 
-	for (;;) {
-		spin_lock_irqsave(&log->lock, flags);
-		for (i = 0; i < log->n; i++) {
-			const struct tr_rec *r = &log->rec[i];
-
-			if (r->event == TR_START && started < 0)
-				started = i;
-			else if (r->event == TR_PARK && started >= 0 &&
-				 parked < 0)
-				parked = i;
-			else if (r->event == TR_WAKE && parked >= 0 &&
-				 woken < 0)
-				woken = i;
-		}
-		spin_unlock_irqrestore(&log->lock, flags);
-		if (parked >= 0 || exec_test_expired(deadline))
-			break;
-		exec_test_relax(&spins);
-	}
+	tr_wait_pair(log, 0, TR_START, TR_PARK, &started, &parked, deadline);
 	if (parked < 0) {
 		KUNIT_FAIL(test, "the idle worker never parked");
 		goto out;
@@ -467,24 +476,9 @@ static void trace_worker_park_wake(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, log->rec[parked].worker, 0U);
 
 	/* Parked now, or about to: a new item wakes it. */
-	started = -1;
 	KUNIT_EXPECT_EQ(test, exec_submit(ex, &work), 0);
-	for (;;) {
-		spin_lock_irqsave(&log->lock, flags);
-		for (i = parked + 1; i < log->n; i++) {
-			const struct tr_rec *r = &log->rec[i];
-
-			if (r->event == TR_WAKE && woken < 0)
-				woken = i;
-			else if (r->event == TR_START && woken >= 0 &&
-				 started < 0)
-				started = i;
-		}
-		spin_unlock_irqrestore(&log->lock, flags);
-		if (started >= 0 || exec_test_expired(deadline))
-			break;
-		exec_test_relax(&spins);
-	}
+	tr_wait_pair(log, parked + 1, TR_WAKE, TR_START, &woken, &started,
+		     deadline);
 	KUNIT_EXPECT_GT_MSG(test, woken, parked, "no wake after the park");
 	KUNIT_EXPECT_GT_MSG(test, started, woken, "no start after the wake");
 	if (woken > parked) {

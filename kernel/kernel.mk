@@ -94,7 +94,7 @@ check-kernel:
 		$(KERNEL_EXPORTS) --test $(TEST_KERNEL_OUT) $(PUBLIC_HDR) && \
 	$(CHECK_RUN) kernel-kunit '$(CHECK_RESULTS)' -- \
 		scripts/kunit-qemu.sh --kernel "$$kdir" $(KUNIT_QEMU_ARGS) \
-		--trace-events --allow '$(KUNIT_ALLOW)' \
+		--trace-events --kmemleak --allow '$(KUNIT_ALLOW)' \
 		$(TEST_KERNEL_OUT)/exec.ko \
 		"$(TEST_KERNEL_OUT)/exec_test.ko stress_tasks=$(STRESS_TASKS)" \
 		$(TEST_KERNEL_OUT)/exec_example.ko

@@ -3,11 +3,26 @@
  * Allocation failure at every site: for each public operation that
  * allocates (executors, closures, futures, groups, execution contexts and
  * services), the sweep fails its first allocation, then its second, and so
- * on until the operation makes no more (exec_fault_inject_alloc()).  Each
- * failure must give -ENOMEM (or succeed anyway, where the operation can do
- * without that memory), and whatever was created must then work and be
- * destroyed with nothing discarded.  Leaks show up under LeakSanitizer in
- * the userspace ASan run.
+ * on until the operation makes no more.  Each failure must give -ENOMEM
+ * (or succeed anyway, where the operation can do without that memory), and
+ * whatever was created must then work and be destroyed with nothing
+ * discarded.  Leaks show up under LeakSanitizer in the userspace ASan run
+ * and under kmemleak in the test kernel.
+ *
+ * The failures come from one of two sources, a suite each:
+ *
+ * exec-alloc-fault     the core's fault point (exec_fault_inject_alloc()),
+ *                      which every allocation of the core passes; both
+ *                      worlds.
+ * exec-alloc-failslab  the kernel's own failslab: the Nth slab allocation
+ *                      of the task that runs the operation fails
+ *                      (current->fail_nth, as /proc/self/fail-nth sets
+ *                      it), so the kernel's allocations on the
+ *                      operation's behalf (kthread creation, debugfs, the
+ *                      debugging tools' own records) fail in turn too.
+ *                      Kernels with CONFIG_FAILSLAB only; tests/kernel/init.c
+ *                      lets it fail GFP_KERNEL allocations (ignore-gfp-wait
+ *                      off) before the suites run.
  */
 #include <kunit/test.h>
 #include <exec/exec.h>
@@ -15,8 +30,47 @@
 #include "internal.h"
 #include "exec_test.h"
 
-/* More than any operation here allocates. */
-#define AF_MAX_ALLOCS	64
+/* Where the sweep's failures come from. */
+struct af_source {
+	/* Fail the allocation after @after more; a negative @after: none. */
+	void (*inject)(int after);
+	/* Whether the failure asked for has happened. */
+	bool (*fired)(void);
+	/* More allocations than any operation here makes from this source. */
+	int max_allocs;
+};
+
+static const struct af_source af_core_fault_point = {
+	.inject = exec_fault_inject_alloc,
+	.fired = exec_fault_alloc_fired,
+	.max_allocs = 64,
+};
+
+#ifdef CONFIG_FAILSLAB
+/*
+ * The kernel's allocations on the operation's behalf, and the records that
+ * kmemleak and debug objects keep of each allocation, count here too.
+ */
+static void af_failslab_inject(int after)
+{
+	current->fail_nth = after < 0 ? 0 : after + 1;
+}
+
+static bool af_failslab_fired(void)
+{
+	/* should_fail_ex() counts it down to 0 at the failure it injects. */
+	return READ_ONCE(current->fail_nth) == 0;
+}
+
+static const struct af_source af_failslab = {
+	.inject = af_failslab_inject,
+	.fired = af_failslab_fired,
+	.max_allocs = 512,
+};
+#endif
+
+/* Set by each suite's init; the suites run one after the other. */
+static const struct af_source *af_source = &af_core_fault_point;
 
 /* Creates the object under test in *@objp; 0 or a negative errno. */
 typedef int (*af_create_fn)(void **objp, void *arg);
@@ -34,12 +88,12 @@ static int af_sweep(struct kunit *test, const char *what,
 	void *obj;
 	bool fired;
 
-	for (n = 0; n < AF_MAX_ALLOCS; n++) {
+	for (n = 0; n < af_source->max_allocs; n++) {
 		obj = NULL;
-		exec_fault_inject_alloc(n);
+		af_source->inject(n);
 		ret = create(&obj, arg);
-		fired = exec_fault_alloc_fired();
-		exec_fault_inject_alloc(-1);
+		fired = af_source->fired();
+		af_source->inject(-1);
 		if (!fired) {
 			/* It made fewer than n + 1 allocations: done. */
 			KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s", what);
@@ -59,7 +113,7 @@ static int af_sweep(struct kunit *test, const char *what,
 		KUNIT_EXPECT_TRUE_MSG(test, finish(test, obj, arg),
 				      "%s, allocation %d", what, n);
 	}
-	KUNIT_EXPECT_LT_MSG(test, n, AF_MAX_ALLOCS, "%s", what);
+	KUNIT_EXPECT_LT_MSG(test, n, af_source->max_allocs, "%s", what);
 	KUNIT_EXPECT_GT_MSG(test, failed, 0, "%s", what);
 	kunit_info(test, "%s: %d allocations failed in turn", what, failed);
 	return failed;
@@ -515,9 +569,49 @@ static struct kunit_case exec_alloc_fault_cases[] = {
 	{}
 };
 
+static int alloc_fault_init(struct kunit *test)
+{
+	af_source = &af_core_fault_point;
+	return 0;
+}
+
 static struct kunit_suite exec_alloc_fault_suite = {
 	.name = "exec-alloc-fault",
+	.init = alloc_fault_init,
 	.test_cases = exec_alloc_fault_cases,
 };
 
+#ifdef CONFIG_FAILSLAB
+/* The same cases: KUnit keeps each case's status in its entry. */
+static struct kunit_case exec_alloc_failslab_cases[] = {
+	KUNIT_CASE(alloc_fault_thread_pools),
+	KUNIT_CASE(alloc_fault_executors_over_a_pool),
+	KUNIT_CASE(alloc_fault_closures),
+	KUNIT_CASE(alloc_fault_thread_manager),
+	KUNIT_CASE(alloc_fault_loops_tasks_futures_groups),
+	KUNIT_CASE(alloc_fault_services),
+	{}
+};
+
+static int alloc_failslab_init(struct kunit *test)
+{
+	af_source = &af_failslab;
+	return 0;
+}
+
+static void alloc_failslab_exit(struct kunit *test)
+{
+	af_source = &af_core_fault_point;
+}
+
+static struct kunit_suite exec_alloc_failslab_suite = {
+	.name = "exec-alloc-failslab",
+	.init = alloc_failslab_init,
+	.exit = alloc_failslab_exit,
+	.test_cases = exec_alloc_failslab_cases,
+};
+
+kunit_test_suites(&exec_alloc_fault_suite, &exec_alloc_failslab_suite);
+#else
 kunit_test_suites(&exec_alloc_fault_suite);
+#endif

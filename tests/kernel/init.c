@@ -25,6 +25,17 @@
  * which Kbuild links first, runs first and produces every event), and once
  * every module is loaded it counts each event's lines in the trace; an
  * event that never appears fails the run.
+ * Where the kernel has failslab (/sys/kernel/debug/failslab), it lets
+ * failslab fail GFP_KERNEL allocations and turns off its stack dump before
+ * the first load, so that the exec-alloc-failslab suite's requests
+ * (current->fail_nth) take effect; nothing fails unless a task asks.
+ * With EXEC_KMEMLEAK=1, it has kmemleak scan and forget what boot left
+ * unreferenced before the first load (once boot is KMEMLEAK_AGE_MS old), scans again once every module is
+ * loaded (their symbols still name the allocations' callers) and once more
+ * at the end, at least KMEMLEAK_AGE_MS after the last load (kmemleak
+ * reports nothing younger than 5 s), and prints every report; an
+ * unreferenced object allocated through our modules fails the run, one
+ * the kernel allocated for itself (no frame of ours) is only listed.
  * Finally it waits EXEC_SETTLE_MS milliseconds (default 1000) for late
  * reports (a kthread left running in freed module text faults only when it
  * next runs) and restarts the machine, which QEMU's -no-reboot turns into
@@ -37,6 +48,11 @@
  *	exec-init: unloaded X / exec-init: failed to unload X: errno N (text)
  *	exec-init: left behind X
  *	exec-init: trace EVENT: N lines / exec-init: failed trace: ...
+ *	exec-init: failslab: ... / exec-init: failed failslab: ...
+ *	exec-init: kmemleak: LINE OF A REPORT OF OURS
+ *	exec-init: kmemleak: the kernel's own, from FRAME
+ *	exec-init: kmemleak WHEN: N objects of ours, N of the kernel's own
+ *	exec-init: failed kmemleak: ...
  *	exec-init: done: N loaded, N unloaded, N failed
  *
  * The last one is printed on every path that gets that far; its absence
@@ -194,10 +210,12 @@ static int read_order(void)
 
 static int load(struct module_entry *m)
 {
-	char path[512];
+	char path[sizeof(MODULES_DIR "/") + sizeof(m->file)];
 	int fd, err;
 
-	snprintf(path, sizeof(path), MODULES_DIR "/%s", m->file);
+	/* The bound: GCC cannot tell that m->file is terminated. */
+	snprintf(path, sizeof(path), MODULES_DIR "/%.*s",
+		 (int)sizeof(m->file) - 1, m->file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
@@ -351,6 +369,182 @@ static int trace_check(void)
 	return missing;
 }
 
+#define DEBUGFS		"/sys/kernel/debug"
+#define FAILSLAB_DIR	DEBUGFS "/failslab"
+#define KMEMLEAK_FILE	DEBUGFS "/kmemleak"
+/* kmemleak's minimum age of a report (5 s), and a margin. */
+#define KMEMLEAK_AGE_MS	6000
+/* Lines kept of one report: its header, hex dump and backtrace. */
+#define KMEMLEAK_LINES	32
+
+/*
+ * failslab fails only what a task asks for (fail_nth), but by default it
+ * leaves alone the allocations that may sleep, which are the ones the
+ * operations make; and each failure would dump a stack that the log check
+ * takes for a report.  Returns 0, or -1 if failslab is there and could not
+ * be set.
+ */
+static int failslab_setup(void)
+{
+	static const char *const steps[][2] = {
+		{ FAILSLAB_DIR "/ignore-gfp-wait", "N" },
+		{ FAILSLAB_DIR "/verbose", "0" },
+	};
+	struct stat st;
+	unsigned int i;
+	int err;
+
+	if (stat(FAILSLAB_DIR, &st)) {
+		say("failslab: not in this kernel");
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		err = write_file(steps[i][0], steps[i][1]);
+		if (err) {
+			say("failed failslab: writing '%s' to %s: errno %d (%s)",
+			    steps[i][1], steps[i][0], err, strerror(err));
+			return -1;
+		}
+	}
+	say("failslab: allocations that may sleep fail on request");
+	return 0;
+}
+
+/* One report of /sys/kernel/debug/kmemleak: its lines, and whose it is. */
+struct leak_report {
+	char lines[KMEMLEAK_LINES][MAX_LINE];
+	int nr_lines;
+	int ours;
+};
+
+/*
+ * A backtrace frame names our modules ("exec_foo+0x12/0x40 [exec]"), or
+ * no symbol at all: code of a module unloaded since, and only ours were
+ * loaded.  A report with neither is the kernel's own (its boot-time ACPI
+ * caches, say).
+ */
+static void leak_line(struct leak_report *r, const char *line)
+{
+	const char *frame = strstr(line, "[<");
+
+	if (frame && (strstr(frame, " [exec") || !strstr(frame, "+0x")))
+		r->ours = 1;
+	if (r->nr_lines < KMEMLEAK_LINES)
+		snprintf(r->lines[r->nr_lines++], MAX_LINE, "%s", line);
+}
+
+/*
+ * Prints a finished report: in full if it is ours (its "unreferenced
+ * object" line fails the log check too), as the kernel's otherwise.
+ * Returns whether it is ours.
+ */
+static int leak_report_end(struct leak_report *r)
+{
+	int i, ours = r->ours;
+
+	for (i = 0; i < r->nr_lines; i++) {
+		if (ours)
+			say("kmemleak: %s", r->lines[i]);
+		else if (strstr(r->lines[i], "[<"))
+			say("kmemleak: the kernel's own, from%s",
+			    strstr(r->lines[i], "]") + 1);
+	}
+	r->nr_lines = 0;
+	r->ours = 0;
+	return ours;
+}
+
+/*
+ * Has kmemleak scan, prints its reports and returns how many objects of
+ * ours it reports, or -1 if it could not be asked.  With @forget, nothing
+ * is ours and the reports are then cleared: what boot leaves unreferenced
+ * is not the modules' doing.
+ */
+static int kmemleak_scan(const char *when, int forget)
+{
+	static struct leak_report report;
+	char line[MAX_LINE];
+	int err, ours = 0, theirs = 0;
+	FILE *f;
+
+	err = write_file(KMEMLEAK_FILE, "scan");
+	if (err) {
+		say("failed kmemleak: scan %s: errno %d (%s)", when, err,
+		    strerror(err));
+		return -1;
+	}
+	f = fopen(KMEMLEAK_FILE, "r");
+	if (!f) {
+		say("failed kmemleak: reading " KMEMLEAK_FILE ": errno %d (%s)",
+		    errno, strerror(errno));
+		return -1;
+	}
+	report.nr_lines = 0;
+	report.ours = 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strstr(line, "unreferenced object") && report.nr_lines) {
+			if (leak_report_end(&report) && !forget)
+				ours++;
+			else
+				theirs++;
+		}
+		leak_line(&report, line);
+	}
+	if (report.nr_lines) {
+		if (leak_report_end(&report) && !forget)
+			ours++;
+		else
+			theirs++;
+	}
+	fclose(f);
+	if (forget) {
+		err = write_file(KMEMLEAK_FILE, "clear");
+		if (err) {
+			say("failed kmemleak: clear: errno %d (%s)", err,
+			    strerror(err));
+			return -1;
+		}
+	}
+	say("kmemleak %s: %d objects of ours, %d of the kernel's own%s", when,
+	    ours, theirs, forget ? ", forgotten" : "");
+	return ours;
+}
+
+/* 0 if the scan found nothing the modules left, 1 otherwise. */
+static int kmemleak_check(const char *when)
+{
+	int objects = kmemleak_scan(when, 0);
+
+	if (objects > 0)
+		say("failed kmemleak: %d unreferenced objects of ours %s",
+		    objects, when);
+	return objects != 0;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * kmemleak reports nothing younger than 5 s: until then, what boot left
+ * unreferenced would not be reported, hence not forgotten either.
+ */
+static void boot_age_wait(void)
+{
+	struct timespec ts;
+	long long up_ms;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	up_ms = ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+	if (up_ms < KMEMLEAK_AGE_MS)
+		sleep_ms(KMEMLEAK_AGE_MS - up_ms);
+}
+
 /* Return how many of our modules /proc/modules still lists. */
 static int check_left_behind(void)
 {
@@ -393,12 +587,32 @@ int main(void)
 	unsigned int hold_ms = env_uint("EXEC_HOLD_MS", 0);
 	/* 0: to be enabled; 1: enabled; -1: not asked for, or failed. */
 	int tracing = env_uint("EXEC_TRACE_EVENTS", 0) ? 0 : -1;
+	int kmemleak = env_uint("EXEC_KMEMLEAK", 0) != 0;
+	long long loads_end = 0, wait_ms;
+	struct stat st;
 
 	mount_one("devtmpfs", "/dev", "devtmpfs");
 	setup_console();
 	mount_one("proc", "/proc", "proc");
 	mount_one("sysfs", "/sys", "sysfs");
-	say("start (unload %s)", do_unload ? "on" : "off");
+	say("start (unload %s, kmemleak %s)", do_unload ? "on" : "off",
+	    kmemleak ? "on" : "off");
+	mount_one("debugfs", DEBUGFS, "debugfs");
+	if (failslab_setup())
+		failed++;
+	if (kmemleak && stat(KMEMLEAK_FILE, &st)) {
+		say("failed kmemleak: no " KMEMLEAK_FILE
+		    " (CONFIG_DEBUG_KMEMLEAK off?)");
+		failed++;
+		kmemleak = 0;
+	}
+	if (kmemleak) {
+		boot_age_wait();
+		if (kmemleak_scan("at boot", 1) < 0) {
+			failed++;
+			kmemleak = 0;
+		}
+	}
 
 	if (read_order() || nr_modules == 0) {
 		if (nr_modules == 0)
@@ -422,6 +636,9 @@ int main(void)
 			}
 		}
 	}
+	loads_end = now_ms();
+	if (kmemleak && loaded)
+		failed += kmemleak_check("with the modules loaded");
 	if (tracing == 0 && loaded) {
 		say("failed trace: no module brought " TRACE_EVENTS_DIR);
 		failed++;
@@ -447,6 +664,12 @@ int main(void)
 	}
 
 	sleep_ms(settle_ms);
+	if (kmemleak && loaded) {
+		wait_ms = loads_end + KMEMLEAK_AGE_MS - now_ms();
+		if (wait_ms > 0)
+			sleep_ms(wait_ms);
+		failed += kmemleak_check("at the end");
+	}
 	say("done: %d loaded, %d unloaded, %d failed", loaded, unloaded,
 	    failed);
 	sync();

@@ -285,6 +285,15 @@ static u64 exec_timer_backend_ns(enum exec_clock clock, u64 when)
  */
 #define EXEC_TIMER_BACKSTOP_NS	200000ULL
 
+/*
+ * Early cascades: items moved per step (a step of 32 takes 1-2 us), steps
+ * per call at most (a thread taken for new work meanwhile waits no
+ * longer), and how far the next event must be for a step to be taken.
+ */
+#define EXEC_TIMER_EARLY_BATCH		32
+#define EXEC_TIMER_EARLY_STEPS		4
+#define EXEC_TIMER_EARLY_SLACK_NS	10000ULL
+
 static void exec_timer_arm_device(struct exec_timer_base *base,
 				  enum exec_clock clock, u64 at)
 {
@@ -373,11 +382,11 @@ static void exec_timer_program(struct exec_timer_base *base,
 static void exec_wheel_rebase(struct exec_wheel *wh, u64 clk)
 {
 	struct exec_work *list = NULL, *work, *next;
-	unsigned int lvl, slot;
+	unsigned int row, slot;
 
-	for (lvl = 0; lvl < EXEC_WHEEL_LEVELS; lvl++) {
+	for (row = 0; row < EXEC_WHEEL_ROWS; row++) {
 		for (slot = 0; slot < EXEC_WHEEL_LVL_SIZE; slot++) {
-			for (work = exec_wheel_take_slot(wh, lvl, slot); work;
+			for (work = exec_wheel_take_slot(wh, row, slot); work;
 			     work = next) {
 				next = work->next;
 				work->next = list;
@@ -386,6 +395,7 @@ static void exec_wheel_rebase(struct exec_wheel *wh, u64 clk)
 		}
 	}
 	wh->clk = clk;
+	wh->early = EXEC_WHEEL_NO_EVENT;
 	for (work = list; work; work = next) {
 		next = work->next;
 		exec_wheel_add(wh, exec_work_timer(work),
@@ -415,29 +425,53 @@ static void exec_wheel_advance(struct exec_timer_base *base,
 			       struct exec_wheel *wh, u64 limit)
 {
 	struct exec_work *work, *next;
-	struct exec_timer *t;
-	unsigned int lvl;
-	u64 tick, event;
 
-	for (;;) {
-		event = exec_wheel_next_event(wh, &lvl);
-		if (event > limit)
-			break;
-		wh->clk = event;
-		work = exec_wheel_take_slot(wh, lvl,
-					    exec_wheel_digit(event, lvl));
-		for (; work; work = next) {
-			next = work->next;
-			t = exec_work_timer(work);
-			tick = exec_ns_to_tick(t->expires);
-			if (tick <= event)
-				exec_timer_due(base, t);
-			else
-				exec_wheel_add(wh, t, tick);
+	for (work = exec_wheel_expire(wh, limit); work; work = next) {
+		next = work->next;
+		exec_timer_due(base, exec_work_timer(work));
+	}
+}
+
+/*
+ * Whether an early cascade (core/timer_wheel.h) on @clock may have items
+ * to move and its next event leaves time for a step.  Also a look without
+ * the lock, a hint then.
+ */
+static bool exec_timer_early_ready(struct exec_timer_base *base,
+				   unsigned int clock)
+{
+	u64 when = READ_ONCE(base->programmed[clock]);
+
+	return READ_ONCE(base->wheel[clock].early_more) &&
+	       when != EXEC_TIME_NEVER &&
+	       exec_clock_now(clock) + EXEC_TIMER_EARLY_SLACK_NS < when;
+}
+
+/*
+ * Takes steps of early cascade on each clock, while it is ready for them,
+ * EXEC_TIMER_EARLY_STEPS at most, each under the lock, the lock dropped in
+ * between.  Called by whoever expires the base (its watcher before it
+ * parks, the clock event device), with the lock not held.
+ */
+static void exec_timer_cascade_early(struct exec_timer_base *base)
+{
+	unsigned int clock, steps;
+	unsigned long flags;
+	bool more;
+
+	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
+		for (steps = 0; steps < EXEC_TIMER_EARLY_STEPS; steps++) {
+			if (!exec_timer_early_ready(base, clock))
+				break;
+			raw_spin_lock_irqsave(&base->lock, flags);
+			more = exec_timer_early_ready(base, clock) &&
+			       exec_wheel_cascade_early(&base->wheel[clock],
+							EXEC_TIMER_EARLY_BATCH);
+			raw_spin_unlock_irqrestore(&base->lock, flags);
+			if (!more)
+				break;
 		}
 	}
-	if (limit > wh->clk)
-		wh->clk = limit;
 }
 
 /*
@@ -634,6 +668,8 @@ static void exec_timer_expire(struct exec_clockev *ce)
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	if (due)
 		exec_timer_hand_over(base);
+	/* After the hand-over: the due items do not wait for it. */
+	exec_timer_cascade_early(base);
 }
 
 static int exec_timer_check(struct exec_executor *ex, struct exec_timer *t,
@@ -1308,13 +1344,13 @@ static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
 					     bool all)
 {
 	struct exec_work *list = NULL, **link, *work;
-	unsigned int clock, lvl, slot;
+	unsigned int clock, row, slot;
 	struct exec_timer *t;
 
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
-		for (lvl = 0; lvl < EXEC_WHEEL_LEVELS; lvl++) {
+		for (row = 0; row < EXEC_WHEEL_ROWS; row++) {
 			for (slot = 0; slot < EXEC_WHEEL_LVL_SIZE; slot++) {
-				link = &base->wheel[clock].slots[lvl][slot];
+				link = &base->wheel[clock].slots[row][slot];
 				while ((work = *link)) {
 					t = exec_work_timer(work);
 					if (!all &&
@@ -1510,6 +1546,7 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 	/* Only the watcher itself changes @watcher from itself. */
 	watcher = READ_ONCE(base->watcher);
 	if (watcher == parker) {
+		exec_timer_cascade_early(base);
 		/*
 		 * A time read here may be stale: one programmed after the
 		 * read unparks us (exec_timer_program_at()), and the park

@@ -36,7 +36,7 @@
  * themselves in @nr_users; destroy sets CLOSED, then waits for @nr_users to
  * drain before it frees anything.
  */
-#include "internal.h"
+#include "stats.h"
 
 #define EXEC_LS_STOPPED		0x1
 #define EXEC_LS_DYING		0x2
@@ -68,7 +68,14 @@ struct exec_ls_sleeper {
  *	waits for them
  * @consume_lock: serialises pops from @queue
  * @nr_started: L(consume_lock): items popped from @queue, ever; read
- *	racily for pending counts
+ *	racily for pending counts and statistics
+ * @stats: L(consume_lock): the longest run and wait (only its maxima;
+ *	written with WRITE_ONCE(), read without the lock)
+ * @probe: times one item's wait at a time (core/stats.h)
+ * @nr_completed: A: items that returned, added by each run function in
+ *	batches, at the latest before it sleeps or returns
+ * @nr_wakeups: L(idle_lock): sleeping threads woken; written with
+ *	WRITE_ONCE(), read without the lock
  * @state: A: EXEC_LS_STOPPED, _DYING, _CLOSED, and the number of threads
  *	in run functions times EXEC_LS_RUNNER
  * @nr_idle: A: records on the idle list; written under @idle_lock
@@ -87,6 +94,10 @@ struct exec_loop_scheduler {
 
 	spinlock_t consume_lock ____cacheline_aligned;
 	unsigned long nr_started;
+	struct exec_stats_run stats;
+	struct exec_stats_probe probe;
+	atomic_long_t nr_completed;
+	unsigned long nr_wakeups;
 
 	atomic_t state ____cacheline_aligned;
 	atomic_t nr_idle;
@@ -146,6 +157,7 @@ static void exec_ls_wake_one(struct exec_loop_scheduler *ls)
 		ls->idle_list = s->next;
 		s->idle = false;
 		atomic_dec(&ls->nr_idle);
+		exec_stats_inc(&ls->nr_wakeups);
 	}
 	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
 	if (s)
@@ -162,6 +174,7 @@ static void exec_ls_wake_all(struct exec_loop_scheduler *ls)
 		ls->idle_list = s->next;
 		s->idle = false;
 		atomic_dec(&ls->nr_idle);
+		exec_stats_inc(&ls->nr_wakeups);
 		exec_parker_unpark(&s->parker);
 	}
 	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
@@ -191,6 +204,7 @@ static int exec_ls_submit(struct exec_executor *ex, struct exec_work *work,
 		return -ESHUTDOWN;
 	/* Counted before the push makes the item visible to consumers. */
 	atomic_long_inc(&ls->work);
+	exec_stats_submit(&ls->probe, work);
 	exec_mpsc_push(&ls->queue, work);
 	atomic_long_inc(&ls->nr_submitted);
 	/* The push's xchg() orders it before this read; see the top. */
@@ -239,6 +253,32 @@ static void exec_ls_work_finished(struct exec_executor *ex)
 out:
 	exec_ls_put(ls);
 }
+
+/*
+ * Runs @work, just popped.  The statistics' maxima are the consumers'
+ * shared state, hence the lock, taken only for the timing (core/stats.h).
+ */
+static void exec_ls_run_one(struct exec_loop_scheduler *ls,
+			    struct exec_work *work)
+{
+	u64 start;
+
+	if (unlikely(READ_ONCE(ls->probe.work) == work)) {
+		spin_lock(&ls->consume_lock);
+		exec_stats_taken(&ls->probe, &ls->stats, work);
+		spin_unlock(&ls->consume_lock);
+	}
+	start = exec_stats_run_begin(&ls->stats, false);
+	exec_work_run(&ls->ex, work);
+	if (unlikely(start)) {
+		spin_lock(&ls->consume_lock);
+		exec_stats_run_end(&ls->stats, start, false);
+		spin_unlock(&ls->consume_lock);
+	}
+}
+
+/* Items a run function completes between two additions to the count. */
+#define EXEC_LS_COMPLETED_BATCH	64
 
 static struct exec_work *exec_ls_pop(struct exec_loop_scheduler *ls)
 {
@@ -367,7 +407,7 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 	struct exec_ls_sleeper *s = NULL;
 	struct exec_frame frame;
 	struct exec_work *work;
-	long n = 0;
+	long n = 0, counted = 0;
 	int ret;
 
 	might_sleep_if(block);
@@ -387,11 +427,15 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 			break;
 		work = exec_ls_pop(ls);
 		if (work) {
-			exec_work_run(&ls->ex, work);
+			exec_ls_run_one(ls, work);
 			/* Fully ordered: the item is done before a stop. */
 			if (atomic_long_dec_return(&ls->work) == 0)
 				__exec_ls_stop(ls);
 			n++;
+			if (n - counted >= EXEC_LS_COMPLETED_BATCH) {
+				atomic_long_add(n - counted, &ls->nr_completed);
+				counted = n;
+			}
 			if (block && need_resched())
 				cond_resched();
 			continue;
@@ -406,8 +450,15 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 				break;
 			}
 		}
+		/* A quiet scheduler's statistics are exact. */
+		if (n > counted) {
+			atomic_long_add(n - counted, &ls->nr_completed);
+			counted = n;
+		}
 		exec_ls_sleep(ls, s, deadline);
 	}
+	if (n > counted)
+		atomic_long_add(n - counted, &ls->nr_completed);
 	/* Pass on a wake-up this thread may have taken and not used. */
 	if (block && atomic_read(&ls->nr_idle) && !exec_ls_is_stopped(ls) &&
 	    exec_mpsc_maybe_nonempty(&ls->queue))
@@ -584,8 +635,10 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 		else
 			cond_resched();
 	}
-	while ((work = exec_mpsc_pop_wait(&ls->queue)))
+	while ((work = exec_mpsc_pop_wait(&ls->queue))) {
+		exec_stats_dropped(&ls->probe, work);
 		discarded += exec_work_discard(work);
+	}
 
 	/* No thread is in a run function: every record is spare. */
 	while ((s = ls->spare)) {
@@ -601,6 +654,43 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 	return discarded;
 }
 EXPORT_SYMBOL_GPL(exec_loop_scheduler_destroy);
+
+/**
+ * exec_ls_stats - a loop scheduler's statistics
+ * @ex: an executor
+ * @st: zeroed by the caller; the scheduler's counts are added
+ *
+ * Its threads are the callers of its run functions: @st->nr_threads stays
+ * 0.  It refuses and discards only once destroyed, when nothing can read
+ * them.  An item that returned is counted as completed by the time its
+ * thread sleeps or leaves the run function, or runs 64 more.
+ *
+ * Context: Any context.
+ * Return: false if @ex is not a loop scheduler.
+ */
+bool exec_ls_stats(struct exec_executor *ex, struct exec_stats *st)
+{
+	struct exec_loop_scheduler *ls;
+
+	if (ex->ops != &exec_ls_ops)
+		return false;
+	ls = exec_to_ls(ex);
+	st->completed = atomic_long_read(&ls->nr_completed);
+	/*
+	 * Completed, then started: an item is counted started under the pop's
+	 * lock, whose release orders it before the item's run and its count
+	 * as completed; so a snapshot never has more completed than started.
+	 */
+	smp_rmb();
+	st->started = READ_ONCE(ls->nr_started);
+	/* A submitter counts its item after the push that a pop may take. */
+	st->submitted = max_t(u64, atomic_long_read(&ls->nr_submitted),
+			      st->started);
+	st->max_run_ns = READ_ONCE(ls->stats.max_run_ns);
+	st->max_wait_ns = READ_ONCE(ls->stats.max_wait_ns);
+	st->wakeups = READ_ONCE(ls->nr_wakeups);
+	return true;
+}
 
 static const struct exec_executor_ops exec_ls_ops = {
 	.kind = "loop_scheduler",

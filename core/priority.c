@@ -65,7 +65,7 @@
  * overran and returns before the handler saw it is reported on return.  An
  * item within its limit is never reported.
  */
-#include "internal.h"
+#include "stats.h"
 
 #define EXEC_PRIORITY_BATCH	64
 
@@ -151,7 +151,18 @@ struct exec_prio_watchdog {
  * @room_wq: submitters wait here for room below @queue_limit
  * @watchdog: with a time limit, its clock event device; set at creation
  * @runners: the @max_running runners; set at creation
+ * @probe: times one item's wait at a time (core/stats.h)
+ * @stats: L: items started and completed, the longest run and wait
+ * @nr_accepted: L: submissions accepted, ever
+ * @nr_scheduled: L: runners submitted to @underlying, ever
+ * @nr_refused: A: submissions refused
+ * @nr_discarded: A: items discarded
+ * @stats_file: the statistics file of the backend, or NULL; set at
+ *	creation, removed first thing by destroy or close
  * @levels: L: the @nr_levels FIFOs
+ *
+ * The statistics marked L are written with WRITE_ONCE(), as
+ * exec_priority_stats() reads them without the lock.
  */
 struct exec_priority {
 	struct exec_executor ex;
@@ -180,6 +191,13 @@ struct exec_priority {
 	wait_queue_head_t room_wq;
 	struct exec_prio_watchdog *watchdog;
 	struct exec_prio_runner *runners;
+	struct exec_stats_probe probe;
+	struct exec_stats_run stats;
+	unsigned long nr_accepted;
+	unsigned long nr_scheduled;
+	atomic_long_t nr_refused;
+	atomic_long_t nr_discarded;
+	void *stats_file;
 	struct exec_prio_level levels[];
 };
 
@@ -240,6 +258,21 @@ unsigned long exec_prio_test_reports(void)
 	return atomic_long_read(&exec_prio_reports);
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_prio_test_reports);
+
+/**
+ * exec_prio_test_stats_file - the statistics file of a priority executor
+ * @ex: a priority executor or managed queue
+ *
+ * For the tests.
+ *
+ * Context: Any context.
+ * Return: what exec_stats_file_add() gave it.
+ */
+void *exec_prio_test_stats_file(struct exec_executor *ex)
+{
+	return exec_to_prio(ex)->stats_file;
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_prio_test_stats_file);
 
 /* Reports an item that overran; without locks, as pr_warn() may sleep. */
 static void exec_prio_report(struct exec_priority *p, const void *item,
@@ -456,15 +489,19 @@ static struct exec_work *exec_prio_detach(struct exec_priority *p)
 }
 
 /* Hands every item of a detached list to its discard callback. */
-static long exec_prio_discard_list(struct exec_work *list)
+static long exec_prio_discard_list(struct exec_priority *p,
+				   struct exec_work *list)
 {
 	struct exec_work *next;
 	long n = 0;
 
 	for (; list; list = next) {
 		next = list->next;
+		exec_stats_dropped(&p->probe, list);
 		n += exec_work_discard(list);
 	}
+	if (n)
+		atomic_long_add(n, &p->nr_discarded);
 	return n;
 }
 
@@ -475,6 +512,7 @@ static struct exec_prio_runner *exec_prio_reserve(struct exec_priority *p)
 
 	p->free_runners = r->next_free;
 	p->nr_reserved++;
+	exec_stats_inc(&p->nr_scheduled);
 	atomic_inc(&p->refs);
 	return r;
 }
@@ -514,7 +552,7 @@ static void exec_prio_release(struct exec_priority *p,
 	orphans = exec_prio_unreserve(p, r);
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	if (orphans) {
-		exec_prio_discard_list(orphans);
+		exec_prio_discard_list(p, orphans);
 		exec_prio_wake_room(p);
 	}
 	/* Destroy waits for no item running, wait_idle for no runner. */
@@ -549,13 +587,15 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 	unsigned int done = 0;
 	unsigned long flags;
 	const void *item;
-	u64 late = 0;
+	u64 late = 0, start;
 
 	raw_spin_lock_irqsave(&p->lock, flags);
 	p->first_pending = false;
 	while (!p->dying && done < EXEC_PRIORITY_BATCH &&
 	       (work = exec_prio_take(p))) {
 		p->nr_running++;
+		exec_stats_taken(&p->probe, &p->stats, work);
+		exec_stats_inc(&p->stats.started);
 		if (p->time_limit_ns)
 			exec_prio_watch_start(p, r, work);
 		extra = exec_prio_want_runner(p) ? exec_prio_reserve(p) : NULL;
@@ -566,12 +606,14 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 		if (extra)
 			exec_prio_schedule_extra(p, extra, 0);
 		exec_frame_push(&frame, p);
+		start = exec_stats_run_begin(&p->stats, false);
 		exec_work_run(&p->ex, work);
 		exec_frame_pop(&frame);
 		done++;
 
 		raw_spin_lock_irqsave(&p->lock, flags);
 		p->nr_running--;
+		exec_stats_run_end(&p->stats, start, true);
 		if (p->time_limit_ns)
 			late = exec_prio_watch_end(p, r);
 		if (unlikely(late)) {
@@ -582,6 +624,7 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 		}
 	}
 	if (!p->dying && done == EXEC_PRIORITY_BATCH && p->nr_queued) {
+		exec_stats_inc(&p->nr_scheduled);
 		raw_spin_unlock_irqrestore(&p->lock, flags);
 		/* Again, keeping the reservation and its reference. */
 		if (!exec_submit_flags(p->underlying, &r->work, 0))
@@ -645,17 +688,21 @@ static int exec_prio_submit_now(struct exec_priority *p,
 	bool first = false;
 	int ret;
 
+	exec_stats_submit(&p->probe, work);
 	raw_spin_lock_irqsave(&p->lock, irqflags);
 	if (unlikely(p->dying || p->closed)) {
 		raw_spin_unlock_irqrestore(&p->lock, irqflags);
+		exec_stats_dropped(&p->probe, work);
 		return -ESHUTDOWN;
 	}
 	if (unlikely(p->queue_limit && p->nr_queued >= p->queue_limit &&
 		     !(flags & EXEC_SUBMIT_FORCE))) {
 		raw_spin_unlock_irqrestore(&p->lock, irqflags);
+		exec_stats_dropped(&p->probe, work);
 		return EXEC_PRIO_FULL;
 	}
 	exec_prio_enqueue(p, work, level, now);
+	exec_stats_inc(&p->nr_accepted);
 	if (!p->nr_reserved) {
 		r = exec_prio_reserve(p);
 		p->first_pending = true;
@@ -683,9 +730,13 @@ static int exec_prio_submit_now(struct exec_priority *p,
 	p->first_pending = false;
 	if (WARN_ON_ONCE(!exec_prio_remove(p, work, level)))
 		ret = 0;
+	else
+		WRITE_ONCE(p->nr_accepted, p->nr_accepted - 1);
 	orphans = exec_prio_unreserve(p, r);
 	raw_spin_unlock_irqrestore(&p->lock, irqflags);
-	exec_prio_discard_list(orphans);
+	if (ret)
+		exec_stats_dropped(&p->probe, work);
+	exec_prio_discard_list(p, orphans);
 	exec_prio_wake_room(p);
 	exec_prio_wake_idle(p);
 	exec_prio_put(p);
@@ -706,16 +757,25 @@ static int exec_prio_submit_level(struct exec_priority *p,
 	int ret = exec_prio_submit_now(p, work, level, flags);
 
 	if (likely(ret != EXEC_PRIO_FULL))
-		return ret;
-	if ((flags & EXEC_SUBMIT_NOWAIT) || exec_frame_find(p))
-		return -EAGAIN;
+		goto out;
+	if ((flags & EXEC_SUBMIT_NOWAIT) || exec_frame_find(p)) {
+		ret = -EAGAIN;
+		goto out;
+	}
 	might_sleep();
 	atomic_inc(&p->refs);
 	do {
 		wait_event(p->room_wq, exec_prio_room(p));
 		ret = exec_prio_submit_now(p, work, level, flags);
 	} while (ret == EXEC_PRIO_FULL);
+	/* Counted while our reference keeps a closed queue alive. */
+	if (unlikely(ret))
+		exec_stats_refused(&p->nr_refused, ret);
 	exec_prio_put(p);
+	return ret;
+out:
+	if (unlikely(ret))
+		exec_stats_refused(&p->nr_refused, ret);
 	return ret;
 }
 
@@ -867,6 +927,9 @@ int exec_prio_create(struct exec_priority **priop,
 	 */
 	exec_executor_depend(underlying, cfg->managed ?
 			     EXEC_DEP_MANAGED_QUEUE : EXEC_DEP_PRIORITY);
+	p->stats_file = exec_stats_file_add(&p->ex, !cfg->managed ?
+					    "priority" : *name ? name :
+					    "managed-queue");
 	*priop = p;
 	return 0;
 
@@ -959,6 +1022,7 @@ long exec_priority_destroy(struct exec_priority *prio)
 	if (exec_executor_check_unused(&p->ex))
 		return -EBUSY;
 
+	exec_stats_file_remove(p->stats_file);
 	/* Armed items are discarded, due ones reach the levels first. */
 	discarded = exec_timers_shutdown(&p->ex);
 	raw_spin_lock_irqsave(&p->lock, flags);
@@ -970,7 +1034,7 @@ long exec_priority_destroy(struct exec_priority *prio)
 	raw_spin_lock_irqsave(&p->lock, flags);
 	list = exec_prio_detach(p);
 	raw_spin_unlock_irqrestore(&p->lock, flags);
-	discarded += exec_prio_discard_list(list);
+	discarded += exec_prio_discard_list(p, list);
 	/* As on a serial executor: a runner still queued only drops a ref. */
 	exec_executor_undepend(p->underlying, EXEC_DEP_PRIORITY);
 	exec_prio_put(p);
@@ -1044,6 +1108,7 @@ long exec_prio_close(struct exec_priority *p)
 	might_sleep();
 	if (exec_executor_check_unused(&p->ex))
 		return -EBUSY;
+	exec_stats_file_remove(p->stats_file);
 	/* Due ones reach the levels first, and run. */
 	discarded = exec_timers_shutdown(&p->ex);
 	raw_spin_lock_irqsave(&p->lock, flags);
@@ -1103,6 +1168,38 @@ static struct exec_executor *
 exec_priority_context_executor(struct exec_executor *ex)
 {
 	return exec_to_prio(ex)->underlying;
+}
+
+/**
+ * exec_priority_stats - a priority executor's or managed queue's statistics
+ * @ex: an executor
+ * @st: zeroed by the caller; the executor's counts are added
+ *
+ * Its items run on the threads of the executor underneath, so
+ * @st->nr_threads stays 0; @st->wakeups counts the runners it submitted
+ * there.
+ *
+ * Context: Any context.
+ * Return: false if @ex is neither.
+ */
+bool exec_priority_stats(struct exec_executor *ex, struct exec_stats *st)
+{
+	struct exec_priority *p;
+
+	if (ex->ops != &exec_priority_ops && ex->ops != &exec_managed_queue_ops)
+		return false;
+	p = exec_to_prio(ex);
+	exec_stats_add_run(st, &p->stats);
+	/*
+	 * Accepted under the lock before any runner can start the item:
+	 * read after @stats, it counts every item started.
+	 */
+	smp_rmb();
+	st->submitted = READ_ONCE(p->nr_accepted);
+	st->discarded = atomic_long_read(&p->nr_discarded);
+	st->refused = atomic_long_read(&p->nr_refused);
+	st->wakeups = READ_ONCE(p->nr_scheduled);
+	return true;
 }
 
 static const struct exec_executor_ops exec_priority_ops = {

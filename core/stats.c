@@ -17,7 +17,8 @@ int exec_executor_stats(struct exec_executor *ex, struct exec_stats *st)
 	if (!ex || !ex->ops)
 		return -EINVAL;
 	if (!exec_pool_stats(ex, st) && !exec_serial_stats(ex, st) &&
-	    !exec_loop_stats(ex, st) && !exec_tpt_stats(ex, st))
+	    !exec_loop_stats(ex, st) && !exec_tpt_stats(ex, st) &&
+	    !exec_priority_stats(ex, st) && !exec_ls_stats(ex, st))
 		return -EOPNOTSUPP;
 	exec_timers_stats(ex, st);
 	return 0;

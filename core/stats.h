@@ -216,6 +216,8 @@ bool exec_pool_stats(struct exec_executor *ex, struct exec_stats *st);
 bool exec_serial_stats(struct exec_executor *ex, struct exec_stats *st);
 bool exec_loop_stats(struct exec_executor *ex, struct exec_stats *st);
 bool exec_tpt_stats(struct exec_executor *ex, struct exec_stats *st);
+bool exec_priority_stats(struct exec_executor *ex, struct exec_stats *st);
+bool exec_ls_stats(struct exec_executor *ex, struct exec_stats *st);
 /* core/timer.c: the timed-item counts of @ex's timer target, if any. */
 void exec_timers_stats(struct exec_executor *ex, struct exec_stats *st);
 

@@ -4,7 +4,9 @@
  * counts are exact (submitted, started, completed; refusals of a full
  * bounded pool; discards of a hard shutdown; timed items armed, fired and
  * cancelled), on fixed and growing thread pools, serial, loop and
- * thread-per-task executors (a thread that cannot start: a refusal);
+ * thread-per-task executors (a thread that cannot start: a refusal),
+ * priority executors and managed queues (discards of a runner's pool shut
+ * down hard) and loop schedulers;
  * concurrent submitters are counted exactly; with timing on, the longest
  * run and queue wait are at least what a known item took; bad input is
  * refused.  The kernel's debugfs file is tested in kernel/tests/.
@@ -73,7 +75,6 @@ static bool stats_wait_completed(struct exec_executor *ex, u64 n,
 static void stats_refuses_bad_input(struct kunit *test)
 {
 	struct exec_thread_pool *pool;
-	struct exec_priority *prio;
 	struct exec_stats st;
 
 	KUNIT_EXPECT_EQ(test, exec_executor_stats(NULL, &st), -EINVAL);
@@ -86,13 +87,6 @@ static void stats_refuses_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_executor_stats(exec_inline_executor(), &st),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, st.submitted, 0ULL);
-	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio,
-					exec_thread_pool_executor(pool), NULL),
-			0);
-	KUNIT_EXPECT_EQ(test,
-			exec_executor_stats(exec_priority_executor(prio), &st),
-			-EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), 0L);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
@@ -602,8 +596,225 @@ static void stats_serial_times_runs_and_waits(struct kunit *test)
 	stats_on_serial(test, stats_check_timing);
 }
 
+/* Runs @check on a priority executor over a pool, then both go. */
+static void stats_on_priority(struct kunit *test, unsigned int max_running,
+			      void (*check)(struct kunit *test,
+					    struct exec_executor *ex))
+{
+	struct exec_priority_attr attr = { .max_running = max_running };
+	struct exec_thread_pool *pool;
+	struct exec_priority *prio;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, NULL), 0);
+	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio,
+					exec_thread_pool_executor(pool), &attr),
+			0);
+	check(test, exec_priority_executor(prio));
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
+/* Its items run on the pool's threads: none of its own. */
+static void stats_check_workload_no_threads(struct kunit *test,
+					    struct exec_executor *ex)
+{
+	struct exec_stats st;
+
+	stats_check_workload(test, ex, 0);
+	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
+	/* One runner at least went to the pool. */
+	KUNIT_EXPECT_GE(test, st.wakeups, 1ULL);
+}
+
+static void stats_priority_counts_a_workload(struct kunit *test)
+{
+	stats_on_priority(test, 2, stats_check_workload_no_threads);
+}
+
+static void stats_priority_counts_concurrent_submitters(struct kunit *test)
+{
+	stats_on_priority(test, 2, stats_check_concurrent);
+}
+
+/* One runner: the item queued behind a held one waits for it. */
+static void stats_priority_times_runs_and_waits(struct kunit *test)
+{
+	stats_on_priority(test, 1, stats_check_timing);
+}
+
+/*
+ * A priority executor whose runner the pool drops (a hard shutdown of the
+ * pool) discards its waiting items: counted; a submission that then finds
+ * the pool shut down is refused: counted, not submitted.
+ */
+static void stats_priority_counts_discards_and_refusals(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_priority *prio;
+	struct exec_executor *ex;
+	struct stats_fixture fx;
+	struct exec_stats st;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio,
+					exec_thread_pool_executor(pool), NULL),
+			0);
+	ex = exec_priority_executor(prio);
+	stats_fixture_init(&fx);
+	/* The pool's one thread held: the runner waits in its queue. */
+	KUNIT_ASSERT_EQ(test, exec_submit_fn(exec_thread_pool_executor(pool),
+					     stats_gate_fn, &fx), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&fx.gate, 1));
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx),
+				0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_shutdown_hard(pool), 1L);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx),
+			-ESHUTDOWN);
+	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.submitted, 3ULL);
+	KUNIT_EXPECT_EQ(test, st.started, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.discarded, 3ULL);
+	KUNIT_EXPECT_EQ(test, st.refused, 1ULL);
+	exec_test_gate_open(&fx.gate);
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx.ran), 1);
+}
+
+/* A managed queue is a priority executor: counted the same way. */
+static void stats_managed_queue_counts_refusals(struct kunit *test)
+{
+	struct exec_managed_queue_attr attr = {
+		.name = "stats", .thread_limit = 1, .queue_limit = 2,
+	};
+	struct exec_thread_pool *pool;
+	struct exec_managed_queue *q;
+	struct exec_executor *ex;
+	struct stats_fixture fx;
+	struct exec_stats st;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, NULL), 0);
+	KUNIT_ASSERT_EQ(test, exec_managed_queue_create(&q,
+					exec_thread_pool_executor(pool), &attr),
+			0);
+	ex = exec_managed_queue_executor(q);
+	stats_fixture_init(&fx);
+	KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, stats_gate_fn, &fx), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&fx.gate, 1));
+	/* Two items fill the queue; two more are refused. */
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit_fn_full(ex, stats_count_fn,
+							  NULL, &fx,
+							  EXEC_SUBMIT_NOWAIT),
+				i < 2 ? 0 : -EAGAIN);
+	exec_test_gate_open(&fx.gate);
+	KUNIT_ASSERT_TRUE(test, stats_wait_completed(ex, 3, &st));
+	KUNIT_EXPECT_EQ(test, st.submitted, 3ULL);
+	KUNIT_EXPECT_EQ(test, st.started, 3ULL);
+	KUNIT_EXPECT_EQ(test, st.refused, 2ULL);
+	KUNIT_EXPECT_EQ(test, st.discarded, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.nr_threads, 0U);
+	KUNIT_EXPECT_EQ(test, exec_managed_queue_destroy(q), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
+static void stats_loop_scheduler_counts_a_workload(struct kunit *test)
+{
+	struct exec_loop_scheduler *ls;
+	struct exec_executor *ex;
+	struct stats_fixture fx;
+	struct exec_stats st;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_scheduler_create(&ls), 0);
+	ex = exec_loop_scheduler_executor(ls);
+	stats_fixture_init(&fx);
+	for (i = 0; i < STATS_TEST_ITEMS; i++)
+		KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx),
+				0);
+	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.submitted, (u64)STATS_TEST_ITEMS);
+	KUNIT_EXPECT_EQ(test, st.started, 0ULL);
+	KUNIT_EXPECT_EQ(test, exec_loop_scheduler_poll(ls),
+			(long)STATS_TEST_ITEMS);
+	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.submitted, (u64)STATS_TEST_ITEMS);
+	KUNIT_EXPECT_EQ(test, st.started, (u64)STATS_TEST_ITEMS);
+	KUNIT_EXPECT_EQ(test, st.completed, (u64)STATS_TEST_ITEMS);
+	KUNIT_EXPECT_EQ(test, st.discarded, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.refused, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.nr_threads, 0U);
+	KUNIT_EXPECT_EQ(test, exec_loop_scheduler_destroy(ls), 0L);
+}
+
+static int stats_ls_run_fn(void *arg)
+{
+	return exec_loop_scheduler_run(arg) < 0;
+}
+
+/*
+ * Runs @check on a loop scheduler that a thread runs; a unit of
+ * outstanding work keeps the run going until @check is done.
+ */
+static void stats_on_loop_scheduler(struct kunit *test,
+				    void (*check)(struct kunit *test,
+						  struct exec_executor *ex))
+{
+	struct exec_test_thread thread;
+	struct exec_loop_scheduler *ls;
+	struct exec_executor *ex;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_scheduler_create(&ls), 0);
+	ex = exec_loop_scheduler_executor(ls);
+	exec_on_work_started(ex);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&thread, stats_ls_run_fn,
+						     ls, "stats-ls"), 0);
+	check(test, ex);
+	exec_on_work_finished(ex);
+	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&thread,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, thread.ret, 0L);
+	KUNIT_EXPECT_EQ(test, exec_loop_scheduler_destroy(ls), 0L);
+}
+
+/* An item for a thread asleep in a run function wakes it: counted. */
+static void stats_check_wakeup(struct kunit *test, struct exec_executor *ex)
+{
+	struct stats_fixture fx;
+	struct exec_stats st;
+
+	stats_fixture_init(&fx);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx), 0);
+	KUNIT_ASSERT_TRUE(test, stats_wait_completed(ex, 1, &st));
+	KUNIT_EXPECT_EQ(test, st.submitted, 1ULL);
+	KUNIT_EXPECT_GE(test, st.wakeups, 1ULL);
+}
+
+static void stats_loop_scheduler_counts_wakeups(struct kunit *test)
+{
+	stats_on_loop_scheduler(test, stats_check_wakeup);
+}
+
+static void stats_loop_scheduler_times_runs_and_waits(struct kunit *test)
+{
+	stats_on_loop_scheduler(test, stats_check_timing);
+}
+
 static struct kunit_case exec_stats_cases[] = {
 	KUNIT_CASE(stats_refuses_bad_input),
+	KUNIT_CASE(stats_priority_counts_a_workload),
+	KUNIT_CASE(stats_priority_counts_concurrent_submitters),
+	KUNIT_CASE(stats_priority_times_runs_and_waits),
+	KUNIT_CASE(stats_priority_counts_discards_and_refusals),
+	KUNIT_CASE(stats_managed_queue_counts_refusals),
+	KUNIT_CASE(stats_loop_scheduler_counts_a_workload),
+	KUNIT_CASE(stats_loop_scheduler_counts_wakeups),
+	KUNIT_CASE(stats_loop_scheduler_times_runs_and_waits),
 	KUNIT_CASE(stats_timing_is_a_switch),
 	KUNIT_CASE(stats_fixed_pool_counts_a_workload),
 	KUNIT_CASE(stats_pool_counts_submissions_from_its_workers),

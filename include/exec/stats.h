@@ -39,7 +39,8 @@ struct exec_executor;
  * @timers_fired: timed items that came due
  * @timers_cancelled: timed items taken back by a cancel before they started
  * @wakeups: sleeping threads woken for new items (a serial executor:
- *	times it handed its queue to its underlying executor)
+ *	times it handed its queue to its underlying executor; a priority
+ *	executor or managed queue: runners it submitted there)
  * @max_wait_ns: the longest time a sampled item waited in the queue
  *	before it started; 0 until timing is on (exec_stats_set_timing())
  * @max_run_ns: the longest time an item ran; items are timed only while
@@ -66,7 +67,8 @@ struct exec_stats {
 /**
  * exec_executor_stats - read an executor's statistics
  * @ex: the executor: a thread pool (fixed or growing), a serial executor,
- *	a loop executor or a thread-per-task executor
+ *	a loop executor, a thread-per-task executor, a priority executor, a
+ *	managed queue or a loop scheduler
  * @st: filled in
  *
  * Reads counters that the executor's threads go on writing: the result is
@@ -75,9 +77,8 @@ struct exec_stats {
  *
  * Context: Any context.
  * Return: 0; -EINVAL if @ex or @st is NULL; -EOPNOTSUPP if @ex is of a
- * kind that keeps no statistics (the inline executor, priority executors,
- * managed queues, loop schedulers, executors written outside the
- * library); @st is then zeroed.
+ * kind that keeps no statistics (the inline executor, executors written
+ * outside the library); @st is then zeroed.
  */
 int exec_executor_stats(struct exec_executor *ex, struct exec_stats *st);
 

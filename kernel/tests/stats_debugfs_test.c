@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Kernel-only KUnit suite: a thread pool's statistics file in debugfs
- * (kernel/stats.c).  It exists while the pool does, under
- * /sys/kernel/debug/exec/, is a regular file of mode 0400 (read-only, root
- * only), reads back the counts of a known workload and a line per worker,
- * and is gone once the pool is destroyed.  The file is read through a
+ * Kernel-only KUnit suite: the statistics files in debugfs (kernel/stats.c)
+ * of a thread pool, a managed queue and a priority executor.  Each exists
+ * while its executor does, under /sys/kernel/debug/exec/, is a regular
+ * file of mode 0400 (read-only, root only), reads back the counts of a
+ * known workload (and, for a pool, a line per worker), and is gone once
+ * the executor is destroyed.  The file is read through a
  * kernel-internal mount of debugfs, so the test does not depend on where
  * (or whether) the guest mounted it.
  */
@@ -143,8 +144,93 @@ static void stats_debugfs_file_shows_a_pools_counts(struct kunit *test)
 	dput(dir);
 }
 
+#define SD_QUEUE_NAME	"stats-queue"
+
+/* A managed queue has a file too, named after it; so has a priority one. */
+static void stats_debugfs_file_shows_a_managed_queues_counts(struct kunit *test)
+{
+	struct exec_managed_queue_attr attr = {
+		.name = SD_QUEUE_NAME, .thread_limit = 1,
+	};
+	struct exec_thread_pool *pool;
+	struct exec_managed_queue *q;
+	struct exec_priority *prio;
+	struct dentry *dentry, *again, *dir;
+	struct exec_executor *ex;
+	struct exec_stats st;
+	unsigned int spins = 0;
+	char name[64];
+	atomic_t ran;
+	u64 deadline;
+	ssize_t len;
+	char *buf;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		kunit_skip(test, "the kernel has no debugfs");
+	buf = kunit_kzalloc(test, SD_BUF_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, NULL), 0);
+	KUNIT_ASSERT_EQ(test, exec_managed_queue_create(&q,
+					exec_thread_pool_executor(pool), &attr),
+			0);
+	ex = exec_managed_queue_executor(q);
+	dentry = exec_prio_test_stats_file(ex);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dentry));
+	strscpy(name, dentry->d_name.name, sizeof(name));
+	KUNIT_EXPECT_EQ(test, strncmp(name, SD_QUEUE_NAME "-",
+				      strlen(SD_QUEUE_NAME "-")), 0);
+	KUNIT_EXPECT_STREQ(test, (const char *)dentry->d_parent->d_name.name,
+			   "exec");
+	KUNIT_EXPECT_EQ(test, (unsigned int)d_inode(dentry)->i_mode,
+			(unsigned int)(S_IFREG | 0400));
+
+	atomic_set(&ran, 0);
+	for (i = 0; i < SD_ITEMS; i++)
+		KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, sd_count_fn, &ran),
+				0);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&ran, SD_ITEMS,
+							 EXEC_TEST_TIMEOUT_MS));
+	deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	while (!exec_executor_stats(ex, &st) && st.completed < SD_ITEMS &&
+	       !exec_test_expired(deadline))
+		exec_test_relax(&spins);
+	KUNIT_ASSERT_EQ(test, st.completed, (u64)SD_ITEMS);
+
+	len = sd_read(dentry, buf, SD_BUF_LEN);
+	KUNIT_ASSERT_GT(test, len, (ssize_t)0);
+	kunit_info(test, "%s", buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "managed_queue \"" SD_QUEUE_NAME));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "threads=0"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " submitted=10 started=10 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " completed=10 discarded=0 "));
+
+	/* Gone with its queue. */
+	dir = dget(dentry->d_parent);
+	KUNIT_EXPECT_EQ(test, exec_managed_queue_destroy(q), 0L);
+	again = debugfs_lookup(name, dir);
+	KUNIT_EXPECT_NULL(test, again);
+	dput(again);
+
+	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio,
+					exec_thread_pool_executor(pool), NULL),
+			0);
+	dentry = exec_prio_test_stats_file(exec_priority_executor(prio));
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dentry));
+	strscpy(name, dentry->d_name.name, sizeof(name));
+	KUNIT_EXPECT_EQ(test, strncmp(name, "priority-", strlen("priority-")),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), 0L);
+	again = debugfs_lookup(name, dir);
+	KUNIT_EXPECT_NULL(test, again);
+	dput(again);
+	dput(dir);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
 static struct kunit_case exec_stats_debugfs_cases[] = {
 	KUNIT_CASE(stats_debugfs_file_shows_a_pools_counts),
+	KUNIT_CASE(stats_debugfs_file_shows_a_managed_queues_counts),
 	{}
 };
 

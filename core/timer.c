@@ -668,8 +668,14 @@ static void exec_timer_expire(struct exec_clockev *ce)
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	if (due)
 		exec_timer_hand_over(base);
-	/* After the hand-over: the due items do not wait for it. */
-	exec_timer_cascade_early(base);
+	/*
+	 * After the hand-over: the due items do not wait for it.  Not in
+	 * hard interrupt context (the kernel's hrtimer), where the steps
+	 * would hold up the next event: there the owner's idle threads take
+	 * them (exec_timers_watch()).
+	 */
+	if (exec_clockev_is_thread())
+		exec_timer_cascade_early(base);
 }
 
 static int exec_timer_check(struct exec_executor *ex, struct exec_timer *t,
@@ -1526,7 +1532,9 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
  * @keep), so that coming back to wait costs no lock.  Meanwhile the device
  * is only a backstop (exec_timer_sync_device()).  Items armed on other
  * executors that share the base (serial executors over this one) are
- * handed over by the watcher too.
+ * handed over by the watcher too.  In both worlds, a caller also takes
+ * a few steps of early cascade first, if the base has some to take and
+ * the next event leaves time (core/timer_wheel.h).
  *
  * Context: Process context, a thread of @ex.
  * Return: true if the caller watches (then exec_timers_unwatch() must
@@ -1536,17 +1544,21 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
 bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 		       u64 *when)
 {
-	struct exec_timer_base *base = exec_timers_watchable(ex);
+	struct exec_timer_target *target = ex->timers;
+	struct exec_timer_base *base;
 	struct exec_parker *watcher;
 	unsigned long flags;
 	unsigned int clock;
 
+	/* An idle thread of the owner: time for early cascades. */
+	if (target && target->owns_base)
+		exec_timer_cascade_early(target->base);
+	base = exec_timers_watchable(ex);
 	if (!base)
 		return false;
 	/* Only the watcher itself changes @watcher from itself. */
 	watcher = READ_ONCE(base->watcher);
 	if (watcher == parker) {
-		exec_timer_cascade_early(base);
 		/*
 		 * A time read here may be stale: one programmed after the
 		 * read unparks us (exec_timer_program_at()), and the park

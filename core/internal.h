@@ -395,7 +395,6 @@ int exec_prio_create(struct exec_priority **priop,
 long exec_prio_close(struct exec_priority *p);
 int exec_prio_wait_idle(struct exec_priority *p);
 unsigned long exec_prio_test_reports(void);
-void *exec_prio_test_stats_file(struct exec_executor *ex);
 
 /* watchdog.c */
 unsigned long exec_watchdog_test_reports(void);

@@ -33,6 +33,8 @@
  * @stats: C: what the threads in its run functions ran; written by the
  *	one inside (EXEC_LOOP_RUNNING, whose release and cmpxchg order one
  *	caller's writes before the next's), read by exec_executor_stats()
+ * @stats_file: the statistics file of the backend, or NULL; set at
+ *	creation, removed first thing by destroy
  * @nr_wakeups: A: sleeping exec_loop_run() woken for an item; counted on
  *	that path only, beside its unpark
  */
@@ -45,6 +47,7 @@ struct exec_loop {
 	struct exec_parker parker;
 	struct exec_stats_probe probe;
 	struct exec_stats_run stats;
+	void *stats_file;
 	atomic_long_t nr_wakeups;
 };
 
@@ -230,6 +233,7 @@ int exec_loop_create(struct exec_loop **loopp)
 	if (ret)
 		goto err_destroy_parker;
 	exec_mpsc_init(&loop->queue);
+	loop->stats_file = exec_stats_file_add(&loop->ex, "loop");
 	*loopp = loop;
 	return 0;
 
@@ -261,6 +265,7 @@ long exec_loop_destroy(struct exec_loop *loop)
 	/* Leaves RUNNING set: the loop is gone for every later caller. */
 	if (atomic_cmpxchg(&loop->state, 0, EXEC_LOOP_RUNNING) != 0)
 		return -EBUSY;
+	exec_stats_file_remove(loop->stats_file);
 	/* Armed items are discarded, due ones reach the queue first. */
 	discarded = exec_timers_shutdown(&loop->ex);
 	while ((work = exec_mpsc_pop_wait(&loop->queue)))
@@ -301,6 +306,12 @@ bool exec_loop_stats(struct exec_executor *ex, struct exec_stats *st)
 	st->submitted = st->started + max(queued, 0L);
 	st->wakeups = atomic_long_read(&loop->nr_wakeups);
 	return true;
+}
+
+/* @ex's statistics file, if it is a loop executor; else NULL. */
+void *exec_loop_stats_file(struct exec_executor *ex)
+{
+	return ex->ops == &exec_loop_ops ? exec_to_loop(ex)->stats_file : NULL;
 }
 
 static const struct exec_executor_ops exec_loop_ops = {

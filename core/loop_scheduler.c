@@ -76,6 +76,8 @@ struct exec_ls_sleeper {
  *	batches, at the latest before it sleeps or returns
  * @nr_wakeups: L(idle_lock): sleeping threads woken; written with
  *	WRITE_ONCE(), read without the lock
+ * @stats_file: the statistics file of the backend, or NULL; set at
+ *	creation, removed first thing by destroy
  * @state: A: EXEC_LS_STOPPED, _DYING, _CLOSED, and the number of threads
  *	in run functions times EXEC_LS_RUNNER
  * @nr_idle: A: records on the idle list; written under @idle_lock
@@ -98,6 +100,7 @@ struct exec_loop_scheduler {
 	struct exec_stats_probe probe;
 	atomic_long_t nr_completed;
 	unsigned long nr_wakeups;
+	void *stats_file;
 
 	atomic_t state ____cacheline_aligned;
 	atomic_t nr_idle;
@@ -584,6 +587,7 @@ int exec_loop_scheduler_create(struct exec_loop_scheduler **lsp)
 	exec_mpsc_init(&ls->queue);
 	spin_lock_init(&ls->consume_lock);
 	raw_spin_lock_init(&ls->idle_lock);
+	ls->stats_file = exec_stats_file_add(&ls->ex, "loop-scheduler");
 	*lsp = ls;
 	return 0;
 
@@ -623,6 +627,7 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 		if (old & ~EXEC_LS_STOPPED)
 			return -EBUSY;
 	} while (!atomic_try_cmpxchg(&ls->state, &old, old | EXEC_LS_DYING));
+	exec_stats_file_remove(ls->stats_file);
 
 	/* Armed items are discarded, due ones reach the queue first. */
 	discarded = exec_timers_shutdown(&ls->ex);
@@ -690,6 +695,12 @@ bool exec_ls_stats(struct exec_executor *ex, struct exec_stats *st)
 	st->max_wait_ns = READ_ONCE(ls->stats.max_wait_ns);
 	st->wakeups = READ_ONCE(ls->nr_wakeups);
 	return true;
+}
+
+/* @ex's statistics file, if it is a loop scheduler; else NULL. */
+void *exec_ls_stats_file(struct exec_executor *ex)
+{
+	return ex->ops == &exec_ls_ops ? exec_to_ls(ex)->stats_file : NULL;
 }
 
 static const struct exec_executor_ops exec_ls_ops = {

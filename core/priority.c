@@ -259,21 +259,6 @@ unsigned long exec_prio_test_reports(void)
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_prio_test_reports);
 
-/**
- * exec_prio_test_stats_file - the statistics file of a priority executor
- * @ex: a priority executor or managed queue
- *
- * For the tests.
- *
- * Context: Any context.
- * Return: what exec_stats_file_add() gave it.
- */
-void *exec_prio_test_stats_file(struct exec_executor *ex)
-{
-	return exec_to_prio(ex)->stats_file;
-}
-EXPORT_SYMBOL_FOR_TESTS(exec_prio_test_stats_file);
-
 /* Reports an item that overran; without locks, as pr_warn() may sleep. */
 static void exec_prio_report(struct exec_priority *p, const void *item,
 			     u64 ran_ns, bool running)
@@ -1200,6 +1185,14 @@ bool exec_priority_stats(struct exec_executor *ex, struct exec_stats *st)
 	st->refused = atomic_long_read(&p->nr_refused);
 	st->wakeups = READ_ONCE(p->nr_scheduled);
 	return true;
+}
+
+/* @ex's statistics file, if it is a priority executor or managed queue. */
+void *exec_prio_stats_file(struct exec_executor *ex)
+{
+	if (ex->ops != &exec_priority_ops && ex->ops != &exec_managed_queue_ops)
+		return NULL;
+	return exec_to_prio(ex)->stats_file;
 }
 
 static const struct exec_executor_ops exec_priority_ops = {

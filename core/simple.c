@@ -77,6 +77,8 @@ struct exec_tpt_thread {
  * @nr_started: L: items whose function was called
  * @nr_completed: L: items whose function returned
  * @nr_refused: L: submissions refused because a thread could not start
+ * @stats_file: the statistics file of the backend, or NULL; set at
+ *	creation, removed first thing by destroy
  *
  * The counts are written with WRITE_ONCE() under @lock, which each item
  * takes anyway, and read without it by exec_tpt_stats().
@@ -93,6 +95,7 @@ struct exec_thread_per_task {
 	unsigned long nr_started;
 	unsigned long nr_completed;
 	unsigned long nr_refused;
+	void *stats_file;
 };
 
 static const struct exec_executor_ops exec_tpt_ops;
@@ -234,6 +237,12 @@ bool exec_tpt_stats(struct exec_executor *ex, struct exec_stats *st)
 	return true;
 }
 
+/* @ex's statistics file, if it is a thread-per-task executor; else NULL. */
+void *exec_tpt_stats_file(struct exec_executor *ex)
+{
+	return ex->ops == &exec_tpt_ops ? exec_to_tpt(ex)->stats_file : NULL;
+}
+
 static const struct exec_executor_ops exec_tpt_ops = {
 	.kind = "thread_per_task",
 	.submit = exec_tpt_submit,
@@ -265,6 +274,9 @@ int exec_thread_per_task_create_attr(struct exec_thread_per_task **tptp,
 		goto err_free_attr;
 	spin_lock_init(&tpt->lock);
 	init_waitqueue_head(&tpt->wq);
+	tpt->stats_file = exec_stats_file_add(&tpt->ex, tpt->attr.name ?
+					      tpt->attr.name :
+					      "thread-per-task");
 	*tptp = tpt;
 	return 0;
 
@@ -308,6 +320,7 @@ int exec_thread_per_task_destroy(struct exec_thread_per_task *tpt)
 		return -EDEADLK;
 	if (exec_executor_check_unused(&tpt->ex))
 		return -EBUSY;
+	exec_stats_file_remove(tpt->stats_file);
 	wait_event(tpt->wq, exec_tpt_idle(tpt));
 	exec_tpt_reap(tpt);
 	exec_executor_fini(&tpt->ex);

@@ -25,6 +25,32 @@ int exec_executor_stats(struct exec_executor *ex, struct exec_stats *st)
 }
 EXPORT_SYMBOL_GPL(exec_executor_stats);
 
+/**
+ * exec_stats_test_file - an executor's statistics file
+ * @ex: the executor
+ *
+ * For the tests of the kernel's debugfs files.
+ *
+ * Context: Any context.
+ * Return: what exec_stats_file_add() gave it; NULL for a kind without
+ * files, or where it has none.
+ */
+void *exec_stats_test_file(struct exec_executor *ex)
+{
+	void *file = exec_pool_stats_file(ex);
+
+	if (!file)
+		file = exec_prio_stats_file(ex);
+	if (!file)
+		file = exec_loop_stats_file(ex);
+	if (!file)
+		file = exec_ls_stats_file(ex);
+	if (!file)
+		file = exec_tpt_stats_file(ex);
+	return file;
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_stats_test_file);
+
 void exec_stats_set_timing(bool on)
 {
 	WRITE_ONCE(exec_stats_timing_on, on);

@@ -233,5 +233,12 @@ void exec_pool_show_workers(struct exec_executor *ex,
 			    void *ctx);
 void *exec_stats_file_add(struct exec_executor *ex, const char *name);
 void exec_stats_file_remove(void *file);
+/* Each kind with a file: @ex's, or NULL if @ex is of another kind. */
+void *exec_pool_stats_file(struct exec_executor *ex);
+void *exec_prio_stats_file(struct exec_executor *ex);
+void *exec_loop_stats_file(struct exec_executor *ex);
+void *exec_ls_stats_file(struct exec_executor *ex);
+void *exec_tpt_stats_file(struct exec_executor *ex);
+void *exec_stats_test_file(struct exec_executor *ex);
 
 #endif /* EXEC_CORE_STATS_H */

@@ -1059,6 +1059,12 @@ static void exec_pool_work_finished(struct exec_executor *ex)
 		exec_pool_wake_all(pool);
 }
 
+/* @ex's statistics file, if it is a thread pool; else NULL. */
+void *exec_pool_stats_file(struct exec_executor *ex)
+{
+	return ex->ops == &exec_pool_ops ? exec_to_pool(ex)->stats_file : NULL;
+}
+
 /**
  * exec_pool_stats - a thread pool's statistics
  * @ex: an executor

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Kernel-only KUnit suite: the statistics files in debugfs (kernel/stats.c)
- * of a thread pool, a managed queue and a priority executor.  Each exists
+ * of a thread pool, a managed queue, a priority executor, a loop executor,
+ * a loop scheduler and a thread-per-task executor.  Each exists
  * while its executor does, under /sys/kernel/debug/exec/, is a regular
  * file of mode 0400 (read-only, root only), reads back the counts of a
  * known workload (and, for a pool, a line per worker), and is gone once
@@ -175,7 +176,7 @@ static void stats_debugfs_file_shows_a_managed_queues_counts(struct kunit *test)
 					exec_thread_pool_executor(pool), &attr),
 			0);
 	ex = exec_managed_queue_executor(q);
-	dentry = exec_prio_test_stats_file(ex);
+	dentry = exec_stats_test_file(ex);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dentry));
 	strscpy(name, dentry->d_name.name, sizeof(name));
 	KUNIT_EXPECT_EQ(test, strncmp(name, SD_QUEUE_NAME "-",
@@ -215,7 +216,7 @@ static void stats_debugfs_file_shows_a_managed_queues_counts(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio,
 					exec_thread_pool_executor(pool), NULL),
 			0);
-	dentry = exec_prio_test_stats_file(exec_priority_executor(prio));
+	dentry = exec_stats_test_file(exec_priority_executor(prio));
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dentry));
 	strscpy(name, dentry->d_name.name, sizeof(name));
 	KUNIT_EXPECT_EQ(test, strncmp(name, "priority-", strlen("priority-")),
@@ -228,9 +229,110 @@ static void stats_debugfs_file_shows_a_managed_queues_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
+/*
+ * Checks that @ex has a file named "@prefix-<n>", 0400, under exec/, whose
+ * first line names @kind; gives its name to @name.
+ */
+static struct dentry *sd_check_file(struct kunit *test,
+				    struct exec_executor *ex,
+				    const char *prefix, const char *kind,
+				    char *name, size_t size, char *buf)
+{
+	struct dentry *dentry = exec_stats_test_file(ex);
+	char want[64];
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(dentry));
+	strscpy(name, dentry->d_name.name, size);
+	KUNIT_EXPECT_EQ(test, strncmp(name, prefix, strlen(prefix)), 0);
+	KUNIT_EXPECT_EQ(test, name[strlen(prefix)], '-');
+	KUNIT_EXPECT_STREQ(test, (const char *)dentry->d_parent->d_name.name,
+			   "exec");
+	KUNIT_EXPECT_EQ(test, (unsigned int)d_inode(dentry)->i_mode,
+			(unsigned int)(S_IFREG | 0400));
+	KUNIT_ASSERT_GT(test, sd_read(dentry, buf, SD_BUF_LEN), (ssize_t)0);
+	snprintf(want, sizeof(want), "%s \"%s\" threads=", kind, name);
+	KUNIT_EXPECT_EQ_MSG(test, strncmp(buf, want, strlen(want)), 0, "%s",
+			    buf);
+	return dentry;
+}
+
+/* Checks that the file @name has gone from @dir. */
+static void sd_check_gone(struct kunit *test, struct dentry *dir,
+			  const char *name)
+{
+	struct dentry *again = debugfs_lookup(name, dir);
+
+	KUNIT_EXPECT_NULL(test, again);
+	dput(again);
+}
+
+/*
+ * A loop executor, a loop scheduler and a thread-per-task executor have a
+ * file each, which shows a known workload's counts and goes with them.
+ */
+static void stats_debugfs_files_of_loops_and_thread_per_task(
+	struct kunit *test)
+{
+	struct exec_thread_per_task *tpt;
+	struct exec_loop_scheduler *ls;
+	struct dentry *dentry, *dir;
+	struct exec_loop *loop;
+	char name[64];
+	atomic_t ran;
+	char *buf;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		kunit_skip(test, "the kernel has no debugfs");
+	buf = kunit_kzalloc(test, SD_BUF_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	atomic_set(&ran, 0);
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	for (i = 0; i < SD_ITEMS; i++)
+		KUNIT_ASSERT_EQ(test, exec_submit_fn(exec_loop_executor(loop),
+						     sd_count_fn, &ran), 0);
+	KUNIT_EXPECT_EQ(test, exec_loop_run_queued_closures(loop),
+			(long)SD_ITEMS);
+	dentry = sd_check_file(test, exec_loop_executor(loop), "loop", "loop",
+			       name, sizeof(name), buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " submitted=10 started=10 "));
+	dir = dget(dentry->d_parent);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
+	sd_check_gone(test, dir, name);
+
+	KUNIT_ASSERT_EQ(test, exec_loop_scheduler_create(&ls), 0);
+	for (i = 0; i < SD_ITEMS; i++)
+		KUNIT_ASSERT_EQ(test,
+				exec_submit_fn(exec_loop_scheduler_executor(ls),
+					       sd_count_fn, &ran), 0);
+	KUNIT_EXPECT_EQ(test, exec_loop_scheduler_poll(ls), (long)SD_ITEMS);
+	sd_check_file(test, exec_loop_scheduler_executor(ls), "loop-scheduler",
+		      "loop_scheduler", name, sizeof(name), buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " submitted=10 started=10 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " completed=10 "));
+	KUNIT_EXPECT_EQ(test, exec_loop_scheduler_destroy(ls), 0L);
+	sd_check_gone(test, dir, name);
+
+	KUNIT_ASSERT_EQ(test, exec_thread_per_task_create(&tpt), 0);
+	KUNIT_ASSERT_EQ(test,
+			exec_submit_fn(exec_thread_per_task_executor(tpt),
+				       sd_count_fn, &ran), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&ran, 2 * SD_ITEMS + 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	sd_check_file(test, exec_thread_per_task_executor(tpt),
+		      "thread-per-task", "thread_per_task", name, sizeof(name),
+		      buf);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " submitted=1 "));
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(tpt), 0);
+	sd_check_gone(test, dir, name);
+	dput(dir);
+}
+
 static struct kunit_case exec_stats_debugfs_cases[] = {
 	KUNIT_CASE(stats_debugfs_file_shows_a_pools_counts),
 	KUNIT_CASE(stats_debugfs_file_shows_a_managed_queues_counts),
+	KUNIT_CASE(stats_debugfs_files_of_loops_and_thread_per_task),
 	{}
 };
 

@@ -245,16 +245,18 @@ static void stats_serial_counts_a_workload(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
-static void stats_loop_counts_a_workload(struct kunit *test)
+/*
+ * @ex holds its queued items until @drain(@owner) runs them: before, they
+ * are submitted and none started; after, every one started and completed.
+ */
+static void stats_check_held_workload(struct kunit *test,
+				      struct exec_executor *ex,
+				      long (*drain)(void *owner), void *owner)
 {
-	struct exec_loop *loop;
-	struct exec_executor *ex;
 	struct stats_fixture fx;
 	struct exec_stats st;
 	unsigned int i;
 
-	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
-	ex = exec_loop_executor(loop);
 	stats_fixture_init(&fx);
 	for (i = 0; i < STATS_TEST_ITEMS; i++)
 		KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx),
@@ -262,13 +264,28 @@ static void stats_loop_counts_a_workload(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.submitted, (u64)STATS_TEST_ITEMS);
 	KUNIT_EXPECT_EQ(test, st.started, 0ULL);
-	KUNIT_EXPECT_EQ(test, exec_loop_run_queued_closures(loop),
-			(long)STATS_TEST_ITEMS);
+	KUNIT_EXPECT_EQ(test, drain(owner), (long)STATS_TEST_ITEMS);
 	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.submitted, (u64)STATS_TEST_ITEMS);
 	KUNIT_EXPECT_EQ(test, st.started, (u64)STATS_TEST_ITEMS);
 	KUNIT_EXPECT_EQ(test, st.completed, (u64)STATS_TEST_ITEMS);
 	KUNIT_EXPECT_EQ(test, st.discarded, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.refused, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.nr_threads, 0U);
+}
+
+static long stats_loop_drain(void *loop)
+{
+	return exec_loop_run_queued_closures(loop);
+}
+
+static void stats_loop_counts_a_workload(struct kunit *test)
+{
+	struct exec_loop *loop;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	stats_check_held_workload(test, exec_loop_executor(loop),
+				  stats_loop_drain, loop);
 	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
 }
 
@@ -722,32 +739,18 @@ static void stats_managed_queue_counts_refusals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
+static long stats_ls_drain(void *ls)
+{
+	return exec_loop_scheduler_poll(ls);
+}
+
 static void stats_loop_scheduler_counts_a_workload(struct kunit *test)
 {
 	struct exec_loop_scheduler *ls;
-	struct exec_executor *ex;
-	struct stats_fixture fx;
-	struct exec_stats st;
-	unsigned int i;
 
 	KUNIT_ASSERT_EQ(test, exec_loop_scheduler_create(&ls), 0);
-	ex = exec_loop_scheduler_executor(ls);
-	stats_fixture_init(&fx);
-	for (i = 0; i < STATS_TEST_ITEMS; i++)
-		KUNIT_ASSERT_EQ(test, exec_submit_fn(ex, stats_count_fn, &fx),
-				0);
-	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
-	KUNIT_EXPECT_EQ(test, st.submitted, (u64)STATS_TEST_ITEMS);
-	KUNIT_EXPECT_EQ(test, st.started, 0ULL);
-	KUNIT_EXPECT_EQ(test, exec_loop_scheduler_poll(ls),
-			(long)STATS_TEST_ITEMS);
-	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
-	KUNIT_EXPECT_EQ(test, st.submitted, (u64)STATS_TEST_ITEMS);
-	KUNIT_EXPECT_EQ(test, st.started, (u64)STATS_TEST_ITEMS);
-	KUNIT_EXPECT_EQ(test, st.completed, (u64)STATS_TEST_ITEMS);
-	KUNIT_EXPECT_EQ(test, st.discarded, 0ULL);
-	KUNIT_EXPECT_EQ(test, st.refused, 0ULL);
-	KUNIT_EXPECT_EQ(test, st.nr_threads, 0U);
+	stats_check_held_workload(test, exec_loop_scheduler_executor(ls),
+				  stats_ls_drain, ls);
 	KUNIT_EXPECT_EQ(test, exec_loop_scheduler_destroy(ls), 0L);
 }
 

@@ -334,6 +334,28 @@ static void tx_count_run(struct exec_work *work)
 }
 
 /*
+ * A new loop executor in *@loopp with @it armed on it for a deadline that
+ * has passed, so handed to the loop's queue, which nothing runs, and then
+ * cancelled there (the cancel returns 1).  Returns the loop's executor.
+ */
+static struct exec_executor *tx_loop_cancel_due_item(struct kunit *test,
+						     struct exec_loop **loopp,
+						     struct tx_item *it)
+{
+	struct exec_executor *ex;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_create(loopp), 0);
+	ex = exec_loop_executor(*loopp);
+	exec_timer_init(&it->timer, tx_count_run, tx_discard);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(ex, &it->timer,
+					     EXEC_CLOCK_MONOTONIC, 0), 0);
+	/* Due at once: in the loop's queue, not started. */
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 1UL);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&it->timer), 1);
+	return ex;
+}
+
+/*
  * An item cancelled after it came due still sits in its executor's queue;
  * that arm is over, so a mod arms it anew (0), and it runs once, at the new
  * deadline.  A loop executor holds due items until it is run.
@@ -345,14 +367,7 @@ static void timer_mod_rearms_an_item_cancelled_after_it_came_due(struct kunit *t
 	struct tx_item it = { };
 	u64 deadline, timeout;
 
-	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
-	ex = exec_loop_executor(loop);
-	exec_timer_init(&it.timer, tx_count_run, tx_discard);
-	KUNIT_EXPECT_EQ(test, exec_submit_at(ex, &it.timer,
-					     EXEC_CLOCK_MONOTONIC, 0), 0);
-	/* Due at once: handed to the loop's queue, not started. */
-	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 1UL);
-	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&it.timer), 1);
+	ex = tx_loop_cancel_due_item(test, &loop, &it);
 	deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 2 * TX_NS_PER_MS;
 	KUNIT_EXPECT_EQ(test, exec_timer_mod(ex, &it.timer,
 					     EXEC_CLOCK_MONOTONIC, deadline), 0);
@@ -380,17 +395,9 @@ static void timer_mod_rearms_an_item_cancelled_after_it_came_due(struct kunit *t
 static void timer_destroy_does_not_count_an_item_a_cancel_ended(struct kunit *test)
 {
 	struct exec_loop *loop;
-	struct exec_executor *ex;
 	struct tx_item it = { };
 
-	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
-	ex = exec_loop_executor(loop);
-	exec_timer_init(&it.timer, tx_count_run, tx_discard);
-	KUNIT_EXPECT_EQ(test, exec_submit_at(ex, &it.timer,
-					     EXEC_CLOCK_MONOTONIC, 0), 0);
-	/* Due at once: in the loop's queue, which nothing runs. */
-	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 1UL);
-	KUNIT_EXPECT_EQ(test, exec_timer_cancel(&it.timer), 1);
+	tx_loop_cancel_due_item(test, &loop, &it);
 	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 0L);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it.runs), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), 0);

@@ -71,6 +71,18 @@ static ssize_t sd_read(struct dentry *dentry, char *buf, size_t len)
 	return total;
 }
 
+/* A buffer for a file's contents; skips the case without debugfs. */
+static char *sd_buf(struct kunit *test)
+{
+	char *buf;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		kunit_skip(test, "the kernel has no debugfs");
+	buf = kunit_kzalloc(test, SD_BUF_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	return buf;
+}
+
 /*
  * Checks that @ex has a file named "@prefix-<n>", 0400, under exec/, whose
  * first line names @kind, and reads it into @buf; gives its name to @name.
@@ -147,10 +159,7 @@ static void stats_debugfs_file_shows_a_pools_counts(struct kunit *test)
 	char name[64];
 	char *buf;
 
-	if (!IS_ENABLED(CONFIG_DEBUG_FS))
-		kunit_skip(test, "the kernel has no debugfs");
-	buf = kunit_kzalloc(test, SD_BUF_LEN, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
+	buf = sd_buf(test);
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
 	ex = exec_thread_pool_executor(pool);
 	KUNIT_EXPECT_PTR_EQ(test, exec_stats_test_file(ex), pool->stats_file);
@@ -190,10 +199,7 @@ static void stats_debugfs_file_shows_a_managed_queues_counts(struct kunit *test)
 	char name[64];
 	char *buf;
 
-	if (!IS_ENABLED(CONFIG_DEBUG_FS))
-		kunit_skip(test, "the kernel has no debugfs");
-	buf = kunit_kzalloc(test, SD_BUF_LEN, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
+	buf = sd_buf(test);
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, NULL), 0);
 	KUNIT_ASSERT_EQ(test, exec_managed_queue_create(&q,
 					exec_thread_pool_executor(pool), &attr),
@@ -261,10 +267,7 @@ static void stats_debugfs_files_of_loops_and_thread_per_task(
 	char name[64];
 	char *buf;
 
-	if (!IS_ENABLED(CONFIG_DEBUG_FS))
-		kunit_skip(test, "the kernel has no debugfs");
-	buf = kunit_kzalloc(test, SD_BUF_LEN, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, buf);
+	buf = sd_buf(test);
 
 	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
 	sd_run_held_items(test, exec_loop_executor(loop), sd_loop_drain, loop);

@@ -124,9 +124,17 @@ static void exec_io_queue(struct exec_io_op *op)
 /* Queues @op's item once @io->lock is dropped (exec_io_unlock()). */
 static void exec_io_queue_later(struct exec_io *io, struct exec_io_op *op)
 {
-	op->next = NULL;
+	/*
+	 * Linked through the item, not through @next: a multishot accept
+	 * handed a socket is queued while it stays on the pending list, and
+	 * a link through @next made the list a ring when another operation
+	 * completed in the same section (exec_io_cancel_token() then walked
+	 * it for ever).  The item is free for it: not queued until
+	 * exec_io_unlock() queues it.
+	 */
+	op->work.next = NULL;
 	if (io->done_tail)
-		io->done_tail->next = op;
+		io->done_tail->work.next = &op->work;
 	else
 		io->done = op;
 	io->done_tail = op;
@@ -282,7 +290,9 @@ void exec_io_unlock(struct exec_io *io)
 	pthread_mutex_unlock(&io->lock);
 	for (; op; op = next) {
 		/* The handler may run, and free @op, at once. */
-		next = op->next;
+		next = op->work.next ? container_of(op->work.next,
+						    struct exec_io_op, work) :
+				       NULL;
 		exec_io_queue(op);
 	}
 }

@@ -117,7 +117,9 @@ struct exec_io_ops {
  * @nr_pending: L: their number; read without the lock by
  *	exec_io_pending() (READ_ONCE)
  * @done: L: operations completed under the lock, whose handlers
- *	exec_io_unlock() queues once it has dropped it; linked through @next
+ *	exec_io_unlock() queues once it has dropped it; linked through
+ *	their items' exec_work::next (a multishot accept is queued while it
+ *	stays on @pending)
  * @done_tail: L: the last of them
  * @nr_multi: L: multishot operations whose last handler call has not
  *	begun; exec_io_destroy() waits for them too

@@ -38,6 +38,16 @@ struct exec_pool_grow;
  */
 #define EXEC_POOL_SPIN_CREDIT	4
 /*
+ * A worker that deferred items behind the one in its slot (a batch of timed
+ * items that came due together, a defer from an item) runs them itself
+ * until the batch has taken this long, and only then, if items are left,
+ * wakes a helper: waking one at once cost each batch of short items the
+ * wake-up's system call, and the helper mostly arrived to find the batch
+ * done (the watcher of timer_lateness woke the other worker for every
+ * deadline it took).
+ */
+#define EXEC_POOL_DEFER_HELP_NS	20000
+/*
  * How often (in pauses) a spinning worker looks at the shared queue.  A look
  * reads the lines that a submitter is writing (the queue's tail, the last
  * item's link), so a worker that looks at every pause takes them from the
@@ -82,8 +92,11 @@ struct exec_pool_grow;
  * @steal_victim: O: next worker whose slot this one looks at while spinning
  * @steal_seen: O: item seen in that slot at the previous look
  * @next_streak: O: items in a row taken from @next
- * @was_spinning: O: has just stopped waiting (spinning or parked) for work;
- *	the first item it takes from the shared queue passes wake-ups on
+ * @was_spinning: O: has just stopped spinning for work, or was woken by a
+ *	submitter; the first item it takes from the shared queue passes
+ *	wake-ups on
+ * @deferred_at: O: when it deferred an item behind the one in its slot,
+ *	0 if it has not since it last waited (EXEC_POOL_DEFER_HELP_NS)
  * @woken_idle: O: has parked and found no work since it woke; its next
  *	spin is the long one
  * @parked_briefly: O: its last park was woken within
@@ -132,6 +145,7 @@ struct exec_pool_worker {
 	struct exec_work *steal_seen;
 	unsigned int next_streak;
 	bool was_spinning;
+	u64 deferred_at;
 	bool woken_idle;
 	bool parked_briefly;
 	unsigned int spin_credit;

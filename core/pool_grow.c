@@ -174,6 +174,7 @@ static int exec_grow_start(struct exec_pool_grow *g)
 	w->nr_hints = 0;
 	w->woken_idle = false;
 	w->was_spinning = false;
+	w->deferred_at = 0;
 	w->next_streak = 0;
 	w->steal_seen = NULL;
 	memset(&w->sample, 0, sizeof(w->sample));

@@ -35,9 +35,10 @@
  * item goes: post puts it on the shared queue, where any worker may take it;
  * defer puts it in the worker's @next slot and wakes nobody (it continues
  * the current item, which is about to return), or, with the slot taken, on
- * the shared queue, still waking nobody: the worker passes a wake-up on
- * when it takes the item and finds more behind it; a plain submission uses
- * the slot and still wakes an idle worker, which may steal it.
+ * the shared queue, still waking nobody: the worker runs the deferred items
+ * itself, and passes a wake-up on only if they have taken it
+ * EXEC_POOL_DEFER_HELP_NS and more are left; a plain submission uses the
+ * slot and still wakes an idle worker, which may steal it.
  *
  * Stopping.  destroy sets EXEC_POOL_STOP and wakes everyone; workers exit
  * once they find no work.  Items keep running until the queue is empty, and a
@@ -216,11 +217,13 @@ static int exec_pool_push(struct exec_thread_pool *pool,
 		atomic_long_inc(&pool->nr_submitted);
 		/*
 		 * Deferred behind another: its worker takes it after the
-		 * current item and the one in its slot, and passes a wake-up
-		 * on then if more are left (exec_pool_take()).
+		 * current item and the one in its slot, and wakes a helper
+		 * only if the batch runs long (exec_pool_defer_help()).
 		 */
 		if (self && (flags & EXEC_SUBMIT_DEFER)) {
-			self->was_spinning = true;
+			if (!self->deferred_at)
+				self->deferred_at =
+					exec_clock_read(EXEC_CLOCK_MONOTONIC);
 			return 0;
 		}
 	}
@@ -301,6 +304,23 @@ static struct exec_work *exec_pool_take_next(struct exec_pool_worker *w)
 	return xchg(&w->next, NULL);
 }
 
+/*
+ * A worker that takes from the shared queue while items it deferred may be
+ * left there: once the batch has run EXEC_POOL_DEFER_HELP_NS, a helper.
+ */
+static void exec_pool_defer_help(struct exec_pool_worker *w)
+{
+	if (!exec_mpsc_maybe_nonempty(&w->pool->queue)) {
+		w->deferred_at = 0;
+		return;
+	}
+	if (exec_clock_read(EXEC_CLOCK_MONOTONIC) - w->deferred_at <
+	    EXEC_POOL_DEFER_HELP_NS)
+		return;
+	w->deferred_at = 0;
+	exec_pool_kick(w->pool);
+}
+
 static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
 {
 	struct exec_thread_pool *pool = w->pool;
@@ -329,6 +349,8 @@ static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
 		w->was_spinning = false;
 		if (exec_mpsc_maybe_nonempty(&pool->queue))
 			exec_pool_kick(pool);
+	} else if (unlikely(w->deferred_at)) {
+		exec_pool_defer_help(w);
 	}
 	return work;
 }
@@ -404,14 +426,20 @@ static bool exec_pool_join_done(struct exec_thread_pool *pool)
 	       !exec_pool_has_work(pool);
 }
 
-static void exec_pool_unidle(struct exec_pool_worker *w)
+/*
+ * Takes the worker off the idle list, if a waker has not; returns whether
+ * one had (exec_pool_wake_one()).
+ */
+static bool exec_pool_unidle(struct exec_pool_worker *w)
 {
 	struct exec_thread_pool *pool = w->pool;
 	struct exec_pool_worker **link;
 	unsigned long flags;
+	bool woken = true;
 
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	if (w->idle) {
+		woken = false;
 		for (link = &pool->idle_list; *link; link = &(*link)->idle_next) {
 			if (*link == w) {
 				*link = w->idle_next;
@@ -422,6 +450,7 @@ static void exec_pool_unidle(struct exec_pool_worker *w)
 		atomic_dec(&pool->nr_idle);
 	}
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
+	return woken;
 }
 
 /* A waiting worker has something to do: work queued, or the pool stops. */
@@ -517,12 +546,14 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	u64 when[EXEC_CLOCK_COUNT], parked_at;
 	unsigned int i, spin;
 	unsigned long flags;
-	bool watching = false;
+	bool watching = false, parked = false, woken;
 
 	if (unlikely(exec_pool_halted(pool))) {
 		*exit = true;
 		return NULL;
 	}
+	/* Out of work: whatever it deferred has been taken. */
+	w->deferred_at = 0;
 	if (exec_pool_stopping(pool))
 		goto last_look;
 
@@ -592,6 +623,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 			else
 				exec_parker_park(&w->parker);
 			exec_trace_worker_wake(&pool->ex, w->index);
+			parked = true;
 		}
 		w->parked_briefly = parked_at &&
 			exec_clock_read(EXEC_CLOCK_MONOTONIC) - parked_at <
@@ -606,10 +638,16 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 			return NULL;
 		}
 	}
-	exec_pool_unidle(w);
+	woken = exec_pool_unidle(w);
 	w->woken_idle = !work;
-	/* Woken (maybe by a passed-on wake-up): pass it on in turn. */
-	w->was_spinning = !work;
+	/*
+	 * Woken by a submitter (maybe through a passed-on wake-up), or back
+	 * without parking: pass it on in turn.  A park that its own deadline
+	 * ended (a watcher's timed event, an added worker's idle timeout)
+	 * was relied on by no submitter: passing a wake-up on from there
+	 * woke the other worker for every deadline the watcher took.
+	 */
+	w->was_spinning = !work && (woken || !parked);
 	/* Its due items, deferred to this worker. */
 	if (watching)
 		exec_pool_unwatch(w, work);

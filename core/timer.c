@@ -280,8 +280,9 @@ static u64 exec_timer_backend_ns(enum exec_clock clock, u64 when)
 
 /*
  * How late a due item may come when the thread that watched for it is kept
- * busy by what it took, and no other thread watches: the clock event
- * device's slack while a watcher exists or has just left.
+ * busy by what it took, and no other thread watches: while a watcher
+ * exists, the clock event device is armed between half this and this after
+ * the next event (exec_timer_sync_device()).
  */
 #define EXEC_TIMER_BACKSTOP_NS	200000ULL
 
@@ -305,18 +306,23 @@ static void exec_timer_arm_device(struct exec_timer_base *base,
  * Keeps the clock event device in step with @programmed[@clock]: armed
  * for that time while no thread watches (always, in the kernel).  While a
  * watcher waits for it, or runs what came due (@backstop), the device is
- * only a backstop, no later than EXEC_TIMER_BACKSTOP_NS after it, in case
- * the watcher stays busy; one armed earlier is left alone: it fires once,
- * finds the watcher keeping up (exec_timer_expire()), and the watcher's
- * next pass re-arms it.  So a watcher that takes the items as they come
- * due arms the device about once per EXEC_TIMER_BACKSTOP_NS, not once per
- * item, and each item costs one wake-up.
+ * only a backstop, in case the watcher stays busy: armed between half
+ * EXEC_TIMER_BACKSTOP_NS and EXEC_TIMER_BACKSTOP_NS after the next event,
+ * and armed again (for the latter) only when it falls outside that window.
+ * So a watcher that takes the items as they come due arms the device once
+ * per half EXEC_TIMER_BACKSTOP_NS of deadlines, the device never fires
+ * while the watcher keeps up, and each item costs one wake-up.  Leaving
+ * the device armed wherever it was, and letting it fire and be re-armed,
+ * woke the device's thread every 200-300 us of a dense run of deadlines:
+ * timer_lateness p99 44-62 us, 33-42 us with the window (raw re-armed
+ * io_uring timeout: 19-30 us).
  */
 static void exec_timer_sync_device(struct exec_timer_base *base,
 				   enum exec_clock clock, bool backstop)
 {
 	u64 want = exec_timer_backend_ns(clock, base->programmed[clock]);
 	u64 dev = base->device[clock];
+	const u64 latest = EXEC_TIME_NEVER - 1 - EXEC_TIMER_BACKSTOP_NS;
 
 	lockdep_assert_held(&base->lock);
 	/* A one-shot device whose time has passed fired, or is firing. */
@@ -334,10 +340,13 @@ static void exec_timer_sync_device(struct exec_timer_base *base,
 			exec_timer_arm_device(base, clock, want);
 		return;
 	}
-	if (want < EXEC_TIME_NEVER - EXEC_TIMER_BACKSTOP_NS)
-		want += EXEC_TIMER_BACKSTOP_NS;
-	if (dev > want)
-		exec_timer_arm_device(base, clock, want);
+	/* A deadline centuries away: the window must not wrap. */
+	if (want > latest)
+		want = latest;
+	if (dev < want + EXEC_TIMER_BACKSTOP_NS / 2 ||
+	    dev > want + EXEC_TIMER_BACKSTOP_NS)
+		exec_timer_arm_device(base, clock,
+				      want + EXEC_TIMER_BACKSTOP_NS);
 }
 
 /*
@@ -502,11 +511,13 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
  * @self, if not NULL, is the executor the caller is a thread of, which
  * waited for these items (exec_timers_unwatch()): the items due on it are
  * deferred (EXEC_SUBMIT_DEFER), so that the caller runs the first next
- * without waking anybody, and wakes a helper only if the batch outlasts
- * that first item (a pool's defer).  Waking a helper for every batch of
- * two or more cost each batch's first item the wake-up's system call, and
- * a watcher that fell behind never caught up: timer_lateness p99 120-840
- * us, against 43-55 us so (raw re-armed io_uring timeout: 20-26 us).
+ * without waking anybody, and wakes a helper only if the batch runs long
+ * (a pool's defer: EXEC_POOL_DEFER_HELP_NS).  Waking a helper for every
+ * batch of two or more cost each batch's first item the wake-up's system
+ * call, and a watcher that fell behind never caught up: timer_lateness p99
+ * 120-840 us; 43-55 us with a helper woken once the first item was done;
+ * 29-32 us with the helper left to the batch's length and the device kept
+ * quiet (raw re-armed io_uring timeout: 20-26 us).
  */
 static void exec_timer_hand_over_to(struct exec_timer_base *base,
 				    struct exec_executor *self)
@@ -647,22 +658,31 @@ static bool exec_timer_late(struct exec_timer_base *base, u64 slack)
 
 /*
  * The clock event's handler; hard interrupt context in the kernel.  While
- * a thread watches and keeps up, the device leaves everything to it and
- * does not even take the lock (the watcher re-arms the device as it goes:
- * exec_timer_sync_device() sees that it fired); otherwise it takes what is
- * due.
+ * a thread watches and keeps up, the device leaves the items to it and
+ * only arms itself again, as the backstop for the watcher's next event;
+ * otherwise it takes what is due.
  */
 static void exec_timer_expire(struct exec_clockev *ce)
 {
 	struct exec_timer_base *base =
 		container_of(ce, struct exec_timer_base, clockev);
+	unsigned int clock;
 	unsigned long flags;
 	bool due;
 
-	/* A watcher keeps up: nothing is late by the backstop's slack. */
+	/*
+	 * A watcher keeps up: nothing is late by the lower end of the
+	 * backstop's window, which the device was armed at or after.
+	 */
 	if (READ_ONCE(base->watcher) &&
-	    !exec_timer_late(base, EXEC_TIMER_BACKSTOP_NS))
+	    !exec_timer_late(base, EXEC_TIMER_BACKSTOP_NS / 2)) {
+		raw_spin_lock_irqsave(&base->lock, flags);
+		/* Exact again if the watcher has left meanwhile. */
+		for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++)
+			exec_timer_sync_device(base, clock, false);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
 		return;
+	}
 	raw_spin_lock_irqsave(&base->lock, flags);
 	due = exec_timer_advance(base, 0);
 	raw_spin_unlock_irqrestore(&base->lock, flags);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * Timed work (include/exec/timer.h): deadlines honoured and never early,
- * cancel racing expiry, cancel_sync, re-arm, periodic items without drift,
- * realtime deadlines following a clock change, order through a serial
- * executor, slack, destroy with armed items, bad input.
+ * a busy thread not holding up the next deadline, cancel racing expiry,
+ * cancel_sync, re-arm, periodic items without drift, realtime deadlines
+ * following a clock change, order through a serial executor, slack,
+ * destroy with armed items, bad input.
  */
 #include <kunit/test.h>
 #include <exec/exec.h>
@@ -170,6 +171,55 @@ static void timer_past_deadline_and_zero_delay_run_at_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_submit_after(fx->ex, &b.timer, 0), 0);
 	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, 2,
 							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
+	tx_finish(fx);
+}
+
+/* How long tx_run_busy() keeps its thread at most. */
+#define TX_BUSY_MS	400
+
+/* Keeps its thread busy, not asleep, until another item has run. */
+static void tx_run_busy(struct exec_work *work)
+{
+	struct tx_item *it = tx_of(work);
+	u64 until = exec_clock_now(EXEC_CLOCK_MONOTONIC) +
+		    TX_BUSY_MS * TX_NS_PER_MS;
+
+	tx_record(it, EXEC_CLOCK_MONOTONIC);
+	while (atomic_read(&it->fx->runs) < 2 &&
+	       exec_clock_now(EXEC_CLOCK_MONOTONIC) < until)
+		cpu_relax();
+}
+
+/*
+ * A thread kept busy by a timed item does not hold up the next deadline
+ * while another thread is idle.  In userspace the thread that watched for
+ * the first deadline runs that item itself and stays the watcher; the
+ * clock event device, armed as its backstop, hands the next item over to
+ * the idle thread.
+ */
+static void timer_busy_item_does_not_hold_up_the_next(struct kunit *test)
+{
+	struct tx_fx *fx = tx_create(test, 2);
+	struct tx_item busy, next;
+	u64 now;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	tx_init(fx, &busy, tx_run_busy);
+	tx_init(fx, &next, tx_run);
+	now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &busy.timer,
+					     EXEC_CLOCK_MONOTONIC,
+					     now + 2 * TX_NS_PER_MS), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &next.timer,
+					     EXEC_CLOCK_MONOTONIC,
+					     now + 10 * TX_NS_PER_MS), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* While the busy item still ran: long before it would have given up. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&next.runs), 1);
+	KUNIT_EXPECT_LT(test, next.ran_at - exec_timer_expires(&next.timer),
+			(u64)TX_BUSY_MS / 2 * TX_NS_PER_MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
 	tx_finish(fx);
 }
@@ -1169,6 +1219,7 @@ static void timer_parker_park_until_deadline(struct kunit *test)
 static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_100k_deadlines_over_1ms_to_1s_none_early),
 	KUNIT_CASE(timer_past_deadline_and_zero_delay_run_at_once),
+	KUNIT_CASE(timer_busy_item_does_not_hold_up_the_next),
 	KUNIT_CASE(timer_overflowing_delay_never_fires_and_cancels),
 	KUNIT_CASE(timer_bad_input),
 	KUNIT_CASE(timer_cancel_sync_racing_expiry_100k_times),

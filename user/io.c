@@ -3,20 +3,34 @@
  * Asynchronous I/O operations (<exec/io.h>), userspace only, and their
  * io_uring backend; the epoll backend is user/io_epoll.c.
  *
- * Design.  A context owns one ring and one thread.  Starters, on any
- * thread, prepare an SQE under the context's mutex (the SQ has one
- * producer at a time) and submit it at once, or at the end of their batch
- * (exec_io_batch_begin(): every handler runs inside one, so what a handler
- * starts costs one io_uring_enter()).  The context's thread is the CQ's
- * only consumer: it sleeps in io_uring_wait_cqe() and, for each CQE,
- * removes the operation from the pending list and queues the operation's
- * own work item on the handler's executor.  Nothing is allocated per
- * operation.
+ * Design.  A context owns one ring and one thread, and only that thread
+ * enters the ring.  It fills the SQ (under the context's mutex), submits
+ * it with the wait for the next CQE (io_uring_submit_and_wait(): one
+ * system call per turn), and for each CQE removes the operation from the
+ * pending list and queues the operation's own work item on the handler's
+ * executor.  An operation that the thread's own handlers start (a handler
+ * bound to exec_inline_executor() runs on the thread that completed its
+ * operation, this one) goes straight into the SQ.  Any other thread
+ * leaves its starts and cancellations on the context's @deferred list and
+ * wakes the thread with a message to its ring (exec_uring_wake()) if it
+ * sleeps.  Nothing is allocated per operation.
  *
- * Cost of this design: a completion wakes the context's thread first,
- * which then wakes a worker of the handler's executor (unless one is
- * awake): one hop more than completing on the ring the worker itself
- * parks on, which this version does not do.
+ * Why one submitter.  The kernel completes a socket operation that had to
+ * wait in task work of the task that submitted it.  Rings are set up with
+ * IORING_SETUP_COOP_TASKRUN where the kernel has it (5.19), so that task
+ * work waits for its task's next system call instead of interrupting it
+ * (an interrupt per completion, and the socket lock fought over with the
+ * softirq that delivered the data: examples/httpd.c served 50,000-60,000
+ * requests/s so, 95,000-109,000 without); that is only safe when the
+ * submitter is a thread that soon enters the kernel again, which the
+ * context's thread does, and a pool worker parked on a futex does not.
+ *
+ * Where handlers run.  A handler bound to a pool runs there: the
+ * completion wakes the context's thread first, then a worker (unless one
+ * is awake), one hop more than a handler bound to the inline executor,
+ * which runs on the context's thread at once; examples/httpd.c gives each
+ * of its threads a context of its own and its connections' handlers run
+ * there.
  *
  * Exactly once.  An operation's state goes IDLE -> PENDING (start, with
  * cmpxchg(), so a second start fails with -EALREADY) -> QUEUED (under the
@@ -37,10 +51,12 @@
 #include <poll.h>
 #include <unistd.h>
 
-/* The user_data of the CQEs that are not an operation's. */
+/* The user_data of the CQEs of cancellations, which are skipped. */
 #define EXEC_IO_DATA_CANCEL	0ULL
-/* "exec-stp" in ASCII: the NOP that stops the thread. */
-#define EXEC_IO_DATA_STOP	0x657865632d737470ULL
+
+/* What a deferred operation asks of the context's thread (@backend[1]). */
+#define EXEC_URING_START	0x1UL
+#define EXEC_URING_CANCEL	0x2UL
 
 #define EXEC_IO_DEFAULT_ENTRIES	256U
 #define EXEC_IO_MAX_ENTRIES	4096U
@@ -51,6 +67,8 @@
  * context: a handler that started nothing on it lets its owner destroy it
  * as soon as the handler's effects are seen.
  */
+/* The context whose thread the calling thread is, if any. */
+static __thread struct exec_io *exec_io_self;
 static __thread struct exec_io *exec_io_batch_io;
 static __thread unsigned int exec_io_batch_depth;
 static __thread bool exec_io_batch_queued;
@@ -691,12 +709,18 @@ EXPORT_SYMBOL_GPL(exec_io_batch_end);
 
 /* --- the io_uring backend ------------------------------------------------ */
 
+/* Whether the calling thread is @io's own, the one that enters its ring. */
+static bool exec_uring_own(const struct exec_io *io)
+{
+	return exec_io_self == io;
+}
+
 /*
- * Submits the SQ; @io->lock held.  What the kernel refuses (-EBUSY,
- * -EAGAIN, -ENOMEM) stays queued, and the thread submits it again after
- * its next completion.
+ * Submits the SQ; @io->lock held, on the context's thread.  What the
+ * kernel refuses (-EBUSY, -EAGAIN, -ENOMEM) stays queued, and the thread
+ * submits it again after its next completion.
  */
-static void exec_uring_flush(struct exec_io *io)
+static void exec_uring_submit(struct exec_io *io)
 {
 	int ret = io_uring_submit(&io->ring);
 
@@ -704,28 +728,87 @@ static void exec_uring_flush(struct exec_io *io)
 	io->unsubmitted = io_uring_sq_ready(&io->ring) != 0;
 }
 
-/* An SQE of @io's ring; @io->lock held.  NULL if the SQ stays full. */
+/* Wakes the context's thread if it waits for a CQE; @io->lock held. */
+static void exec_uring_kick(struct exec_io *io)
+{
+	if (!io->sleeping)
+		return;
+	io->sleeping = false;
+	exec_uring_wake(&io->ring);
+}
+
+/*
+ * The backend's flush, at the end of a batch: the context's thread submits
+ * before it next waits, so there is nothing to do but make sure it wakes.
+ */
+static void exec_uring_flush(struct exec_io *io)
+{
+	if (!exec_uring_own(io) && io->deferred)
+		exec_uring_kick(io);
+}
+
+/*
+ * An SQE of @io's ring; @io->lock held, on the context's thread.  NULL if
+ * the SQ stays full.
+ */
 static struct io_uring_sqe *exec_uring_sqe(struct exec_io *io)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
 
 	if (likely(sqe))
 		return sqe;
-	exec_uring_flush(io);
+	exec_uring_submit(io);
 	return io_uring_get_sqe(&io->ring);
 }
 
-/* Submits now, or leaves it to the batch of the calling thread. */
-static void exec_uring_commit(struct exec_io *io)
+/*
+ * Leaves @what (EXEC_URING_START or EXEC_URING_CANCEL) of @op to the
+ * context's thread; @io->lock held.  An operation is on the list once:
+ * a cancellation of one whose start waits there is seen in @op->cancel.
+ */
+static void exec_uring_defer(struct exec_io *io, struct exec_io_op *op,
+			     unsigned long what)
 {
+	unsigned long had = (unsigned long)op->backend[1];
+
+	op->backend[1] = (void *)(had | what);
+	if (had)
+		return;
+	op->backend[0] = NULL;
+	if (io->deferred_tail)
+		io->deferred_tail->backend[0] = op;
+	else
+		io->deferred = op;
+	io->deferred_tail = op;
+	/* A batch wakes the thread once, at its end (exec_uring_flush()). */
 	if (exec_io_batching(io)) {
 		io->unsubmitted = true;
 		exec_io_batch_queued = true;
-	} else
-		exec_uring_flush(io);
+	} else {
+		exec_uring_kick(io);
+	}
 }
 
-static int exec_uring_start(struct exec_io *io, struct exec_io_op *op)
+/* Takes @op off the deferred list, if it is on it; @io->lock held. */
+static void exec_uring_undefer(struct exec_io *io, struct exec_io_op *op)
+{
+	struct exec_io_op *prev = NULL, *cur;
+
+	if (!op->backend[1])
+		return;
+	for (cur = io->deferred; cur != op; cur = cur->backend[0])
+		prev = cur;
+	if (prev)
+		prev->backend[0] = op->backend[0];
+	else
+		io->deferred = op->backend[0];
+	if (io->deferred_tail == op)
+		io->deferred_tail = prev;
+	op->backend[0] = NULL;
+	op->backend[1] = NULL;
+}
+
+static int exec_uring_prep(struct exec_io *io, struct exec_io_op *op)
 {
 	struct io_uring_sqe *sqe = exec_uring_sqe(io);
 	unsigned int len = (unsigned int)min_t(size_t, op->len, UINT_MAX);
@@ -782,11 +865,19 @@ static int exec_uring_start(struct exec_io *io, struct exec_io_op *op)
 		return -EINVAL;
 	}
 	io_uring_sqe_set_data(sqe, op);
-	exec_uring_commit(io);
+	io->unsubmitted = true;
 	return 0;
 }
 
-static void exec_uring_cancel(struct exec_io *io, struct exec_io_op *op)
+static int exec_uring_start(struct exec_io *io, struct exec_io_op *op)
+{
+	if (exec_uring_own(io))
+		return exec_uring_prep(io, op);
+	exec_uring_defer(io, op, EXEC_URING_START);
+	return 0;
+}
+
+static void exec_uring_prep_cancel(struct exec_io *io, struct exec_io_op *op)
 {
 	struct io_uring_sqe *sqe = exec_uring_sqe(io);
 
@@ -800,7 +891,42 @@ static void exec_uring_cancel(struct exec_io *io, struct exec_io_op *op)
 	io_uring_prep_cancel64(sqe, (u64)(uintptr_t)op, 0);
 	io_uring_sqe_set_data64(sqe, EXEC_IO_DATA_CANCEL);
 	sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
-	exec_uring_commit(io);
+	io->unsubmitted = true;
+}
+
+static void exec_uring_cancel(struct exec_io *io, struct exec_io_op *op)
+{
+	if (exec_uring_own(io))
+		exec_uring_prep_cancel(io, op);
+	else
+		exec_uring_defer(io, op, EXEC_URING_CANCEL);
+}
+
+/*
+ * The context's thread carries out what other threads deferred to it;
+ * @io->lock held.  A start whose cancellation came first completes with
+ * -ECANCELED without reaching the kernel; one that finds no SQE, with
+ * -EBUSY.
+ */
+static void exec_uring_run_deferred(struct exec_io *io)
+{
+	struct exec_io_op *op;
+	unsigned long what;
+
+	while ((op = io->deferred)) {
+		io->deferred = op->backend[0];
+		if (!io->deferred)
+			io->deferred_tail = NULL;
+		what = (unsigned long)op->backend[1];
+		op->backend[0] = NULL;
+		op->backend[1] = NULL;
+		if (!(what & EXEC_URING_START))
+			exec_uring_prep_cancel(io, op);
+		else if (op->cancel)
+			exec_io_complete_locked(io, op, -ECANCELED);
+		else if (exec_uring_prep(io, op))
+			exec_io_complete_locked(io, op, -EBUSY);
+	}
 }
 
 /*
@@ -841,64 +967,81 @@ static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
 	long res = cqe->res;
 
 	if (op->opcode == EXEC_IO_ACCEPT_MULTI) {
+		/* Its cancellation may wait while sockets come. */
+		if (!(cqe->flags & IORING_CQE_F_MORE))
+			exec_uring_undefer(io, op);
 		exec_uring_multi_cqe(io, op, res, cqe->flags);
 		return;
 	}
 	if (op->opcode == EXEC_IO_TIMEOUT && res == -ETIME)
 		res = 0;
+	/* A cancellation deferred to us must not outlive the operation. */
+	exec_uring_undefer(io, op);
 	exec_io_complete_locked(io, op, res);
 }
 
 /*
- * The context's thread: the only consumer of the CQ.  It completes all the
- * CQEs it finds under one hold of the lock, and queues their handlers
- * after dropping it.
+ * The context's thread: the ring's only submitter and the CQ's only
+ * consumer.  Each turn it carries out what was deferred to it, submits
+ * the SQ with the wait for the next CQE, then completes all the CQEs it
+ * finds under one hold of the lock, and queues their handlers after
+ * dropping it (a handler on the inline executor runs right there).
  */
 static void *exec_uring_thread(void *arg)
 {
 	struct exec_io *io = arg;
 	struct io_uring_cqe *cqe;
 	unsigned int head, n;
-	bool stop = false;
+	int ret;
 
-	while (!stop) {
-		/* -EINTR from a signal: look again. */
-		if (io_uring_wait_cqe(&io->ring, &cqe))
+	exec_io_self = io;
+	pthread_mutex_lock(&io->lock);
+	while (!io->stopping) {
+		exec_uring_run_deferred(io);
+		if (io->done) {
+			/* Handlers of what never started; they may defer. */
+			exec_io_unlock(io);
+			pthread_mutex_lock(&io->lock);
 			continue;
-		n = 0;
+		}
+		io->sleeping = true;
+		pthread_mutex_unlock(&io->lock);
+
+		/*
+		 * Only this thread touches the SQ outside the lock, and only
+		 * here; the starts of its own handlers were queued before.
+		 * -EINTR from a signal: look again.
+		 */
+		ret = io_uring_submit_and_wait(&io->ring, 1);
+		if (ret < 0 && ret != -EINTR)
+			io_uring_wait_cqe(&io->ring, &cqe);
+
 		pthread_mutex_lock(&io->lock);
-		if (io->retry)
-			exec_uring_flush(io);
+		io->sleeping = false;
+		io->retry = ret < 0 && ret != -EINTR;
+		io->unsubmitted = io_uring_sq_ready(&io->ring) != 0;
+		n = 0;
 		io_uring_for_each_cqe(&io->ring, head, cqe) {
 			n++;
-			if (cqe->user_data == EXEC_IO_DATA_STOP)
-				stop = true;
-			else if (cqe->user_data != EXEC_IO_DATA_CANCEL)
+			if (cqe->user_data != EXEC_IO_DATA_CANCEL &&
+			    cqe->user_data != EXEC_WAKE_DATA)
 				exec_uring_cqe(io, cqe);
 		}
 		io_uring_cq_advance(&io->ring, n);
 		exec_io_unlock(io);
+		pthread_mutex_lock(&io->lock);
 	}
+	pthread_mutex_unlock(&io->lock);
+	exec_io_self = NULL;
 	return NULL;
 }
 
+/* Nothing is pending any more: the thread returns. */
 static void exec_uring_stop(struct exec_io *io)
 {
-	struct io_uring_sqe *sqe;
-
 	pthread_mutex_lock(&io->lock);
-	for (;;) {
-		sqe = exec_uring_sqe(io);
-		if (sqe)
-			break;
-		/* The SQ is full and the kernel busy: give it a moment. */
-		pthread_mutex_unlock(&io->lock);
-		exec_user_yield();
-		pthread_mutex_lock(&io->lock);
-	}
-	io_uring_prep_nop(sqe);
-	io_uring_sqe_set_data64(sqe, EXEC_IO_DATA_STOP);
-	exec_uring_flush(io);
+	io->stopping = true;
+	exec_uring_kick(io);
 	pthread_mutex_unlock(&io->lock);
 }
 
@@ -920,12 +1063,20 @@ static const struct exec_io_ops exec_io_uring_ops = {
 static int exec_uring_init(struct exec_io *io, unsigned int entries)
 {
 	struct io_uring_params p = {
-		.flags = IORING_SETUP_CQSIZE,
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN |
+			 IORING_SETUP_TASKRUN_FLAG,
 		.cq_entries = entries * 4,
 	};
 	int ret;
 
 	ret = io_uring_queue_init_params(entries, &io->ring, &p);
+	if (ret == -EINVAL) {
+		/* Before 5.19: task work interrupts the thread, as it may. */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE;
+		p.cq_entries = entries * 4;
+		ret = io_uring_queue_init_params(entries, &io->ring, &p);
+	}
 	if (ret < 0)
 		return ret;
 	/* Completions must not be dropped at a full CQ (5.5). */
@@ -1043,6 +1194,29 @@ long exec_io_destroy(struct exec_io *io)
 	return n;
 }
 EXPORT_SYMBOL_GPL(exec_io_destroy);
+
+/**
+ * exec_io_test_wait_asleep - wait until a context's thread waits for a CQE
+ * @io: a context on the io_uring backend
+ *
+ * For the tests: from then on, only a wake-up (a start or cancellation
+ * from another thread, or the end of its batch) or a completion makes the
+ * thread look at the context again.
+ *
+ * Context: Process context; sleeps.
+ */
+void exec_io_test_wait_asleep(struct exec_io *io)
+{
+	bool asleep;
+
+	do {
+		msleep(1);
+		pthread_mutex_lock(&io->lock);
+		asleep = io->sleeping;
+		pthread_mutex_unlock(&io->lock);
+	} while (!asleep);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_io_test_wait_asleep);
 
 const char *exec_io_backend(const struct exec_io *io)
 {

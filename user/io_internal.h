@@ -33,6 +33,14 @@ static inline void *exec_io_realloc(void *p, size_t size)
 	return exec_fault_alloc() ? NULL : realloc(p, size);
 }
 
+/*
+ * The user_data of the CQEs that exec_uring_wake() posts: the waiting
+ * thread only takes them out of its CQ ("exec-wak" in ASCII).
+ */
+#define EXEC_WAKE_DATA		0x657865632d77616bULL
+
+void exec_uring_wake(struct io_uring *target);
+
 /* struct exec_io_op::state */
 #define EXEC_IO_OP_IDLE		0UL	/* not started, or its handler runs */
 #define EXEC_IO_OP_PENDING	1UL	/* started, completion not decided */
@@ -124,15 +132,24 @@ struct exec_io_ops {
  * @nr_multi: L: multishot operations whose last handler call has not
  *	begun; exec_io_destroy() waits for them too
  * @dying: L: exec_io_destroy() has begun; starts fail with -ESHUTDOWN
- * @unsubmitted: L: SQEs are queued that no io_uring_enter() took yet (a
- *	batch's), submitted by the batch's end
+ * @unsubmitted: L: SQEs are queued that no io_uring_enter() took yet,
+ *	submitted by the thread before it next waits
  * @retry: L: the kernel refused the last submission; the thread submits
  *	again after its next completion
+ * @deferred: L: io_uring backend: operations whose start or cancellation
+ *	a thread other than the context's own asked for, which the context's
+ *	thread carries out (FIFO, linked through @backend[0], what to do in
+ *	@backend[1])
+ * @deferred_tail: L: the last of them
+ * @sleeping: L: io_uring backend: the thread waits for a CQE, or is about
+ *	to; whoever defers work to it wakes it (exec_uring_wake())
+ * @stopping: L: io_uring backend: exec_io_destroy() tells the thread to
+ *	return
  * @no_multishot: L: the kernel refused a multishot accept (before 5.19):
  *	multishot accepts re-arm single accepts instead
  * @thread: the context's thread
- * @ring: io_uring backend: the ring; its SQ under @lock, its CQ the
- *	thread's alone
+ * @ring: io_uring backend: the ring, which only the context's thread
+ *	enters: it fills the SQ under @lock, submits it and reaps the CQ
  * @ep: epoll backend: its state
  */
 struct exec_io {
@@ -148,6 +165,10 @@ struct exec_io {
 	bool dying;
 	bool unsubmitted;
 	bool retry;
+	struct exec_io_op *deferred;
+	struct exec_io_op *deferred_tail;
+	bool sleeping;
+	bool stopping;
 	bool no_multishot;
 	pthread_t thread;
 	struct io_uring ring;
@@ -164,5 +185,6 @@ void exec_io_unlock(struct exec_io *io);
 void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
 			       int fd);
 bool exec_io_batching(const struct exec_io *io);
+void exec_io_test_wait_asleep(struct exec_io *io);
 
 #endif /* EXEC_USER_IO_INTERNAL_H */

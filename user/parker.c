@@ -71,6 +71,7 @@
 #include "exec/timer.h"
 #include "exec/user.h"
 #include "platform.h"
+#include "io_internal.h"
 
 #include <liburing.h>
 #include <unistd.h>
@@ -81,9 +82,6 @@ enum exec_backend {
 	EXEC_BACKEND_IO_URING,
 };
 
-/* The user_data of the CQEs a wake posts; the owner only counts them. */
-/* "exec-wak" in ASCII */
-#define EXEC_WAKE_DATA		0x657865632d77616bULL
 /*
  * The user_data of the owner's timeouts, and of updates of them, plus the
  * clock ("exec-tm" and "exec-up" in ASCII).
@@ -365,8 +363,19 @@ static void exec_uring_wake_shared(struct io_uring *target)
 	WARN_ON_ONCE(ret < 0);
 }
 
-/* Wake the owner of @target, which is (about to be) asleep on it. */
-static void exec_uring_wake(struct io_uring *target)
+/**
+ * exec_uring_wake - wake the thread asleep (or about to be) on a ring
+ * @target: the ring; its owner waits for a CQE on it
+ *
+ * Posts a CQE with user_data EXEC_WAKE_DATA into @target, from the calling
+ * thread's own waker ring (or the process-wide one), so that the caller
+ * never enters @target itself: what it would submit there would become
+ * the caller's.  Used by the parkers and by the I/O contexts
+ * (user/io.c), whose threads wait on their rings.
+ *
+ * Context: Any thread; one system call.
+ */
+void exec_uring_wake(struct io_uring *target)
 {
 	struct io_uring *ring = exec_waker_ring_get();
 	struct io_uring_sqe *sqe;

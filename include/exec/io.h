@@ -439,11 +439,15 @@ long exec_io_cancel_token(struct exec_io *io, struct exec_cancel_token *tok);
  * @io: the context
  *
  * Until the matching exec_io_batch_end(), operations that the calling
- * thread starts on @io are queued without entering the kernel; the end
- * submits them all with one system call.  Handlers run inside such a
- * batch: the operations a handler starts cost one system call together.
- * Batches nest; one context at a time per thread (a batch on another
- * context submits at once).  Does nothing on the epoll backend.
+ * thread starts on @io are queued without a system call; the end has them
+ * all submitted together, with one system call: on the context's own
+ * thread (a handler bound to exec_inline_executor()) the one in which it
+ * next waits, elsewhere the one that wakes the context's thread, which
+ * submits them (and may take them sooner if it is awake).  Handlers run
+ * inside such a batch: the operations a handler starts cost one system
+ * call together.  Batches nest; one context at a time per thread (a batch
+ * on another context submits at once).  Does nothing on the epoll
+ * backend.
  *
  * Context: Any context.
  */

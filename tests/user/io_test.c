@@ -13,6 +13,9 @@
 #include "internal.h"
 #include "exec_test.h"
 
+/* user/io.c, for the tests. */
+void exec_io_test_wait_asleep(struct exec_io *io);
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -670,6 +673,8 @@ static void io_batch(struct kunit *test)
 		io_env_fini(test, &env);
 		kunit_skip(test, "the epoll backend does not batch");
 	}
+	/* Asleep, the context's thread takes nothing before it is woken. */
+	exec_io_test_wait_asleep(env.io);
 	exec_io_batch_begin(env.io);
 	exec_io_batch_begin(env.io);
 	for (i = 0; i < 8; i++) {

@@ -1210,7 +1210,7 @@ void exec_io_test_wait_asleep(struct exec_io *io)
 	bool asleep;
 
 	do {
-		msleep(1);
+		usleep_range(1000, 2000);
 		pthread_mutex_lock(&io->lock);
 		asleep = io->sleeping;
 		pthread_mutex_unlock(&io->lock);

@@ -276,12 +276,15 @@ check-parker: $(O)/parker-test
 check-demo: $(O)/demo
 	@$(CHECK_RUN) demo '$(CHECK_RESULTS)' -- $(O)/demo
 
-# examples/httpd.c driven by curl and raw sockets, on both I/O backends.
+# examples/httpd.c driven by curl and raw sockets, on both I/O backends,
+# and with strands over a pool (-s).
 check-httpd: $(O)/httpd
 	@$(CHECK_RUN) httpd-io_uring '$(CHECK_RESULTS)' -- \
 		env EXEC_BACKEND=io_uring scripts/check-httpd.sh $(O)/httpd
 	@$(CHECK_RUN) httpd-epoll '$(CHECK_RESULTS)' -- \
 		env EXEC_BACKEND=futex scripts/check-httpd.sh $(O)/httpd
+	@$(CHECK_RUN) httpd-strands '$(CHECK_RESULTS)' -- \
+		env EXEC_BACKEND=io_uring scripts/check-httpd.sh $(O)/httpd -s
 
 # The USDT probes: in the libraries' ELF notes, gone with -DEXEC_NO_SDT,
 # and firing under perf where the machine allows (scripts/check-trace.sh).

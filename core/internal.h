@@ -315,6 +315,10 @@ void exec_timers_count_work(struct exec_executor *ex);
 long exec_timers_shutdown(struct exec_executor *ex);
 void exec_timers_free(struct exec_executor *ex);
 unsigned long exec_timers_armed(struct exec_executor *ex);
+void exec_loop_set_waker(struct exec_loop *loop, void (*wake)(void *arg),
+			 void *arg);
+bool exec_loop_sleep_begin(struct exec_loop *loop);
+void exec_loop_sleep_end(struct exec_loop *loop);
 bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 		       u64 *when);
 bool exec_timers_watch_due(struct exec_executor *ex);

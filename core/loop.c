@@ -15,6 +15,12 @@
  *   submitter                           exec_loop_run()
  *   push item (xchg: full barrier)      smp_store_mb(sleeping, 1)
  *   if READ(sleeping): unpark           if queue empty and no exit: park
+ *
+ * A thread that drives a loop from a wait of its own (an I/O context's
+ * thread, which waits for completions: user/io.c) takes the same part
+ * through exec_loop_sleep_begin() and exec_loop_sleep_end(), and the
+ * submitter calls the waker it gave (exec_loop_set_waker()) instead of
+ * the unpark.
  */
 #include "stats.h"
 
@@ -37,6 +43,9 @@
  *	creation, removed first thing by destroy
  * @nr_wakeups: A: sleeping exec_loop_run() woken for an item; counted on
  *	that path only, beside its unpark
+ * @wake: wakes a runner that sleeps elsewhere, instead of the unpark, or
+ *	NULL; set before the loop is used (exec_loop_set_waker())
+ * @wake_arg: its argument
  */
 struct exec_loop {
 	struct exec_executor ex;
@@ -49,6 +58,8 @@ struct exec_loop {
 	struct exec_stats_run stats;
 	void *stats_file;
 	atomic_long_t nr_wakeups;
+	void (*wake)(void *arg);
+	void *wake_arg;
 };
 
 static const struct exec_executor_ops exec_loop_ops;
@@ -68,10 +79,59 @@ static int exec_loop_submit(struct exec_executor *ex, struct exec_work *work,
 	atomic_long_inc(&loop->nr_queued);
 	/* The push's xchg() orders it before this read; see the top. */
 	if (READ_ONCE(loop->sleeping)) {
-		exec_parker_unpark(&loop->parker);
+		if (loop->wake)
+			loop->wake(loop->wake_arg);
+		else
+			exec_parker_unpark(&loop->parker);
 		atomic_long_inc(&loop->nr_wakeups);
 	}
 	return 0;
+}
+
+/**
+ * exec_loop_set_waker - let a loop's runner sleep in a wait of its own
+ * @loop: the loop, not yet used
+ * @wake: called by a submitter that finds the runner asleep (between
+ *	exec_loop_sleep_begin() and exec_loop_sleep_end()); must end that
+ *	sleep, and may be called when it is already over
+ * @arg: its argument
+ *
+ * Context: Before anything is submitted to @loop.
+ */
+void exec_loop_set_waker(struct exec_loop *loop, void (*wake)(void *arg),
+			 void *arg)
+{
+	loop->wake = wake;
+	loop->wake_arg = arg;
+}
+
+/**
+ * exec_loop_sleep_begin - the runner is about to sleep in its own wait
+ * @loop: a loop with a waker (exec_loop_set_waker())
+ *
+ * Context: The thread that runs @loop's items.
+ * Return: true if it may sleep: a later submission calls the waker;
+ * false if items are queued (then exec_loop_sleep_end() is not needed).
+ */
+bool exec_loop_sleep_begin(struct exec_loop *loop)
+{
+	/* Full barrier: pairs with the xchg() in the submitter's push. */
+	smp_store_mb(loop->sleeping, 1);
+	if (!exec_mpsc_maybe_nonempty(&loop->queue))
+		return true;
+	WRITE_ONCE(loop->sleeping, 0);
+	return false;
+}
+
+/**
+ * exec_loop_sleep_end - the runner's own wait is over
+ * @loop: the loop given to exec_loop_sleep_begin()
+ *
+ * Context: The thread that runs @loop's items.
+ */
+void exec_loop_sleep_end(struct exec_loop *loop)
+{
+	WRITE_ONCE(loop->sleeping, 0);
 }
 
 static unsigned long exec_loop_pending(struct exec_executor *ex)

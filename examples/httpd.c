@@ -3,7 +3,7 @@
  * httpd: a small HTTP/1.1 server on libexec-user's asynchronous I/O
  * operations (<exec/io.h>), the public API only.
  *
- *   httpd [-p PORT] [-w WORKERS] [-r ROOT] [-t HEADER_TIMEOUT_MS]
+ *   httpd [-p PORT] [-w WORKERS] [-s] [-r ROOT] [-t HEADER_TIMEOUT_MS]
  *         [-m MAX_HEADER_BYTES]
  *
  * Listens on 127.0.0.1:PORT (0, the default, picks a free port) and prints
@@ -18,12 +18,21 @@
  * response (or its accept) is closed.
  *
  * Connections come from one multishot accept (exec_io_accept_multishot()),
- * whose handler calls never overlap.  Every connection has a serial
- * executor over the pool of WORKERS threads
- * (default 2): its handlers never run at once, so a connection's state
- * needs no lock (P0113's strand example).  A response is first written
- * with a non-blocking send(); only what does not fit goes through
- * exec_io_send().
+ * whose handler calls never overlap.  A connection's handlers never run at
+ * once, so its state needs no lock, in one of two ways:
+ *
+ *   default  WORKERS (default 2) I/O contexts, each with its thread; every
+ *            connection lives on one of them, in turn, and its handlers
+ *            are bound to that context's executor (exec_io_executor()):
+ *            they run on the thread that took their completions, one
+ *            thread per connection, no hop between threads.
+ *   -s       one I/O context, and a serial executor per connection over a
+ *            pool of WORKERS threads (P0113's strand example): a
+ *            completion is taken by the context's thread and run by a
+ *            worker.
+ *
+ * A response is first written with a non-blocking send(); only what does
+ * not fit goes through exec_io_send().
  *
  * SIGTERM or SIGINT: the accept and every receive that waits for a new
  * request are cancelled through one cancellation token, so the server
@@ -57,11 +66,16 @@
 
 #define BODY		"Hello, world!\n"
 #define MAX_FILE	(1U << 20)
+#define MAX_WORKERS	64
 
 struct server {
-	struct exec_thread_pool *pool;
-	struct exec_executor *ex;
-	struct exec_io *io;
+	bool strands;			/* -s */
+	struct exec_thread_pool *pool;	/* -s only */
+	struct exec_executor *ex;	/* the pool's, -s only */
+	struct exec_io *ios[MAX_WORKERS];
+	unsigned int nr_ios;
+	unsigned int next_io;		/* by the accept handler only */
+	struct exec_io *io;		/* ios[0], the accept's */
 	int lfd;
 	int root;			/* ROOT's directory fd */
 	unsigned int header_timeout_ms;
@@ -76,12 +90,14 @@ struct server {
 };
 
 /*
- * One connection.  Every field but @strand is touched only by handlers on
- * @strand (and by the accept handler before the first start).
+ * One connection.  Every field is touched only by handlers on @ex (and by
+ * the accept handler before the first start).
  */
 struct conn {
 	struct server *srv;
-	struct exec_serial *strand;
+	struct exec_io *io;		/* its context */
+	struct exec_executor *ex;	/* where its handlers run */
+	struct exec_serial *strand;	/* -s: the serial executor of @ex */
 	int fd;
 	char *buf;			/* the request head(s) received */
 	size_t len;			/* bytes in @buf */
@@ -121,7 +137,7 @@ static void conn_close(struct conn *c);
 static void conn_read(struct conn *c);
 static void conn_process(struct conn *c);
 
-/* Frees a connection once its strand has let go of everything. */
+/* Frees a connection once its handlers have let go of everything. */
 static void conn_free(void *arg)
 {
 	struct conn *c = arg;
@@ -139,7 +155,7 @@ static void conn_free(void *arg)
 	 * it returns: until then the strand refuses to go (-EBUSY).  Try
 	 * again later, from the pool.
 	 */
-	if (exec_serial_destroy(c->strand) == -EBUSY) {
+	if (c->strand && exec_serial_destroy(c->strand) == -EBUSY) {
 		sched_yield();
 		if (exec_post_fn(srv->ex, conn_free, c))
 			abort();
@@ -162,8 +178,11 @@ static void conn_done(struct conn *c)
 		close(c->fd);
 		if (c->file_fd >= 0)
 			close(c->file_fd);
-		/* Not on the strand itself: destroying it waits for us. */
-		if (exec_post_fn(c->srv->ex, conn_free, c))
+		/*
+		 * Not inside the handler, whose operation and binding are
+		 * parts of @c; not on the strand, whose destroy waits for us.
+		 */
+		if (exec_post_fn(c->strand ? c->srv->ex : c->ex, conn_free, c))
 			abort();
 	}
 }
@@ -204,7 +223,7 @@ static void conn_arm_timeout(struct conn *c)
 
 	if (c->tmo_armed || !c->deadline || c->closing)
 		return;
-	if (conn_started(c, exec_io_timeout(c->srv->io, &c->tmo,
+	if (conn_started(c, exec_io_timeout(c->io, &c->tmo,
 					    c->deadline > now ?
 					    c->deadline - now : 0,
 					    &c->tmo_h)))
@@ -235,7 +254,7 @@ static void conn_read(struct conn *c)
 		return;
 	}
 	exec_io_op_set_token(&c->rx, c->len ? NULL : &srv->stop);
-	conn_started(c, exec_io_recv(srv->io, &c->rx, c->fd, c->buf + c->len,
+	conn_started(c, exec_io_recv(c->io, &c->rx, c->fd, c->buf + c->len,
 				     srv->max_header - c->len, 0, &c->rx_h));
 }
 
@@ -298,7 +317,7 @@ static void conn_send(struct conn *c)
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			/* Full: let the context wait for room. */
-			conn_started(c, exec_io_send(c->srv->io, &c->tx, c->fd,
+			conn_started(c, exec_io_send(c->io, &c->tx, c->fd,
 						     iov[0].iov_base,
 						     iov[0].iov_len, 0,
 						     &c->tx_h));
@@ -386,7 +405,7 @@ static void conn_get_file(struct conn *c, const char *name)
 		return;
 	}
 	c->file_fd = fd;
-	conn_started(c, exec_io_read(c->srv->io, &c->file, fd, c->body,
+	conn_started(c, exec_io_read(c->io, &c->file, fd, c->body,
 				     c->body_len, 0, &c->file_h));
 }
 
@@ -509,6 +528,25 @@ static void conn_start(void *arg)
 
 static void server_accept(struct server *srv);
 
+/*
+ * Where a new connection's handlers run: the executor of the next
+ * context in turn, or (-s) a new serial executor over the pool.
+ */
+static int conn_place(struct server *srv, struct conn *c)
+{
+	int ret;
+
+	if (srv->strands) {
+		c->io = srv->io;
+		ret = exec_serial_create(&c->strand, srv->ex);
+		c->ex = ret ? NULL : exec_serial_executor(c->strand);
+		return ret;
+	}
+	c->io = srv->ios[srv->next_io++ % srv->nr_ios];
+	c->ex = exec_io_executor(c->io);
+	return 0;
+}
+
 static void on_accept(void *arg, long res)
 {
 	struct server *srv = arg;
@@ -535,8 +573,7 @@ static void on_accept(void *arg, long res)
 		c = calloc(1, sizeof(*c));
 		if (c)
 			c->buf = malloc(srv->max_header + 1);
-		if (!c || !c->buf ||
-		    exec_serial_create(&c->strand, srv->ex)) {
+		if (!c || !c->buf || conn_place(srv, c)) {
 			if (c)
 				free(c->buf);
 			free(c);
@@ -547,7 +584,7 @@ static void on_accept(void *arg, long res)
 			c->file_fd = -1;
 			setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one,
 				   sizeof(one));
-			sx = exec_serial_executor(c->strand);
+			sx = c->ex;
 			exec_io_op_init(&c->rx);
 			exec_io_op_init(&c->tx);
 			exec_io_op_init(&c->tmo);
@@ -561,7 +598,7 @@ static void on_accept(void *arg, long res)
 			pthread_mutex_lock(&srv->lock);
 			srv->nr_conns++;
 			pthread_mutex_unlock(&srv->lock);
-			/* The connection's first steps, on its strand. */
+			/* The connection's first steps, where it runs. */
 			if (exec_submit_fn(sx, conn_start, c))
 				abort();
 		}
@@ -593,7 +630,8 @@ static void server_accept(struct server *srv)
 }
 
 static const char usage_text[] =
-	"usage: httpd [-p PORT] [-w WORKERS] [-r ROOT] [-t HEADER_TIMEOUT_MS] [-m MAX_HEADER_BYTES]\n";
+	"usage: httpd [-p PORT] [-w WORKERS] [-s] [-r ROOT]\n"
+	"             [-t HEADER_TIMEOUT_MS] [-m MAX_HEADER_BYTES]\n";
 
 static int print_usage(void)
 {
@@ -617,9 +655,10 @@ int main(int argc, char **argv)
 	socklen_t slen = sizeof(sin);
 	unsigned int port = 0;
 	sigset_t sigs;
+	unsigned int i;
 	int opt, sig, one = 1;
 
-	while ((opt = getopt(argc, argv, "p:w:r:t:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:w:sr:t:m:")) != -1) {
 		switch (opt) {
 		case 'p':
 			port = (unsigned int)strtoul(optarg, NULL, 10);
@@ -627,6 +666,9 @@ int main(int argc, char **argv)
 		case 'w':
 			pattr.nr_threads = (unsigned int)strtoul(optarg, NULL,
 								10);
+			break;
+		case 's':
+			srv.strands = true;
 			break;
 		case 'r':
 			srv.root = open(optarg, O_RDONLY | O_DIRECTORY |
@@ -647,7 +689,8 @@ int main(int argc, char **argv)
 			return print_usage();
 		}
 	}
-	if (port > 65535 || !pattr.nr_threads || srv.max_header < 64 ||
+	if (port > 65535 || !pattr.nr_threads ||
+	    pattr.nr_threads > MAX_WORKERS || srv.max_header < 64 ||
 	    !srv.header_timeout_ms)
 		return print_usage();
 
@@ -673,24 +716,35 @@ int main(int argc, char **argv)
 		perror("bind/listen");
 		return 1;
 	}
-	if (exec_thread_pool_create(&srv.pool, &pattr)) {
-		fprintf(stderr, "httpd: no thread pool\n");
-		return 1;
+	if (srv.strands) {
+		if (exec_thread_pool_create(&srv.pool, &pattr)) {
+			fprintf(stderr, "httpd: no thread pool\n");
+			return 1;
+		}
+		srv.ex = exec_thread_pool_executor(srv.pool);
+		iattr.executor = srv.ex;
 	}
-	srv.ex = exec_thread_pool_executor(srv.pool);
-	iattr.executor = srv.ex;
-	if (exec_io_create(&srv.io, &iattr)) {
-		fprintf(stderr, "httpd: no I/O context\n");
-		return 1;
+	srv.nr_ios = srv.strands ? 1 : pattr.nr_threads;
+	for (i = 0; i < srv.nr_ios; i++) {
+		if (exec_io_create(&srv.ios[i], &iattr)) {
+			fprintf(stderr, "httpd: no I/O context\n");
+			return 1;
+		}
 	}
+	srv.io = srv.ios[0];
 	exec_io_op_init(&srv.accept_op);
 	exec_io_op_set_token(&srv.accept_op, &srv.stop);
-	exec_handler_init(&srv.accept_h, on_accept, &srv);
+	/* On the pool with -s (the context's executor by default). */
+	if (srv.strands)
+		exec_handler_init(&srv.accept_h, on_accept, &srv);
+	else
+		exec_bind_executor(&srv.accept_h, exec_io_executor(srv.io),
+				   on_accept, &srv);
 	srv.accepting = true;
 	server_accept(&srv);
-	printf("listening on 127.0.0.1:%u (%s, %u workers)\n",
+	printf("listening on 127.0.0.1:%u (%s, %u workers%s)\n",
 	       ntohs(sin.sin_port), exec_io_backend(srv.io),
-	       pattr.nr_threads);
+	       pattr.nr_threads, srv.strands ? ", strands" : "");
 	fflush(stdout);
 
 	do {
@@ -711,17 +765,22 @@ int main(int argc, char **argv)
 	 * request; requests in flight are answered, then their connections
 	 * close (their next receive is refused by the token).
 	 */
-	exec_io_cancel_token(srv.io, &srv.stop);
+	for (i = 0; i < srv.nr_ios; i++)
+		exec_io_cancel_token(srv.ios[i], &srv.stop);
 	pthread_mutex_lock(&srv.lock);
 	while (srv.accepting || srv.nr_conns)
 		pthread_cond_wait(&srv.idle, &srv.lock);
 	pthread_mutex_unlock(&srv.lock);
-	if (exec_io_destroy(srv.io) < 0)
-		return 1;
-	exec_thread_pool_stop(srv.pool);
-	exec_thread_pool_join(srv.pool);
-	if (exec_thread_pool_destroy(srv.pool) < 0)
-		return 1;
+	exec_handler_unbind(&srv.accept_h);
+	for (i = 0; i < srv.nr_ios; i++)
+		if (exec_io_destroy(srv.ios[i]) < 0)
+			return 1;
+	if (srv.strands) {
+		exec_thread_pool_stop(srv.pool);
+		exec_thread_pool_join(srv.pool);
+		if (exec_thread_pool_destroy(srv.pool) < 0)
+			return 1;
+	}
 	if (srv.root >= 0)
 		close(srv.root);
 	printf("stopped\n");

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# check-httpd.sh HTTPD
+# check-httpd.sh HTTPD [OPTION...]
 #
 # Starts examples/httpd.c (built as HTTPD) on 127.0.0.1 and drives it with
 # curl and with raw sockets (python3): GET of the fixed body and of a file,
@@ -10,11 +10,13 @@
 # resets, half-closed sockets, 10,000 connections opened and dropped (no
 # file descriptor leaked, no memory growth, still serving), and SIGTERM
 # with a request in flight (answered, then exit 0).  The backend follows
-# EXEC_BACKEND.  Prints one line per check and "httpd: N passed, N failed".
+# EXEC_BACKEND; OPTIONs go to the server (-s: strands over a pool).
+# Prints one line per check and "httpd: N passed, N failed".
 
 set -u
 
 httpd=$1
+shift
 tmp=$(mktemp -d)
 pass=0
 fail=0
@@ -44,7 +46,7 @@ mkdir "$tmp/root"
 printf 'a small file\n' > "$tmp/root/small.txt"
 head -c 300000 /dev/urandom > "$tmp/root/big.bin"
 
-"$httpd" -r "$tmp/root" -t 1500 -m 1024 > "$tmp/out" 2>&1 &
+"$httpd" "$@" -r "$tmp/root" -t 1500 -m 1024 > "$tmp/out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do
 	grep -q '^listening' "$tmp/out" && break

@@ -9,8 +9,8 @@
  * system call per turn), and for each CQE removes the operation from the
  * pending list and queues the operation's own work item on the handler's
  * executor.  An operation that the thread's own handlers start (a handler
- * bound to exec_inline_executor() runs on the thread that completed its
- * operation, this one) goes straight into the SQ.  Any other thread
+ * bound to the context's executor, exec_io_executor(), runs on this
+ * thread) goes straight into the SQ.  Any other thread
  * leaves its starts and cancellations on the context's @deferred list and
  * wakes the thread with a message to its ring (exec_uring_wake()) if it
  * sleeps.  Nothing is allocated per operation.
@@ -27,10 +27,11 @@
  *
  * Where handlers run.  A handler bound to a pool runs there: the
  * completion wakes the context's thread first, then a worker (unless one
- * is awake), one hop more than a handler bound to the inline executor,
- * which runs on the context's thread at once; examples/httpd.c gives each
- * of its threads a context of its own and its connections' handlers run
- * there.
+ * is awake), one hop more than a handler bound to the context's executor:
+ * a loop executor that the thread drives between its waits
+ * (exec_io_run_items()), so the handler runs on the thread that took the
+ * completion.  examples/httpd.c gives each of its threads a context of
+ * its own, and its connections' handlers run there.
  *
  * Exactly once.  An operation's state goes IDLE -> PENDING (start, with
  * cmpxchg(), so a second start fails with -EALREADY) -> QUEUED (under the
@@ -707,6 +708,57 @@ int exec_io_batch_end(struct exec_io *io)
 }
 EXPORT_SYMBOL_GPL(exec_io_batch_end);
 
+/* --- the context's executor -------------------------------------------- */
+
+/* The loop's waker: ends the wait of the context's thread. */
+static void exec_io_wake(void *arg)
+{
+	struct exec_io *io = arg;
+
+	io->ops->wake(io);
+}
+
+/**
+ * exec_io_thread_begin - the context's thread starts
+ * @io: the context
+ */
+void exec_io_thread_begin(struct exec_io *io)
+{
+	exec_io_self = io;
+}
+
+/**
+ * exec_io_thread_end - the context's thread returns
+ * @io: the context
+ *
+ * It runs the items its executor still has: whatever the handlers of the
+ * last completions submitted there.
+ */
+void exec_io_thread_end(struct exec_io *io)
+{
+	exec_io_run_items(io);
+	exec_io_self = NULL;
+}
+
+/**
+ * exec_io_run_items - run what is queued on the context's executor
+ * @io: the context; on its thread, without its lock
+ *
+ * The items queued when it is called, handlers of the completions just
+ * taken among them, and none queued later: the thread looks at the ring
+ * again between two such runs.
+ */
+void exec_io_run_items(struct exec_io *io)
+{
+	exec_loop_run_queued_closures(io->loop);
+}
+
+struct exec_executor *exec_io_executor(struct exec_io *io)
+{
+	return io ? exec_loop_executor(io->loop) : NULL;
+}
+EXPORT_SYMBOL_GPL(exec_io_executor);
+
 /* --- the io_uring backend ------------------------------------------------ */
 
 /* Whether the calling thread is @io's own, the one that enters its ring. */
@@ -994,13 +1046,14 @@ static void *exec_uring_thread(void *arg)
 	unsigned int head, n;
 	int ret;
 
-	exec_io_self = io;
+	exec_io_thread_begin(io);
 	pthread_mutex_lock(&io->lock);
 	while (!io->stopping) {
 		exec_uring_run_deferred(io);
 		if (io->done) {
 			/* Handlers of what never started; they may defer. */
 			exec_io_unlock(io);
+			exec_io_run_items(io);
 			pthread_mutex_lock(&io->lock);
 			continue;
 		}
@@ -1010,11 +1063,17 @@ static void *exec_uring_thread(void *arg)
 		/*
 		 * Only this thread touches the SQ outside the lock, and only
 		 * here; the starts of its own handlers were queued before.
+		 * It waits only while its executor has nothing queued.
 		 * -EINTR from a signal: look again.
 		 */
-		ret = io_uring_submit_and_wait(&io->ring, 1);
-		if (ret < 0 && ret != -EINTR)
-			io_uring_wait_cqe(&io->ring, &cqe);
+		if (exec_loop_sleep_begin(io->loop)) {
+			ret = io_uring_submit_and_wait(&io->ring, 1);
+			if (ret < 0 && ret != -EINTR)
+				io_uring_wait_cqe(&io->ring, &cqe);
+			exec_loop_sleep_end(io->loop);
+		} else {
+			ret = io_uring_submit(&io->ring);
+		}
 
 		pthread_mutex_lock(&io->lock);
 		io->sleeping = false;
@@ -1029,11 +1088,17 @@ static void *exec_uring_thread(void *arg)
 		}
 		io_uring_cq_advance(&io->ring, n);
 		exec_io_unlock(io);
+		exec_io_run_items(io);
 		pthread_mutex_lock(&io->lock);
 	}
 	pthread_mutex_unlock(&io->lock);
-	exec_io_self = NULL;
+	exec_io_thread_end(io);
 	return NULL;
+}
+
+static void exec_uring_wake_thread(struct exec_io *io)
+{
+	exec_uring_wake(&io->ring);
 }
 
 /* Nothing is pending any more: the thread returns. */
@@ -1056,6 +1121,7 @@ static const struct exec_io_ops exec_io_uring_ops = {
 	.cancel = exec_uring_cancel,
 	.flush = exec_uring_flush,
 	.thread = exec_uring_thread,
+	.wake = exec_uring_wake_thread,
 	.stop = exec_uring_stop,
 	.fini = exec_uring_fini,
 };
@@ -1130,16 +1196,22 @@ int exec_io_create(struct exec_io **iop, const struct exec_io_attr *attr)
 		ret = exec_io_epoll_init(io);
 	if (ret)
 		goto free;
+	ret = exec_loop_create(&io->loop);
+	if (ret)
+		goto fini_backend;
+	exec_loop_set_waker(io->loop, exec_io_wake, io);
 
 	ret = -pthread_create(&io->thread, NULL, io->ops->thread, io);
-	if (ret) {
-		io->ops->fini(io);
-		goto free;
-	}
+	if (ret)
+		goto destroy_loop;
 	/* Only a name in ps and /proc: a failure does not matter. */
 	pthread_setname_np(io->thread, "exec-io");
 	*iop = io;
 	return 0;
+destroy_loop:
+	exec_loop_destroy(io->loop);
+fini_backend:
+	io->ops->fini(io);
 free:
 	pthread_cond_destroy(&io->idle);
 	pthread_mutex_destroy(&io->lock);
@@ -1170,8 +1242,17 @@ EXPORT_SYMBOL_GPL(exec_io_shutdown);
 
 long exec_io_destroy(struct exec_io *io)
 {
-	long n = exec_io_shutdown(io);
+	long n;
 
+	if (!io)
+		return -EINVAL;
+	/* Its thread would wait for itself. */
+	if (exec_io_self == io)
+		return -EDEADLK;
+	/* A serial executor or a work guard still uses its executor. */
+	if (exec_executor_check_unused(exec_loop_executor(io->loop)))
+		return -EBUSY;
+	n = exec_io_shutdown(io);
 	if (n < 0)
 		return n;
 	/* The thread decides the completions of what was cancelled. */
@@ -1182,6 +1263,8 @@ long exec_io_destroy(struct exec_io *io)
 
 	io->ops->stop(io);
 	pthread_join(io->thread, NULL);
+	/* What came after the thread's last run is discarded. */
+	exec_loop_destroy(io->loop);
 	io->ops->fini(io);
 	/* A batch of this thread on @io ends without touching it. */
 	if (exec_io_batch_io == io) {

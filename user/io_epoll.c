@@ -467,7 +467,9 @@ static void *exec_ep_thread(void *arg)
 	struct epoll_event evs[EXEC_EP_EVENTS];
 	u64 next, now, count;
 	int i, n, ms;
+	bool asleep;
 
+	exec_io_thread_begin(io);
 	for (;;) {
 		next = exec_ep_timeouts(io);
 		ms = -1;
@@ -478,7 +480,11 @@ static void *exec_ep_thread(void *arg)
 			     (int)min_t(u64, (next - now + NSEC_PER_MSEC - 1) /
 					NSEC_PER_MSEC, INT_MAX);
 		}
-		n = epoll_wait(ep->epfd, evs, EXEC_EP_EVENTS, ms);
+		/* Items of the context's executor queued: only a look. */
+		asleep = exec_loop_sleep_begin(io->loop);
+		n = epoll_wait(ep->epfd, evs, EXEC_EP_EVENTS, asleep ? ms : 0);
+		if (asleep)
+			exec_loop_sleep_end(io->loop);
 		for (i = 0; i < n; i++) {
 			if (!evs[i].data.ptr) {
 				if (read(ep->evfd, &count, sizeof(count)) < 0)
@@ -487,10 +493,18 @@ static void *exec_ep_thread(void *arg)
 			}
 			exec_ep_ready(io, evs[i].data.ptr, evs[i].events);
 		}
+		exec_io_run_items(io);
 		/* Pairs with the release in exec_ep_stop(). */
 		if (smp_load_acquire(&ep->stop))
-			return NULL;
+			break;
 	}
+	exec_io_thread_end(io);
+	return NULL;
+}
+
+static void exec_ep_wake(struct exec_io *io)
+{
+	exec_ep_kick(io->ep);
 }
 
 static void exec_ep_stop(struct exec_io *io)
@@ -520,6 +534,7 @@ const struct exec_io_ops exec_io_epoll_ops = {
 	.cancel = exec_ep_cancel,
 	.flush = exec_ep_flush,
 	.thread = exec_ep_thread,
+	.wake = exec_ep_wake,
 	.stop = exec_ep_stop,
 	.fini = exec_ep_fini,
 };

@@ -101,6 +101,8 @@ struct exec_io_epoll;
  *	just set; the lock is held
  * @flush: submit what batches left queued; the lock is held
  * @thread: the context's thread
+ * @wake: end the thread's wait (for an item of the context's executor);
+ *	any thread, no lock
  * @stop: make the thread return; nothing is pending any more; no lock
  * @fini: free the backend's resources, after the thread has returned
  */
@@ -110,6 +112,7 @@ struct exec_io_ops {
 	void (*cancel)(struct exec_io *io, struct exec_io_op *op);
 	void (*flush)(struct exec_io *io);
 	void *(*thread)(void *arg);
+	void (*wake)(struct exec_io *io);
 	void (*stop)(struct exec_io *io);
 	void (*fini)(struct exec_io *io);
 };
@@ -148,6 +151,8 @@ struct exec_io_ops {
  * @no_multishot: L: the kernel refused a multishot accept (before 5.19):
  *	multishot accepts re-arm single accepts instead
  * @thread: the context's thread
+ * @loop: the context's executor (exec_io_executor()): a loop executor
+ *	whose items the thread runs between its waits (exec_io_run_items())
  * @ring: io_uring backend: the ring, which only the context's thread
  *	enters: it fills the SQ under @lock, submits it and reaps the CQ
  * @ep: epoll backend: its state
@@ -171,6 +176,7 @@ struct exec_io {
 	bool stopping;
 	bool no_multishot;
 	pthread_t thread;
+	struct exec_loop *loop;
 	struct io_uring ring;
 	struct exec_io_epoll *ep;
 };
@@ -186,5 +192,8 @@ void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
 			       int fd);
 bool exec_io_batching(const struct exec_io *io);
 void exec_io_test_wait_asleep(struct exec_io *io);
+void exec_io_thread_begin(struct exec_io *io);
+void exec_io_thread_end(struct exec_io *io);
+void exec_io_run_items(struct exec_io *io);
 
 #endif /* EXEC_USER_IO_INTERNAL_H */

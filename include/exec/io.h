@@ -159,6 +159,25 @@ void exec_io_op_set_token(struct exec_io_op *op, struct exec_cancel_token *tok);
 int exec_io_create(struct exec_io **io, const struct exec_io_attr *attr);
 
 /**
+ * exec_io_executor - the executor whose items run on a context's thread
+ * @io: the context
+ *
+ * Items submitted to it run on the context's own thread, in submission
+ * order, between its waits for completions (a loop executor that the
+ * thread drives).  A handler bound to it (exec_bind_executor()) runs on
+ * the thread that took its completion, which wakes no other thread: the
+ * way to serve connections without a hop between threads, as each thread
+ * of examples/httpd.c does for its own connections, whose handlers then
+ * never run at once.  Items must not block: they hold up every completion
+ * of the context.  Timed items (exec_submit_after()) are handed to it by
+ * the library's clock event thread.
+ *
+ * Context: Any context.
+ * Return: the executor, valid until exec_io_destroy(); NULL for NULL.
+ */
+struct exec_executor *exec_io_executor(struct exec_io *io);
+
+/**
  * exec_io_shutdown - refuse new operations and cancel the pending ones
  * @io: the context
  *
@@ -178,12 +197,18 @@ long exec_io_shutdown(struct exec_io *io);
  *
  * exec_io_shutdown(), then waits until every pending operation has been
  * handed to its executor (the handlers may run later, with -ECANCELED or
- * with their result), then stops the thread and frees @io.
+ * with their result), then stops the thread, which first runs what
+ * exec_io_executor() has queued, and frees @io.  Items submitted to that
+ * executor after that last run are discarded (their discard callbacks
+ * run).
  *
- * Context: Process context; may sleep.  Nothing may start operations on
- * @io meanwhile or later, handlers included.
+ * Context: Process context; may sleep; not on the context's own thread.
+ * Nothing may start operations on @io meanwhile or later, handlers
+ * included.
  * Return: the number of operations that exec_io_shutdown() cancelled;
- * -EINVAL for NULL.
+ * -EBUSY, doing nothing, while something still uses exec_io_executor()
+ * (a serial executor over it, a work guard); -EDEADLK on the context's
+ * own thread; -EINVAL for NULL.
  */
 long exec_io_destroy(struct exec_io *io);
 

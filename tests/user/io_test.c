@@ -20,6 +20,7 @@ void exec_io_test_wait_asleep(struct exec_io *io);
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -583,6 +584,121 @@ static void io_strand(struct kunit *test)
 	io_strand_one(test, true);
 }
 
+/*
+ * The context's executor: items from another thread run on the context's
+ * own thread, in order; a handler bound to it runs there too; destroy
+ * refuses while something uses it, and from that thread.
+ */
+#define IO_CX_ITEMS	100
+
+struct io_cx {
+	struct exec_executor *cx;
+	struct exec_io *io;
+	pthread_t thread;		/* of the first item */
+	unsigned int next;		/* touched by the items only */
+	atomic_t ran;
+	atomic_t wrong;
+	long destroy_ret;
+	atomic_t destroyed;
+};
+
+static void io_cx_check(struct io_cx *c)
+{
+	if (!exec_running_in_this_thread(c->cx) ||
+	    !pthread_equal(pthread_self(), c->thread))
+		exec_test_count(&c->wrong);
+}
+
+static void io_cx_item(void *arg)
+{
+	struct io_cx *c = arg;
+
+	if (!c->next)
+		c->thread = pthread_self();
+	io_cx_check(c);
+	c->next++;
+	exec_test_count(&c->ran);
+}
+
+static void io_cx_handler(void *arg, long result)
+{
+	struct io_cx *c = arg;
+
+	io_cx_check(c);
+	if (result != 1)
+		exec_test_count(&c->wrong);
+	exec_test_count(&c->ran);
+}
+
+static void io_cx_destroy_item(void *arg)
+{
+	struct io_cx *c = arg;
+
+	c->destroy_ret = exec_io_destroy(c->io);
+	exec_test_count(&c->destroyed);
+}
+
+static void io_context_executor_one(struct kunit *test, bool epoll)
+{
+	struct io_cx *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct exec_serial *serial;
+	struct exec_handler h;
+	struct exec_io_op op;
+	struct io_env env;
+	int sv[2], i;
+	char buf[1];
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	io_env_init(test, &env, epoll);
+	c->io = env.io;
+	c->cx = exec_io_executor(env.io);
+	KUNIT_ASSERT_NOT_NULL(test, c->cx);
+	KUNIT_EXPECT_FALSE(test, exec_running_in_this_thread(c->cx));
+	for (i = 0; i < IO_CX_ITEMS; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit_fn(c->cx, io_cx_item, c), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&c->ran, IO_CX_ITEMS,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c->next), IO_CX_ITEMS);
+	KUNIT_EXPECT_FALSE(test, pthread_equal(c->thread, pthread_self()));
+
+	/* A handler bound to it runs on the same thread. */
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+	exec_io_op_init(&op);
+	KUNIT_EXPECT_EQ(test, exec_bind_executor(&h, c->cx, io_cx_handler, c),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_io_recv(env.io, &op, sv[0], buf, 1, 0, &h),
+			0);
+	KUNIT_EXPECT_EQ(test, write(sv[1], "x", 1), 1);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&c->ran,
+							 IO_CX_ITEMS + 1,
+							 EXEC_TEST_TIMEOUT_MS));
+
+	/* Not while a handler is bound to it, nor a serial executor. */
+	KUNIT_EXPECT_EQ(test, exec_io_destroy(env.io), -EBUSY);
+	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&h), 0);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, c->cx), 0);
+	KUNIT_EXPECT_EQ(test, exec_io_destroy(env.io), -EBUSY);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	/* Not from its own thread. */
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(c->cx, io_cx_destroy_item, c), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&c->destroyed, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, c->destroy_ret, (long)-EDEADLK);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->wrong), 0);
+	io_wait_unused(test, c->cx);
+	io_env_fini(test, &env);
+	close(sv[0]);
+	close(sv[1]);
+	kfree(c);
+}
+
+static void io_context_executor(struct kunit *test)
+{
+	io_context_executor_one(test, false);
+	io_context_executor_one(test, true);
+}
+
 /* Bad input gets an error, never a crash or a lost operation. */
 static void io_bad_input_one(struct kunit *test, bool epoll)
 {
@@ -1022,6 +1138,7 @@ static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_latch),
 	KUNIT_CASE(io_outstanding),
 	KUNIT_CASE(io_strand),
+	KUNIT_CASE(io_context_executor),
 	KUNIT_CASE(io_bad_input),
 	KUNIT_CASE(io_batch),
 	KUNIT_CASE(io_alloc_fault),

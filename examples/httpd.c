@@ -31,8 +31,10 @@
  *            completion is taken by the context's thread and run by a
  *            worker.
  *
- * A response is first written with a non-blocking send(); only what does
- * not fit goes through exec_io_send().
+ * On a context's thread a response goes out with exec_io_writev(), in the
+ * thread's next system call together with every other connection's; on a
+ * strand it is first written with a non-blocking sendmsg(), and only what
+ * does not fit goes through exec_io_send().
  *
  * SIGTERM or SIGINT: the accept and every receive that waits for a new
  * request are cancelled through one cancellation token, so the server
@@ -117,6 +119,7 @@ struct conn {
 	bool keep_alive;
 	char head[256];			/* a response's header */
 	struct iovec iov[2];
+	struct iovec out[2];		/* the unsent part, for a writev */
 	char *body;			/* a file's content, or NULL */
 	size_t body_len;
 	size_t sent;			/* of the response */
@@ -287,29 +290,46 @@ static void conn_response_done(struct conn *c)
 	conn_process(c);
 }
 
-/* Sends what is left of the response, directly while the socket takes it. */
+/* Fills @out with what is left to send of the response; returns its count. */
+static int conn_unsent(const struct conn *c, struct iovec *out)
+{
+	size_t off = c->sent;
+	int i, n = 0;
+
+	for (i = 0; i < 2; i++) {
+		if (off >= c->iov[i].iov_len) {
+			off -= c->iov[i].iov_len;
+			continue;
+		}
+		out[n].iov_base = (char *)c->iov[i].iov_base + off;
+		out[n].iov_len = c->iov[i].iov_len - off;
+		n++;
+		off = 0;
+	}
+	return n;
+}
+
+/*
+ * Sends what is left of the response.  On a context's thread, with an
+ * operation: it goes out with the thread's next wait, together with every
+ * other connection's, one system call for all.  On a strand, directly
+ * while the socket takes it, as the context's thread would only hand the
+ * completion over to a worker again.
+ */
 static void conn_send(struct conn *c)
 {
 	struct iovec iov[2];
 	struct msghdr msg = { .msg_iov = iov };
-	size_t off = c->sent;
 	ssize_t n;
-	int i;
 
+	if (!c->strand && c->sent < c->total) {
+		conn_started(c, exec_io_writev(c->io, &c->tx, c->fd, c->out,
+					       conn_unsent(c, c->out),
+					       (uint64_t)-1, &c->tx_h));
+		return;
+	}
 	while (c->sent < c->total) {
-		msg.msg_iovlen = 0;
-		off = c->sent;
-		for (i = 0; i < 2; i++) {
-			if (off >= c->iov[i].iov_len) {
-				off -= c->iov[i].iov_len;
-				continue;
-			}
-			iov[msg.msg_iovlen].iov_base =
-				(char *)c->iov[i].iov_base + off;
-			iov[msg.msg_iovlen].iov_len = c->iov[i].iov_len - off;
-			msg.msg_iovlen++;
-			off = 0;
-		}
+		msg.msg_iovlen = (size_t)conn_unsent(c, iov);
 		n = sendmsg(c->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n > 0) {
 			c->sent += (size_t)n;

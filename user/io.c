@@ -83,6 +83,8 @@ static void exec_io_link(struct exec_io *io, struct exec_io_op *op)
 		io->pending->prev = op;
 	io->pending = op;
 	WRITE_ONCE(io->nr_pending, io->nr_pending + 1);
+	if (op->opcode == EXEC_IO_RECV_BUF)
+		((struct exec_io_bufs *)op->backend[2])->users++;
 }
 
 /* Unlinks @op from @io's pending list; @io->lock held. */
@@ -97,6 +99,8 @@ static void exec_io_unlink(struct exec_io *io, struct exec_io_op *op)
 	op->prev = NULL;
 	op->next = NULL;
 	WRITE_ONCE(io->nr_pending, io->nr_pending - 1);
+	if (op->opcode == EXEC_IO_RECV_BUF)
+		((struct exec_io_bufs *)op->backend[2])->users--;
 	if (!io->nr_pending && !io->nr_multi && io->dying)
 		pthread_cond_broadcast(&io->idle);
 }
@@ -528,6 +532,177 @@ int exec_io_recv(struct exec_io *io, struct exec_io_op *op, int fd,
 }
 EXPORT_SYMBOL_GPL(exec_io_recv);
 
+/* --- groups of receive buffers ------------------------------------------- */
+
+#define EXEC_IO_BUFS_MAX	32768U
+#define EXEC_IO_BUF_SIZE_MAX	(16U << 20)
+
+/**
+ * exec_io_bufs_take - pick a buffer of a group that the context picks from
+ * @bufs: the group (no io_uring ring)
+ *
+ * Return: the buffer's id, counted as out until exec_io_bufs_give(); -1 if
+ * every buffer is out.
+ */
+int exec_io_bufs_take(struct exec_io_bufs *bufs)
+{
+	int bid = -1;
+
+	pthread_mutex_lock(&bufs->lock);
+	if (bufs->nr_free) {
+		bid = bufs->free[--bufs->nr_free];
+		bufs->out++;
+	}
+	pthread_mutex_unlock(&bufs->lock);
+	return bid;
+}
+
+/**
+ * exec_io_bufs_give - give buffer @bid back, to the kernel's ring or the ids
+ * @bufs: the group
+ * @bid: a buffer that is out
+ */
+void exec_io_bufs_give(struct exec_io_bufs *bufs, int bid)
+{
+	pthread_mutex_lock(&bufs->lock);
+	bufs->out--;
+	if (bufs->br) {
+		io_uring_buf_ring_add(bufs->br, exec_io_bufs_addr(bufs, bid),
+				      bufs->size, (unsigned short)bid,
+				      io_uring_buf_ring_mask(bufs->count), 0);
+		io_uring_buf_ring_advance(bufs->br, 1);
+	} else {
+		bufs->free[bufs->nr_free++] = (unsigned short)bid;
+	}
+	pthread_mutex_unlock(&bufs->lock);
+}
+
+int exec_io_bufs_create(struct exec_io *io, struct exec_io_bufs **bufsp,
+			unsigned int count, unsigned int size)
+{
+	struct exec_io_bufs *bufs;
+	unsigned int i;
+	int ret;
+
+	if (!io || !bufsp || !count || count > EXEC_IO_BUFS_MAX ||
+	    (count & (count - 1)) || !size || size > EXEC_IO_BUF_SIZE_MAX)
+		return -EINVAL;
+	*bufsp = NULL;
+	bufs = exec_io_zalloc(sizeof(*bufs));
+	if (!bufs)
+		return -ENOMEM;
+	bufs->io = io;
+	bufs->count = count;
+	bufs->size = size;
+	pthread_mutex_init(&bufs->lock, NULL);
+	ret = -ENOMEM;
+	bufs->base = exec_io_alloc((size_t)count * size);
+	if (!bufs->base)
+		goto free_bufs;
+	bufs->free = exec_io_alloc(count * sizeof(*bufs->free));
+	if (!bufs->free)
+		goto free_base;
+
+	pthread_mutex_lock(&io->lock);
+	ret = -ESHUTDOWN;
+	if (io->dying)
+		goto unlock;
+	ret = io->ops->bufs_init ? io->ops->bufs_init(io, bufs) : 0;
+	if (ret)
+		goto unlock;
+	if (!bufs->br) {
+		for (i = 0; i < count; i++)
+			bufs->free[i] = (unsigned short)i;
+		bufs->nr_free = count;
+	}
+	io->nr_bufs++;
+	pthread_mutex_unlock(&io->lock);
+	*bufsp = bufs;
+	return 0;
+
+unlock:
+	pthread_mutex_unlock(&io->lock);
+	free(bufs->free);
+free_base:
+	free(bufs->base);
+free_bufs:
+	pthread_mutex_destroy(&bufs->lock);
+	free(bufs);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_io_bufs_create);
+
+int exec_io_bufs_destroy(struct exec_io_bufs *bufs)
+{
+	struct exec_io *io;
+	bool busy;
+
+	if (!bufs)
+		return -EINVAL;
+	io = bufs->io;
+	pthread_mutex_lock(&io->lock);
+	pthread_mutex_lock(&bufs->lock);
+	busy = bufs->users || bufs->out;
+	pthread_mutex_unlock(&bufs->lock);
+	if (busy) {
+		pthread_mutex_unlock(&io->lock);
+		return -EBUSY;
+	}
+	if (bufs->br)
+		io_uring_unregister_buf_ring(&io->ring, bufs->bgid);
+	io->nr_bufs--;
+	pthread_mutex_unlock(&io->lock);
+	free(bufs->br);
+	free(bufs->free);
+	free(bufs->base);
+	pthread_mutex_destroy(&bufs->lock);
+	free(bufs);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_io_bufs_destroy);
+
+int exec_io_recv_buf(struct exec_io *io, struct exec_io_op *op, int fd,
+		     struct exec_io_bufs *bufs, int flags,
+		     const struct exec_handler *h)
+{
+	int ret;
+
+	if (fd < 0 || !bufs || bufs->io != io)
+		return -EINVAL;
+	ret = exec_io_claim(io, op, h);
+	if (ret)
+		return ret;
+	op->opcode = EXEC_IO_RECV_BUF;
+	op->fd = fd;
+	op->buf = NULL;
+	op->len = bufs->size;
+	op->flags = (unsigned int)flags;
+	op->off = 0;
+	op->backend[2] = bufs;
+	return exec_io_start(io, op, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_recv_buf);
+
+void *exec_io_op_buf(const struct exec_io_op *op)
+{
+	return op && op->opcode == EXEC_IO_RECV_BUF ? op->buf : NULL;
+}
+EXPORT_SYMBOL_GPL(exec_io_op_buf);
+
+void exec_io_buf_put(struct exec_io_bufs *bufs, void *buf)
+{
+	size_t off;
+
+	if (WARN_ON_ONCE(!bufs || (char *)buf < bufs->base))
+		return;
+	off = (size_t)((char *)buf - bufs->base);
+	if (WARN_ON_ONCE(off % bufs->size ||
+			 off / bufs->size >= bufs->count))
+		return;
+	exec_io_bufs_give(bufs, (int)(off / bufs->size));
+}
+EXPORT_SYMBOL_GPL(exec_io_buf_put);
+
 int exec_io_send(struct exec_io *io, struct exec_io_op *op, int fd,
 		 const void *buf, size_t len, int flags,
 		 const struct exec_handler *h)
@@ -860,13 +1035,40 @@ static void exec_uring_undefer(struct exec_io *io, struct exec_io_op *op)
 	op->backend[1] = NULL;
 }
 
+/*
+ * A receive into a group the context picks from takes its buffer now;
+ * returns whether it has one (or needs none).
+ */
+static bool exec_uring_pick(struct exec_io_op *op)
+{
+	struct exec_io_bufs *bufs = op->backend[2];
+	int bid;
+
+	if (op->opcode != EXEC_IO_RECV_BUF || bufs->br)
+		return true;
+	bid = exec_io_bufs_take(bufs);
+	if (bid < 0)
+		return false;
+	op->buf = exec_io_bufs_addr(bufs, bid);
+	return true;
+}
+
 static int exec_uring_prep(struct exec_io *io, struct exec_io_op *op)
 {
-	struct io_uring_sqe *sqe = exec_uring_sqe(io);
+	struct io_uring_sqe *sqe;
 	unsigned int len = (unsigned int)min_t(size_t, op->len, UINT_MAX);
+	struct exec_io_bufs *bufs;
 
-	if (!sqe)
+	if (!exec_uring_pick(op))
+		return -ENOBUFS;
+	sqe = exec_uring_sqe(io);
+	if (!sqe) {
+		if (op->opcode == EXEC_IO_RECV_BUF && op->buf) {
+			exec_io_buf_put(op->backend[2], op->buf);
+			op->buf = NULL;
+		}
 		return -EBUSY;
+	}
 	switch (op->opcode) {
 	case EXEC_IO_ACCEPT:
 		io_uring_prep_accept(sqe, op->fd, NULL, NULL, SOCK_CLOEXEC);
@@ -889,6 +1091,19 @@ static int exec_uring_prep(struct exec_io *io, struct exec_io_op *op)
 	case EXEC_IO_SEND:
 		io_uring_prep_send(sqe, op->fd, op->buf, op->len,
 				   (int)op->flags);
+		break;
+	case EXEC_IO_RECV_BUF:
+		bufs = op->backend[2];
+		if (!bufs->br) {
+			io_uring_prep_recv(sqe, op->fd, op->buf, bufs->size,
+					   (int)op->flags);
+			break;
+		}
+		/* The kernel picks the buffer when data comes. */
+		io_uring_prep_recv(sqe, op->fd, NULL, bufs->size,
+				   (int)op->flags);
+		sqe->flags |= IOSQE_BUFFER_SELECT;
+		sqe->buf_group = bufs->bgid;
 		break;
 	case EXEC_IO_READ:
 		io_uring_prep_read(sqe, op->fd, op->buf, len, op->off);
@@ -958,12 +1173,13 @@ static void exec_uring_cancel(struct exec_io *io, struct exec_io_op *op)
  * The context's thread carries out what other threads deferred to it;
  * @io->lock held.  A start whose cancellation came first completes with
  * -ECANCELED without reaching the kernel; one that finds no SQE, with
- * -EBUSY.
+ * -EBUSY, or no buffer to pick, with -ENOBUFS.
  */
 static void exec_uring_run_deferred(struct exec_io *io)
 {
 	struct exec_io_op *op;
 	unsigned long what;
+	int err;
 
 	while ((op = io->deferred)) {
 		io->deferred = op->backend[0];
@@ -972,12 +1188,13 @@ static void exec_uring_run_deferred(struct exec_io *io)
 		what = (unsigned long)op->backend[1];
 		op->backend[0] = NULL;
 		op->backend[1] = NULL;
-		if (!(what & EXEC_URING_START))
+		if (!(what & EXEC_URING_START)) {
 			exec_uring_prep_cancel(io, op);
-		else if (op->cancel)
-			exec_io_complete_locked(io, op, -ECANCELED);
-		else if (exec_uring_prep(io, op))
-			exec_io_complete_locked(io, op, -EBUSY);
+			continue;
+		}
+		err = op->cancel ? -ECANCELED : exec_uring_prep(io, op);
+		if (err)
+			exec_io_complete_locked(io, op, err);
 	}
 }
 
@@ -1013,6 +1230,31 @@ static void exec_uring_multi_cqe(struct exec_io *io, struct exec_io_op *op,
 	exec_io_multi_end_locked(io, op, res);
 }
 
+/*
+ * A receive into a group: the buffer the kernel picked, counted as out; a
+ * buffer with nothing in it goes back at once.
+ */
+static void exec_uring_recv_buf_cqe(struct exec_io_op *op, long res,
+				    unsigned int flags)
+{
+	struct exec_io_bufs *bufs = op->backend[2];
+
+	if (bufs->br) {
+		op->buf = NULL;
+		if (!(flags & IORING_CQE_F_BUFFER))
+			return;
+		op->buf = exec_io_bufs_addr(bufs,
+					    flags >> IORING_CQE_BUFFER_SHIFT);
+		pthread_mutex_lock(&bufs->lock);
+		bufs->out++;
+		pthread_mutex_unlock(&bufs->lock);
+	}
+	if (res <= 0 && op->buf) {
+		exec_io_buf_put(bufs, op->buf);
+		op->buf = NULL;
+	}
+}
+
 static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
 {
 	struct exec_io_op *op = io_uring_cqe_get_data(cqe);
@@ -1027,6 +1269,8 @@ static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
 	}
 	if (op->opcode == EXEC_IO_TIMEOUT && res == -ETIME)
 		res = 0;
+	if (op->opcode == EXEC_IO_RECV_BUF)
+		exec_uring_recv_buf_cqe(op, res, cqe->flags);
 	/* A cancellation deferred to us must not outlive the operation. */
 	exec_uring_undefer(io, op);
 	exec_io_complete_locked(io, op, res);
@@ -1096,6 +1340,59 @@ static void *exec_uring_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * A group of buffers as a provided-buffer ring (5.19), from which the
+ * kernel picks as data comes; @io->lock held.  Where the kernel has none,
+ * the group stays the context's to pick from (0, no ring).
+ */
+static bool exec_io_test_no_buf_ring;
+
+/**
+ * exec_io_test_set_no_buf_ring - new groups as on a kernel without rings
+ * @on: groups created from now on are the context's to pick from
+ *
+ * For the tests, which run on kernels that have provided-buffer rings.
+ */
+void exec_io_test_set_no_buf_ring(bool on)
+{
+	WRITE_ONCE(exec_io_test_no_buf_ring, on);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_io_test_set_no_buf_ring);
+
+static int exec_uring_bufs_init(struct exec_io *io, struct exec_io_bufs *bufs)
+{
+	struct io_uring_buf_reg reg = { 0 };
+	struct io_uring_buf_ring *br;
+	unsigned int i;
+	int ret;
+
+	/* The tests' kernel without buffer rings. */
+	if (READ_ONCE(exec_io_test_no_buf_ring))
+		return 0;
+	if (exec_fault_alloc() ||
+	    posix_memalign((void **)&br, (size_t)sysconf(_SC_PAGESIZE),
+			   bufs->count * sizeof(struct io_uring_buf)))
+		return -ENOMEM;
+	io_uring_buf_ring_init(br);
+	reg.ring_addr = (unsigned long)br;
+	reg.ring_entries = bufs->count;
+	reg.bgid = io->next_bgid;
+	ret = io_uring_register_buf_ring(&io->ring, &reg, 0);
+	if (ret) {
+		free(br);
+		return ret == -ENOMEM ? ret : 0;
+	}
+	bufs->bgid = io->next_bgid++;
+	for (i = 0; i < bufs->count; i++)
+		io_uring_buf_ring_add(br, exec_io_bufs_addr(bufs, (int)i),
+				      bufs->size, (unsigned short)i,
+				      io_uring_buf_ring_mask(bufs->count),
+				      (int)i);
+	io_uring_buf_ring_advance(br, (int)bufs->count);
+	bufs->br = br;
+	return 0;
+}
+
 static void exec_uring_wake_thread(struct exec_io *io)
 {
 	exec_uring_wake(&io->ring);
@@ -1122,6 +1419,7 @@ static const struct exec_io_ops exec_io_uring_ops = {
 	.flush = exec_uring_flush,
 	.thread = exec_uring_thread,
 	.wake = exec_uring_wake_thread,
+	.bufs_init = exec_uring_bufs_init,
 	.stop = exec_uring_stop,
 	.fini = exec_uring_fini,
 };
@@ -1252,6 +1550,12 @@ long exec_io_destroy(struct exec_io *io)
 	/* A serial executor or a work guard still uses its executor. */
 	if (exec_executor_check_unused(exec_loop_executor(io->loop)))
 		return -EBUSY;
+	/* Groups of buffers are destroyed first: one may be a ring of it. */
+	pthread_mutex_lock(&io->lock);
+	n = io->nr_bufs ? -EBUSY : 0;
+	pthread_mutex_unlock(&io->lock);
+	if (n)
+		return n;
 	n = exec_io_shutdown(io);
 	if (n < 0)
 		return n;

@@ -87,6 +87,7 @@ static u32 exec_ep_wants(const struct exec_io_op *op)
 	case EXEC_IO_ACCEPT:
 	case EXEC_IO_ACCEPT_MULTI:
 	case EXEC_IO_RECV:
+	case EXEC_IO_RECV_BUF:
 	case EXEC_IO_READ:
 	case EXEC_IO_READV:
 		return EPOLLIN;
@@ -128,6 +129,32 @@ static long exec_ep_ret(long ret)
 	return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 }
 
+/*
+ * A receive into a group: a buffer is picked only for data that is there;
+ * -ENOBUFS, as on io_uring, only once data has come and none is free.
+ */
+static long exec_ep_recv_buf(struct exec_io_op *op)
+{
+	struct exec_io_bufs *bufs = op->backend[2];
+	int bid = exec_io_bufs_take(bufs);
+	ssize_t n;
+	char peek;
+
+	op->buf = NULL;
+	if (bid < 0) {
+		n = recv(op->fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT);
+		return n > 0 ? -ENOBUFS : exec_ep_ret(n);
+	}
+	n = recv(op->fd, exec_io_bufs_addr(bufs, bid), bufs->size,
+		 (int)op->flags | MSG_DONTWAIT);
+	if (n > 0) {
+		op->buf = exec_io_bufs_addr(bufs, bid);
+		return n;
+	}
+	exec_io_bufs_give(bufs, bid);
+	return exec_ep_ret(n);
+}
+
 /* One non-blocking try of @op: its result, or -EAGAIN to wait. */
 static long exec_ep_try(struct exec_io_op *op)
 {
@@ -166,6 +193,8 @@ static long exec_ep_try(struct exec_io_op *op)
 	case EXEC_IO_SEND:
 		return exec_ep_ret(send(op->fd, op->buf, op->len,
 					(int)op->flags | MSG_DONTWAIT));
+	case EXEC_IO_RECV_BUF:
+		return exec_ep_recv_buf(op);
 	case EXEC_IO_POLL:
 		pfd.fd = op->fd;
 		pfd.events = (short)op->flags;

@@ -60,7 +60,48 @@ enum {
 	EXEC_IO_CLOSE,
 	EXEC_IO_TIMEOUT,
 	EXEC_IO_ACCEPT_MULTI,
+	EXEC_IO_RECV_BUF,
 };
+
+/**
+ * struct exec_io_bufs - a group of receive buffers (exec_io_bufs_create())
+ * @io: its context
+ * @base: the buffers, @count of @size bytes each
+ * @count: a power of two
+ * @size: of one buffer
+ * @lock: guards the fields marked B
+ * @free: B: ids of the buffers the context may pick (all but the io_uring
+ *	ring's), @nr_free of them
+ * @nr_free: B: their number
+ * @out: B: buffers filled and not yet given back
+ * @br: the io_uring provided-buffer ring the kernel picks from, or NULL
+ *	(then the context picks from @free); its tail under @lock
+ * @bgid: the ring's buffer group
+ * @users: L(io): receives with the group that are pending
+ */
+struct exec_io_bufs {
+	struct exec_io *io;
+	char *base;
+	unsigned int count;
+	unsigned int size;
+	pthread_mutex_t lock;
+	unsigned short *free;
+	unsigned int nr_free;
+	unsigned int out;
+	struct io_uring_buf_ring *br;
+	unsigned short bgid;
+	unsigned long users;
+};
+
+int exec_io_bufs_take(struct exec_io_bufs *bufs);
+void exec_io_bufs_give(struct exec_io_bufs *bufs, int bid);
+
+/* The address of buffer @bid of @bufs. */
+static inline void *exec_io_bufs_addr(const struct exec_io_bufs *bufs,
+				      int bid)
+{
+	return bufs->base + (size_t)bid * bufs->size;
+}
 
 /**
  * struct exec_io_multi - what a multishot accept has to deliver
@@ -103,6 +144,8 @@ struct exec_io_epoll;
  * @thread: the context's thread
  * @wake: end the thread's wait (for an item of the context's executor);
  *	any thread, no lock
+ * @bufs_init: set a new group of receive buffers up for the backend (the
+ *	io_uring ring), under the lock; NULL when the context picks
  * @stop: make the thread return; nothing is pending any more; no lock
  * @fini: free the backend's resources, after the thread has returned
  */
@@ -113,6 +156,7 @@ struct exec_io_ops {
 	void (*flush)(struct exec_io *io);
 	void *(*thread)(void *arg);
 	void (*wake)(struct exec_io *io);
+	int (*bufs_init)(struct exec_io *io, struct exec_io_bufs *bufs);
 	void (*stop)(struct exec_io *io);
 	void (*fini)(struct exec_io *io);
 };
@@ -148,6 +192,8 @@ struct exec_io_ops {
  *	to; whoever defers work to it wakes it (exec_uring_wake())
  * @stopping: L: io_uring backend: exec_io_destroy() tells the thread to
  *	return
+ * @nr_bufs: L: groups of receive buffers not yet destroyed
+ * @next_bgid: L: io_uring backend: the buffer group of the next ring
  * @no_multishot: L: the kernel refused a multishot accept (before 5.19):
  *	multishot accepts re-arm single accepts instead
  * @thread: the context's thread
@@ -174,6 +220,8 @@ struct exec_io {
 	struct exec_io_op *deferred_tail;
 	bool sleeping;
 	bool stopping;
+	unsigned long nr_bufs;
+	unsigned short next_bgid;
 	bool no_multishot;
 	pthread_t thread;
 	struct exec_loop *loop;
@@ -192,6 +240,7 @@ void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
 			       int fd);
 bool exec_io_batching(const struct exec_io *io);
 void exec_io_test_wait_asleep(struct exec_io *io);
+void exec_io_test_set_no_buf_ring(bool on);
 void exec_io_thread_begin(struct exec_io *io);
 void exec_io_thread_end(struct exec_io *io);
 void exec_io_run_items(struct exec_io *io);

@@ -64,6 +64,7 @@
 EXEC_BEGIN_DECLS
 
 struct exec_io;
+struct exec_io_bufs;
 
 /**
  * struct exec_io_attr - how to create an I/O context
@@ -300,6 +301,77 @@ int exec_io_connect(struct exec_io *io, struct exec_io_op *op, int fd,
 int exec_io_recv(struct exec_io *io, struct exec_io_op *op, int fd,
 		 void *buf, size_t len, int flags,
 		 const struct exec_handler *h);
+
+/**
+ * exec_io_bufs_create - a group of receive buffers, picked as data comes
+ * @io: the context whose receives pick from it (exec_io_recv_buf())
+ * @bufsp: set to the group
+ * @count: how many buffers, a power of two from 1 to 32768
+ * @size: the size of each, 1 to 16 MiB
+ *
+ * A receive started with a group holds no buffer while it waits: the
+ * buffer is picked when data comes, so that many idle connections need no
+ * memory of their own.  On io_uring the group is a provided-buffer ring
+ * (Linux 5.19) from which the kernel picks; where the kernel has none, the
+ * context picks one as the receive starts.  On epoll, the context picks
+ * one when the socket is readable.
+ *
+ * Context: Any context that may take a mutex and allocate.
+ * Return: 0; -EINVAL for NULL or an impossible @count or @size;
+ * -ENOMEM; -ESHUTDOWN after exec_io_shutdown().
+ */
+int exec_io_bufs_create(struct exec_io *io, struct exec_io_bufs **bufsp,
+			unsigned int count, unsigned int size);
+
+/**
+ * exec_io_bufs_destroy - free a group of receive buffers
+ * @bufs: the group
+ *
+ * Context: Any context that may take a mutex.
+ * Return: 0; -EBUSY, doing nothing, while a receive with @bufs is pending
+ * or a buffer has not been given back (exec_io_buf_put()); -EINVAL for
+ * NULL.
+ */
+int exec_io_bufs_destroy(struct exec_io_bufs *bufs);
+
+/**
+ * exec_io_recv_buf - receive from a socket into a buffer of a group
+ * @io: the context
+ * @op: the operation
+ * @fd: the socket
+ * @bufs: the group, of @io
+ * @flags: MSG_* flags of recv(2)
+ * @h: the handler; called with the bytes received, in the buffer
+ *	exec_io_op_buf() names, which is the caller's until exec_io_buf_put();
+ *	0 at end of stream, -ENOBUFS if every buffer was taken when data
+ *	came, or another error, all three with no buffer
+ *
+ * Context: Any context that may take a mutex.
+ * Return: 0 if started; an error of the top of this file (-EINVAL also
+ * for a group of another context).
+ */
+int exec_io_recv_buf(struct exec_io *io, struct exec_io_op *op, int fd,
+		     struct exec_io_bufs *bufs, int flags,
+		     const struct exec_handler *h);
+
+/**
+ * exec_io_op_buf - the buffer that an operation's last completion filled
+ * @op: an operation of exec_io_recv_buf(), in or after its handler
+ *
+ * Context: Any context.
+ * Return: the buffer, or NULL if the completion brought none (or @op is
+ * not a receive into a group).
+ */
+void *exec_io_op_buf(const struct exec_io_op *op);
+
+/**
+ * exec_io_buf_put - give a buffer back to its group
+ * @bufs: the group
+ * @buf: a buffer that exec_io_op_buf() named
+ *
+ * Context: Any context that may take a mutex.
+ */
+void exec_io_buf_put(struct exec_io_bufs *bufs, void *buf);
 
 /**
  * exec_io_send - send on a socket

@@ -12,9 +12,8 @@
 #include "platform.h"
 #include "internal.h"
 #include "exec_test.h"
-
-/* user/io.c, for the tests. */
-void exec_io_test_wait_asleep(struct exec_io *io);
+/* exec_io_test_*(): what the tests may reach inside user/io.c. */
+#include "../../user/io_internal.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -699,6 +698,99 @@ static void io_context_executor(struct kunit *test)
 	io_context_executor_one(test, true);
 }
 
+/*
+ * Receives into a group of buffers: the data lands in a buffer of the
+ * group that the handler owns until it gives it back; with every buffer
+ * out, data comes as -ENOBUFS; destroy waits for the buffers.
+ */
+#define IO_BUFS		4
+#define IO_BUF_SIZE	64
+
+static void io_recv_buf_one(struct kunit *test, bool epoll)
+{
+	struct exec_handler h[IO_BUFS + 1];
+	struct io_rec r[IO_BUFS + 1];
+	struct exec_io_bufs *bufs;
+	void *got[IO_BUFS];
+	int sv[IO_BUFS + 1][2], i, j;
+	struct io_env env;
+
+	io_env_init(test, &env, epoll);
+	KUNIT_EXPECT_EQ(test, exec_io_bufs_create(env.io, &bufs, 3, 64),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_io_bufs_create(env.io, &bufs, 4, 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_io_bufs_create(NULL, &bufs, 4, 64),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, exec_io_bufs_create(env.io, &bufs, IO_BUFS,
+						  IO_BUF_SIZE), 0);
+	/* A context with a group is not destroyed before the group. */
+	KUNIT_EXPECT_EQ(test, exec_io_destroy(env.io), (long)-EBUSY);
+	for (i = 0; i <= IO_BUFS; i++) {
+		KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX,
+						 SOCK_STREAM | SOCK_CLOEXEC,
+						 0, sv[i]), 0);
+		io_rec_init(&r[i], &h[i], env.ex);
+		KUNIT_EXPECT_EQ(test, exec_io_recv_buf(env.io, &r[i].op,
+						       sv[i][0], bufs, 0,
+						       &h[i]), 0);
+	}
+	/* Waiting receives hold no buffer: all of them may wait at once. */
+	KUNIT_EXPECT_EQ(test, exec_io_bufs_destroy(bufs), -EBUSY);
+	for (i = 0; i < IO_BUFS; i++) {
+		KUNIT_EXPECT_EQ(test, write(sv[i][1], "data", 4), 4);
+		KUNIT_EXPECT_EQ(test, io_rec_wait(test, &r[i]), 4L);
+		got[i] = exec_io_op_buf(&r[i].op);
+		KUNIT_ASSERT_NOT_NULL(test, got[i]);
+		KUNIT_EXPECT_EQ(test, memcmp(got[i], "data", 4), 0);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_PTR_NE(test, got[i], got[j]);
+	}
+	/* Every buffer is out: the last receive's data gets none. */
+	KUNIT_EXPECT_EQ(test, write(sv[IO_BUFS][1], "more", 4), 4);
+	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &r[IO_BUFS]), (long)-ENOBUFS);
+	KUNIT_EXPECT_NULL(test, exec_io_op_buf(&r[IO_BUFS].op));
+	for (i = 0; i <= IO_BUFS; i++)
+		io_rec_once(test, &r[i]);
+	KUNIT_EXPECT_EQ(test, exec_io_bufs_destroy(bufs), -EBUSY);
+	exec_io_buf_put(bufs, got[0]);
+	/* Given back, a buffer takes the data that was left. */
+	io_rec_init(&r[0], &h[0], env.ex);
+	KUNIT_EXPECT_EQ(test, exec_io_recv_buf(env.io, &r[0].op,
+					       sv[IO_BUFS][0], bufs, 0, &h[0]),
+			0);
+	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &r[0]), 4L);
+	KUNIT_ASSERT_NOT_NULL(test, exec_io_op_buf(&r[0].op));
+	KUNIT_EXPECT_EQ(test, memcmp(exec_io_op_buf(&r[0].op), "more", 4), 0);
+	exec_io_buf_put(bufs, exec_io_op_buf(&r[0].op));
+	/* End of stream: 0 and no buffer. */
+	io_rec_init(&r[1], &h[1], env.ex);
+	KUNIT_EXPECT_EQ(test, exec_io_recv_buf(env.io, &r[1].op, sv[1][0],
+					       bufs, 0, &h[1]), 0);
+	close(sv[1][1]);
+	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &r[1]), 0L);
+	KUNIT_EXPECT_NULL(test, exec_io_op_buf(&r[1].op));
+	for (i = 1; i < IO_BUFS; i++)
+		exec_io_buf_put(bufs, got[i]);
+	KUNIT_EXPECT_EQ(test, exec_io_bufs_destroy(bufs), 0);
+	io_env_fini(test, &env);
+	for (i = 0; i <= IO_BUFS; i++) {
+		close(sv[i][0]);
+		if (i != 1)
+			close(sv[i][1]);
+	}
+}
+
+static void io_recv_buf(struct kunit *test)
+{
+	io_recv_buf_one(test, false);
+	io_recv_buf_one(test, true);
+	/* io_uring where the context picks, as the receive starts. */
+	exec_io_test_set_no_buf_ring(true);
+	io_recv_buf_one(test, false);
+	exec_io_test_set_no_buf_ring(false);
+}
+
 /* Bad input gets an error, never a crash or a lost operation. */
 static void io_bad_input_one(struct kunit *test, bool epoll)
 {
@@ -1139,6 +1231,7 @@ static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_outstanding),
 	KUNIT_CASE(io_strand),
 	KUNIT_CASE(io_context_executor),
+	KUNIT_CASE(io_recv_buf),
 	KUNIT_CASE(io_bad_input),
 	KUNIT_CASE(io_batch),
 	KUNIT_CASE(io_alloc_fault),

@@ -348,7 +348,9 @@ int exec_io_bufs_destroy(struct exec_io_bufs *bufs);
  *
  * Context: Any context that may take a mutex.
  * Return: 0 if started; an error of the top of this file (-EINVAL also
- * for a group of another context).
+ * for a group of another context; -ENOBUFS where the context picks the
+ * buffer as the receive starts and none is free: then a start from
+ * another thread than the context's completes with it instead).
  */
 int exec_io_recv_buf(struct exec_io *io, struct exec_io_op *op, int fd,
 		     struct exec_io_bufs *bufs, int flags,

@@ -1117,6 +1117,100 @@ static void io_accept_multishot(struct kunit *test)
 	io_accept_multishot_one(test, true);
 }
 
+/* Holds the context's thread until released. */
+struct io_hold {
+	atomic_t held;
+	bool release;
+};
+
+static void io_hold_fn(void *arg)
+{
+	struct io_hold *hd = arg;
+
+	exec_test_count(&hd->held);
+	while (!READ_ONCE(hd->release))
+		usleep_range(100, 200);
+}
+
+/*
+ * A socket for a multishot accept and a byte for a receive, taken by the
+ * context's thread in one pass (it was held while both came): the accept
+ * is queued while it stays pending, the receive completes and is started
+ * again, and a cancellation by token then walks the pending list.
+ * Queuing completions through the pending list's own link once made that
+ * list a ring here, and the walk never ended (a stop of examples/httpd.c
+ * on SIGTERM hung).
+ */
+static void io_multishot_and_receive_in_one_pass_one(struct kunit *test,
+						     bool epoll)
+{
+	struct io_multi *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	struct exec_cancel_token tok = EXEC_CANCEL_TOKEN_INIT;
+	struct exec_handler ha, hr;
+	struct exec_io_op accept_op;
+	struct io_hold hold = { 0 };
+	struct sockaddr_in sin;
+	struct io_env env;
+	struct io_rec r;
+	int lfd, cfd, sv[2];
+	char buf[1];
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	io_env_init(test, &env, epoll);
+	lfd = io_listener(test, &sin);
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+	exec_io_op_init(&accept_op);
+	exec_io_op_set_token(&accept_op, &tok);
+	exec_handler_init(&ha, io_multi_fn, m);
+	KUNIT_EXPECT_EQ(test, exec_io_accept_multishot(env.io, &accept_op, lfd,
+						       &ha), 0);
+	io_rec_init(&r, &hr, env.ex);
+	exec_io_op_set_token(&r.op, &tok);
+	KUNIT_EXPECT_EQ(test, exec_io_recv(env.io, &r.op, sv[0], buf, 1, 0,
+					   &hr), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(exec_io_executor(env.io),
+					     io_hold_fn, &hold), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&hold.held, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	KUNIT_ASSERT_GE(test, cfd, 0);
+	KUNIT_ASSERT_EQ(test, connect(cfd, (struct sockaddr *)&sin,
+				      sizeof(sin)), 0);
+	KUNIT_EXPECT_EQ(test, write(sv[1], "x", 1), 1);
+	msleep(EXEC_TEST_SETTLE_MS);
+	WRITE_ONCE(hold.release, true);
+	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &r), 1L);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->calls, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* The receive again, then the walk: it ends, and cancels both. */
+	KUNIT_EXPECT_EQ(test, exec_io_recv(env.io, &r.op, sv[0], buf, 1, 0,
+					   &hr), 0);
+	KUNIT_EXPECT_EQ(test, exec_io_cancel_token(env.io, &tok), 2L);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->ended, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(m->last), (long)-ECANCELED);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&r.calls, 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(r.result), (long)-ECANCELED);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r.calls), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->calls), 2);
+	io_env_fini(test, &env);
+	close(m->fds[0]);
+	close(cfd);
+	close(lfd);
+	close(sv[0]);
+	close(sv[1]);
+	kfree(m);
+}
+
+static void io_multishot_and_receive_in_one_pass(struct kunit *test)
+{
+	io_multishot_and_receive_in_one_pass_one(test, false);
+	io_multishot_and_receive_in_one_pass_one(test, true);
+}
+
 /*
  * One pass of the allocation sweep: an I/O context is created, a recv
  * completes on it (the epoll backend's descriptor table and entry), and a
@@ -1222,6 +1316,7 @@ static void io_alloc_fault(struct kunit *test)
 static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_sockets),
 	KUNIT_CASE(io_accept_multishot),
+	KUNIT_CASE(io_multishot_and_receive_in_one_pass),
 	KUNIT_CASE(io_files),
 	KUNIT_CASE(io_poll_timeout),
 	KUNIT_CASE(io_cancel),

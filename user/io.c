@@ -1277,60 +1277,67 @@ static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
 }
 
 /*
+ * One turn of the context's thread, entered and left with @io->lock held:
+ * it submits the SQ with the wait for the next CQE, then completes all
+ * the CQEs it finds under one hold of the lock.
+ */
+static void exec_uring_turn(struct exec_io *io)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, n;
+	int ret;
+
+	io->sleeping = true;
+	pthread_mutex_unlock(&io->lock);
+
+	/*
+	 * Only this thread touches the SQ outside the lock, and only here;
+	 * the starts of its own handlers were queued before.  It waits only
+	 * while its executor has nothing queued.  -EINTR from a signal: look
+	 * again.
+	 */
+	if (exec_loop_sleep_begin(io->loop)) {
+		ret = io_uring_submit_and_wait(&io->ring, 1);
+		if (ret < 0 && ret != -EINTR)
+			io_uring_wait_cqe(&io->ring, &cqe);
+		exec_loop_sleep_end(io->loop);
+	} else {
+		ret = io_uring_submit(&io->ring);
+	}
+
+	pthread_mutex_lock(&io->lock);
+	io->sleeping = false;
+	io->retry = ret < 0 && ret != -EINTR;
+	io->unsubmitted = io_uring_sq_ready(&io->ring) != 0;
+	n = 0;
+	io_uring_for_each_cqe(&io->ring, head, cqe) {
+		n++;
+		if (cqe->user_data != EXEC_IO_DATA_CANCEL &&
+		    cqe->user_data != EXEC_WAKE_DATA)
+			exec_uring_cqe(io, cqe);
+	}
+	io_uring_cq_advance(&io->ring, n);
+}
+
+/*
  * The context's thread: the ring's only submitter and the CQ's only
  * consumer.  Each turn it carries out what was deferred to it, submits
  * the SQ with the wait for the next CQE, then completes all the CQEs it
- * finds under one hold of the lock, and queues their handlers after
- * dropping it (a handler on the inline executor runs right there).
+ * finds under one hold of the lock, queues their handlers after dropping
+ * it, and runs what its executor has (exec_io_run_items()): a handler
+ * bound to exec_io_executor() runs right there.
  */
 static void *exec_uring_thread(void *arg)
 {
 	struct exec_io *io = arg;
-	struct io_uring_cqe *cqe;
-	unsigned int head, n;
-	int ret;
 
 	exec_io_thread_begin(io);
 	pthread_mutex_lock(&io->lock);
 	while (!io->stopping) {
 		exec_uring_run_deferred(io);
-		if (io->done) {
-			/* Handlers of what never started; they may defer. */
-			exec_io_unlock(io);
-			exec_io_run_items(io);
-			pthread_mutex_lock(&io->lock);
-			continue;
-		}
-		io->sleeping = true;
-		pthread_mutex_unlock(&io->lock);
-
-		/*
-		 * Only this thread touches the SQ outside the lock, and only
-		 * here; the starts of its own handlers were queued before.
-		 * It waits only while its executor has nothing queued.
-		 * -EINTR from a signal: look again.
-		 */
-		if (exec_loop_sleep_begin(io->loop)) {
-			ret = io_uring_submit_and_wait(&io->ring, 1);
-			if (ret < 0 && ret != -EINTR)
-				io_uring_wait_cqe(&io->ring, &cqe);
-			exec_loop_sleep_end(io->loop);
-		} else {
-			ret = io_uring_submit(&io->ring);
-		}
-
-		pthread_mutex_lock(&io->lock);
-		io->sleeping = false;
-		io->retry = ret < 0 && ret != -EINTR;
-		io->unsubmitted = io_uring_sq_ready(&io->ring) != 0;
-		n = 0;
-		io_uring_for_each_cqe(&io->ring, head, cqe) {
-			n++;
-			if (cqe->user_data != EXEC_IO_DATA_CANCEL &&
-			    cqe->user_data != EXEC_WAKE_DATA)
-				exec_uring_cqe(io, cqe);
-		}
-		io_uring_cq_advance(&io->ring, n);
+		/* Handlers of what never started come first; they may defer. */
+		if (!io->done)
+			exec_uring_turn(io);
 		exec_io_unlock(io);
 		exec_io_run_items(io);
 		pthread_mutex_lock(&io->lock);
@@ -1340,11 +1347,6 @@ static void *exec_uring_thread(void *arg)
 	return NULL;
 }
 
-/*
- * A group of buffers as a provided-buffer ring (5.19), from which the
- * kernel picks as data comes; @io->lock held.  Where the kernel has none,
- * the group stays the context's to pick from (0, no ring).
- */
 static bool exec_io_test_no_buf_ring;
 
 /**
@@ -1359,6 +1361,11 @@ void exec_io_test_set_no_buf_ring(bool on)
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_io_test_set_no_buf_ring);
 
+/*
+ * A group of buffers as a provided-buffer ring (5.19), from which the
+ * kernel picks as data comes; @io->lock held.  Where the kernel has none,
+ * the group stays the context's to pick from (0, no ring).
+ */
 static int exec_uring_bufs_init(struct exec_io *io, struct exec_io_bufs *bufs)
 {
 	struct io_uring_buf_reg reg = { 0 };

@@ -21,11 +21,12 @@
  * whose handler calls never overlap.  A connection's handlers never run at
  * once, so its state needs no lock, in one of two ways:
  *
- *   default  WORKERS (default 2) I/O contexts, each with its thread; every
- *            connection lives on one of them, in turn, and its handlers
- *            are bound to that context's executor (exec_io_executor()):
- *            they run on the thread that took their completions, one
- *            thread per connection, no hop between threads.
+ *   default  a pool of WORKERS (default 2) I/O contexts, each with its
+ *            thread (exec_io_pool_create()); every connection lives on
+ *            one of them, in turn, and its handlers are bound to that
+ *            context's executor (exec_io_executor()): they run on the
+ *            thread that took their completions, one thread per
+ *            connection, no hop between threads.
  *   -s       one I/O context, and a serial executor per connection over a
  *            pool of WORKERS threads (P0113's strand example): a
  *            completion is taken by the context's thread and run by a
@@ -74,10 +75,9 @@ struct server {
 	bool strands;			/* -s */
 	struct exec_thread_pool *pool;	/* -s only */
 	struct exec_executor *ex;	/* the pool's, -s only */
-	struct exec_io *ios[MAX_WORKERS];
-	unsigned int nr_ios;
+	struct exec_io_pool *ios;	/* WORKERS contexts, or one with -s */
 	unsigned int next_io;		/* by the accept handler only */
-	struct exec_io *io;		/* ios[0], the accept's */
+	struct exec_io *io;		/* the first context, the accept's */
 	int lfd;
 	int root;			/* ROOT's directory fd */
 	unsigned int header_timeout_ms;
@@ -562,7 +562,8 @@ static int conn_place(struct server *srv, struct conn *c)
 		c->ex = ret ? NULL : exec_serial_executor(c->strand);
 		return ret;
 	}
-	c->io = srv->ios[srv->next_io++ % srv->nr_ios];
+	c->io = exec_io_pool_get(srv->ios,
+				 srv->next_io++ % exec_io_pool_size(srv->ios));
 	c->ex = exec_io_executor(c->io);
 	return 0;
 }
@@ -675,7 +676,6 @@ int main(int argc, char **argv)
 	socklen_t slen = sizeof(sin);
 	unsigned int port = 0;
 	sigset_t sigs;
-	unsigned int i;
 	int opt, sig, one = 1;
 
 	while ((opt = getopt(argc, argv, "p:w:sr:t:m:")) != -1) {
@@ -744,14 +744,12 @@ int main(int argc, char **argv)
 		srv.ex = exec_thread_pool_executor(srv.pool);
 		iattr.executor = srv.ex;
 	}
-	srv.nr_ios = srv.strands ? 1 : pattr.nr_threads;
-	for (i = 0; i < srv.nr_ios; i++) {
-		if (exec_io_create(&srv.ios[i], &iattr)) {
-			fprintf(stderr, "httpd: no I/O context\n");
-			return 1;
-		}
+	if (exec_io_pool_create(&srv.ios, srv.strands ? 1 : pattr.nr_threads,
+				&iattr)) {
+		fprintf(stderr, "httpd: no I/O contexts\n");
+		return 1;
 	}
-	srv.io = srv.ios[0];
+	srv.io = exec_io_pool_get(srv.ios, 0);
 	exec_io_op_init(&srv.accept_op);
 	exec_io_op_set_token(&srv.accept_op, &srv.stop);
 	/* On the pool with -s (the context's executor by default). */
@@ -785,16 +783,14 @@ int main(int argc, char **argv)
 	 * request; requests in flight are answered, then their connections
 	 * close (their next receive is refused by the token).
 	 */
-	for (i = 0; i < srv.nr_ios; i++)
-		exec_io_cancel_token(srv.ios[i], &srv.stop);
+	exec_io_pool_cancel_token(srv.ios, &srv.stop);
 	pthread_mutex_lock(&srv.lock);
 	while (srv.accepting || srv.nr_conns)
 		pthread_cond_wait(&srv.idle, &srv.lock);
 	pthread_mutex_unlock(&srv.lock);
 	exec_handler_unbind(&srv.accept_h);
-	for (i = 0; i < srv.nr_ios; i++)
-		if (exec_io_destroy(srv.ios[i]) < 0)
-			return 1;
+	if (exec_io_pool_destroy(srv.ios) < 0)
+		return 1;
 	if (srv.strands) {
 		exec_thread_pool_stop(srv.pool);
 		exec_thread_pool_join(srv.pool);

@@ -1545,6 +1545,36 @@ long exec_io_shutdown(struct exec_io *io)
 }
 EXPORT_SYMBOL_GPL(exec_io_shutdown);
 
+/**
+ * exec_io_busy - whether something keeps a context from being destroyed
+ * @io: the context
+ *
+ * Return: -EBUSY while a serial executor, a work guard or a bound handler
+ * uses its executor, or a group of receive buffers is not destroyed (one
+ * may be a ring of it); else 0.
+ */
+int exec_io_busy(struct exec_io *io)
+{
+	int ret;
+
+	if (exec_executor_check_unused(exec_loop_executor(io->loop)))
+		return -EBUSY;
+	pthread_mutex_lock(&io->lock);
+	ret = io->nr_bufs ? -EBUSY : 0;
+	pthread_mutex_unlock(&io->lock);
+	return ret;
+}
+
+/**
+ * exec_io_current - the context whose thread the caller is
+ *
+ * Return: that context, or NULL on any other thread.
+ */
+struct exec_io *exec_io_current(void)
+{
+	return exec_io_self;
+}
+
 long exec_io_destroy(struct exec_io *io)
 {
 	long n;
@@ -1554,15 +1584,26 @@ long exec_io_destroy(struct exec_io *io)
 	/* Its thread would wait for itself. */
 	if (exec_io_self == io)
 		return -EDEADLK;
-	/* A serial executor or a work guard still uses its executor. */
-	if (exec_executor_check_unused(exec_loop_executor(io->loop)))
+	/* A pool's context goes with its pool (exec_io_pool_destroy()). */
+	if (io->pool)
 		return -EBUSY;
-	/* Groups of buffers are destroyed first: one may be a ring of it. */
-	pthread_mutex_lock(&io->lock);
-	n = io->nr_bufs ? -EBUSY : 0;
-	pthread_mutex_unlock(&io->lock);
+	n = exec_io_busy(io);
 	if (n)
 		return n;
+	return exec_io_teardown(io);
+}
+EXPORT_SYMBOL_GPL(exec_io_destroy);
+
+/**
+ * exec_io_teardown - exec_io_destroy() once nothing keeps @io alive
+ * @io: the context, not the caller's own, exec_io_busy() said 0
+ *
+ * Return: the number of operations exec_io_shutdown() cancelled.
+ */
+long exec_io_teardown(struct exec_io *io)
+{
+	long n;
+
 	n = exec_io_shutdown(io);
 	if (n < 0)
 		return n;
@@ -1587,7 +1628,6 @@ long exec_io_destroy(struct exec_io *io)
 	free(io);
 	return n;
 }
-EXPORT_SYMBOL_GPL(exec_io_destroy);
 
 /**
  * exec_io_test_wait_asleep - wait until a context's thread waits for a CQE

@@ -202,6 +202,9 @@ struct exec_io_ops {
  * @ring: io_uring backend: the ring, which only the context's thread
  *	enters: it fills the SQ under @lock, submits it and reaps the CQ
  * @ep: epoll backend: its state
+ * @pool: the pool that owns the context (user/io_pool.c), or NULL; set
+ *	before the pool is returned to its creator, which is before anything
+ *	can read it, and never changed
  */
 struct exec_io {
 	pthread_mutex_t lock;
@@ -227,6 +230,7 @@ struct exec_io {
 	struct exec_loop *loop;
 	struct io_uring ring;
 	struct exec_io_epoll *ep;
+	struct exec_io_pool *pool;
 };
 
 extern const struct exec_io_ops exec_io_epoll_ops;
@@ -244,5 +248,8 @@ void exec_io_test_set_no_buf_ring(bool on);
 void exec_io_thread_begin(struct exec_io *io);
 void exec_io_thread_end(struct exec_io *io);
 void exec_io_run_items(struct exec_io *io);
+int exec_io_busy(struct exec_io *io);
+long exec_io_teardown(struct exec_io *io);
+struct exec_io *exec_io_current(void);
 
 #endif /* EXEC_USER_IO_INTERNAL_H */

@@ -65,6 +65,7 @@ EXEC_BEGIN_DECLS
 
 struct exec_io;
 struct exec_io_bufs;
+struct exec_io_pool;
 
 /**
  * struct exec_io_attr - how to create an I/O context
@@ -209,9 +210,121 @@ long exec_io_shutdown(struct exec_io *io);
  * Return: the number of operations that exec_io_shutdown() cancelled;
  * -EBUSY, doing nothing, while something still uses exec_io_executor()
  * (a serial executor over it, a work guard); -EDEADLK on the context's
- * own thread; -EINVAL for NULL.
+ * own thread; -EBUSY for a context of a pool (exec_io_pool_destroy());
+ * -EINVAL for NULL.
  */
 long exec_io_destroy(struct exec_io *io);
+
+/**
+ * exec_io_pool_create - a pool of I/O contexts, with one executor over them
+ * @poolp: where the pool is returned; NULL on failure
+ * @nr: contexts, each with its thread and its ring (or epoll set); 0 for
+ *	one per online CPU; at most 1024
+ * @attr: how each context is created (exec_io_create()), or NULL for the
+ *	defaults
+ *
+ * The pool's executor (exec_io_pool_executor()) is a thread pool whose
+ * workers are the contexts' threads, each asleep in its own ring between
+ * turns.  A completion wakes the thread that took it, and a handler bound
+ * to the pool's executor runs on that same thread, with the items it
+ * runs before it next waits: no other thread is woken, nothing moves
+ * between threads.  Start each operation on exec_io_pool_context().
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EINVAL for a NULL @poolp, @nr above 1024 or bad @attr;
+ * -ENOMEM; an error of exec_io_create().
+ */
+int exec_io_pool_create(struct exec_io_pool **poolp, unsigned int nr,
+			const struct exec_io_attr *attr);
+
+/**
+ * exec_io_pool_executor - the executor of a pool of I/O contexts
+ * @pool: the pool
+ *
+ * An item submitted on one of the pool's threads runs on that thread, in
+ * submission order with the others it queued there; one submitted from
+ * anywhere else goes to the contexts in turn.  A queued item never moves
+ * to another thread, so an item that runs long holds up its own thread's
+ * completions and items only; items must not block.  Timed items
+ * (exec_submit_after()) go to the contexts in turn when they come due.
+ *
+ * Context: Any context.
+ * Return: the executor, valid until exec_io_pool_destroy(); NULL for NULL.
+ */
+struct exec_executor *exec_io_pool_executor(struct exec_io_pool *pool);
+
+/**
+ * exec_io_pool_context - the context to start an operation on
+ * @pool: the pool
+ *
+ * On one of the pool's threads, that thread's own context: the
+ * completion comes back to the thread that started the operation, which
+ * is where the connection's state is warm.  Elsewhere, the contexts in
+ * turn.  The context belongs to the pool: exec_io_destroy() refuses it.
+ *
+ * Context: Any context.
+ * Return: the context; NULL for NULL.
+ */
+struct exec_io *exec_io_pool_context(struct exec_io_pool *pool);
+
+/**
+ * exec_io_pool_size - how many contexts a pool has
+ * @pool: the pool
+ *
+ * Context: Any context.
+ * Return: the number; 0 for NULL.
+ */
+unsigned int exec_io_pool_size(const struct exec_io_pool *pool);
+
+/**
+ * exec_io_pool_get - one context of a pool
+ * @pool: the pool
+ * @i: its index, below exec_io_pool_size()
+ *
+ * Context: Any context.
+ * Return: the context; NULL for NULL or an index out of range.
+ */
+struct exec_io *exec_io_pool_get(struct exec_io_pool *pool, unsigned int i);
+
+/**
+ * exec_io_pool_cancel_token - exec_io_cancel_token() on every context
+ * @pool: the pool
+ * @tok: the token
+ *
+ * Context: Any context that may take a mutex.
+ * Return: the number of operations whose cancellation was asked for;
+ * -EINVAL for NULL.
+ */
+long exec_io_pool_cancel_token(struct exec_io_pool *pool,
+			       struct exec_cancel_token *tok);
+
+/**
+ * exec_io_pool_pending - how many operations of a pool are pending
+ * @pool: the pool
+ *
+ * Context: Any context; the answer may be stale.
+ * Return: the sum of exec_io_pending() over its contexts; 0 for NULL.
+ */
+unsigned long exec_io_pool_pending(const struct exec_io_pool *pool);
+
+/**
+ * exec_io_pool_destroy - shut every context of a pool down and free it
+ * @pool: the pool
+ *
+ * Discards the timed items armed on its executor, cancels the pending
+ * operations of every context at once, then destroys each context as
+ * exec_io_destroy() does, and frees @pool.
+ *
+ * Context: Process context; may sleep; not on one of the pool's threads.
+ * Nothing outside the pool's threads may start operations on its
+ * contexts or submit to its executor meanwhile or later.
+ * Return: the number of operations cancelled plus timed items discarded;
+ * -EBUSY, doing nothing, while something uses its executor or one of its
+ * contexts' (a serial executor, a work guard, a bound handler) or a group
+ * of receive buffers of a context is not destroyed; -EDEADLK on one of
+ * its threads; -EINVAL for NULL.
+ */
+long exec_io_pool_destroy(struct exec_io_pool *pool);
 
 /**
  * exec_io_backend - the backend of a context

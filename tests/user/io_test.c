@@ -1313,6 +1313,245 @@ static void io_alloc_fault(struct kunit *test)
 	io_alloc_fault_one(test, true);
 }
 
+/* --- pools of contexts ---------------------------------------------------- */
+
+#define IO_POOL_ITEMS	64
+
+struct io_pl {
+	struct exec_io_pool *pool;
+	struct exec_executor *ex;
+	pthread_t threads[2];		/* the pool's threads, as items saw them */
+	atomic_t per_thread[2];		/* items from outside, per thread */
+	atomic_t ran;
+	atomic_t wrong;
+	pthread_t started_on;		/* the thread that started the receive */
+	struct exec_io *started_io;
+	struct exec_io_op op;
+	struct exec_handler h;
+	int fd;
+	char buf[1];
+	atomic_t handled;
+	atomic_t local_ran;
+	struct exec_timer timer;
+	atomic_t timed;
+	long destroy_ret;
+	atomic_t destroyed;
+};
+
+/* Which of the pool's two threads the caller is; -1 for neither. */
+static int io_pl_thread(struct io_pl *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (pthread_equal(pthread_self(), p->threads[i]))
+			return i;
+	return -1;
+}
+
+static void io_pl_learn(void *arg)
+{
+	struct io_pl *p = arg;
+	struct exec_io *io = exec_io_pool_context(p->pool);
+	int i;
+
+	/* On a pool thread: its own context, every time. */
+	if (!exec_running_in_this_thread(p->ex) ||
+	    io != exec_io_pool_context(p->pool))
+		exec_test_count(&p->wrong);
+	for (i = 0; i < 2; i++)
+		if (io == exec_io_pool_get(p->pool, i))
+			p->threads[i] = pthread_self();
+	exec_test_count(&p->ran);
+}
+
+static void io_pl_item(void *arg)
+{
+	struct io_pl *p = arg;
+	int i = io_pl_thread(p);
+
+	if (i < 0 || !exec_running_in_this_thread(p->ex))
+		exec_test_count(&p->wrong);
+	else
+		exec_test_count(&p->per_thread[i]);
+	exec_test_count(&p->ran);
+}
+
+static void io_pl_local(void *arg)
+{
+	struct io_pl *p = arg;
+
+	if (!pthread_equal(pthread_self(), p->started_on))
+		exec_test_count(&p->wrong);
+	exec_test_count(&p->local_ran);
+}
+
+static void io_pl_handler(void *arg, long result)
+{
+	struct io_pl *p = arg;
+
+	/* No hop: the thread that started it, which took the completion. */
+	if (result != 1 || !pthread_equal(pthread_self(), p->started_on) ||
+	    !exec_running_in_this_thread(p->ex) ||
+	    exec_io_pool_context(p->pool) != p->started_io)
+		exec_test_count(&p->wrong);
+	/* What it submits stays on its thread too. */
+	if (exec_submit_fn(p->ex, io_pl_local, p))
+		exec_test_count(&p->wrong);
+	exec_test_count(&p->handled);
+}
+
+static void io_pl_start(void *arg)
+{
+	struct io_pl *p = arg;
+
+	p->started_on = pthread_self();
+	p->started_io = exec_io_pool_context(p->pool);
+	if (exec_io_recv(p->started_io, &p->op, p->fd, p->buf, 1, 0, &p->h))
+		exec_test_count(&p->wrong);
+}
+
+static void io_pl_timed(struct exec_work *work)
+{
+	struct io_pl *p = container_of(work, struct io_pl, timer.work);
+
+	if (io_pl_thread(p) < 0)
+		exec_test_count(&p->wrong);
+	exec_test_count(&p->timed);
+}
+
+static void io_pl_destroy_item(void *arg)
+{
+	struct io_pl *p = arg;
+
+	p->destroy_ret = exec_io_pool_destroy(p->pool);
+	exec_test_count(&p->destroyed);
+}
+
+static void io_pool_one(struct kunit *test, bool epoll)
+{
+	struct exec_io_attr attr = { .force_epoll = epoll };
+	struct io_pl *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	struct exec_serial *serial;
+	struct exec_handler h;
+	struct io_rec rec;
+	int sv[2], i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, exec_io_pool_create(&p->pool, 2, &attr), 0);
+	p->ex = exec_io_pool_executor(p->pool);
+	KUNIT_ASSERT_NOT_NULL(test, p->ex);
+	KUNIT_EXPECT_STREQ(test, exec_executor_kind(p->ex), "io_pool");
+	KUNIT_EXPECT_EQ(test, exec_io_pool_size(p->pool), 2U);
+	KUNIT_ASSERT_NOT_NULL(test, exec_io_pool_get(p->pool, 1));
+	KUNIT_EXPECT_PTR_NE(test, exec_io_pool_get(p->pool, 0),
+			    exec_io_pool_get(p->pool, 1));
+	KUNIT_EXPECT_NULL(test, exec_io_pool_get(p->pool, 2));
+	if (epoll)
+		KUNIT_EXPECT_STREQ(test,
+				   exec_io_backend(exec_io_pool_get(p->pool, 0)),
+				   "epoll");
+	/* From outside, the contexts in turn; the pool owns them. */
+	KUNIT_EXPECT_PTR_NE(test, exec_io_pool_context(p->pool),
+			    exec_io_pool_context(p->pool));
+	KUNIT_EXPECT_EQ(test, exec_io_destroy(exec_io_pool_get(p->pool, 0)),
+			(long)-EBUSY);
+	KUNIT_EXPECT_FALSE(test, exec_running_in_this_thread(p->ex));
+
+	/* Learn each thread from an item submitted on its own context. */
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test,
+				exec_submit_fn(exec_io_executor(exec_io_pool_get(p->pool, i)),
+					       io_pl_learn, p), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&p->ran, 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_FALSE(test, pthread_equal(p->threads[0], p->threads[1]));
+
+	/* Items from outside: every one on a pool thread, both threads used. */
+	for (i = 0; i < IO_POOL_ITEMS; i++)
+		KUNIT_EXPECT_EQ(test, exec_submit_fn(p->ex, io_pl_item, p), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&p->ran,
+							 IO_POOL_ITEMS + 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->per_thread[0]) +
+			atomic_read(&p->per_thread[1]), IO_POOL_ITEMS);
+	KUNIT_EXPECT_GT(test, atomic_read(&p->per_thread[0]), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&p->per_thread[1]), 0);
+
+	/*
+	 * A receive started on a pool thread, its handler bound to the pool:
+	 * the handler, and what it submits, run on that thread.
+	 */
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+	p->fd = sv[0];
+	exec_io_op_init(&p->op);
+	KUNIT_EXPECT_EQ(test, exec_bind_executor(&p->h, p->ex, io_pl_handler,
+						 p), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(p->ex, io_pl_start, p), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&p->ran,
+							 IO_POOL_ITEMS + 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, exec_io_pool_pending(p->pool), 1UL);
+	/* Not while a handler is bound to its executor. */
+	KUNIT_EXPECT_EQ(test, exec_io_pool_destroy(p->pool), (long)-EBUSY);
+	KUNIT_EXPECT_EQ(test, write(sv[1], "x", 1), 1);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&p->local_ran, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->handled), 1);
+	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&p->h), 0);
+
+	/* A timed item comes due on a pool thread. */
+	exec_timer_init(&p->timer, io_pl_timed, NULL);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(p->ex, &p->timer, 1000000), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&p->timed, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+
+	/* Not while a serial executor is over it, nor from its own thread. */
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, p->ex), 0);
+	KUNIT_EXPECT_EQ(test, exec_io_pool_destroy(p->pool), (long)-EBUSY);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(p->ex, io_pl_destroy_item, p), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&p->destroyed, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, p->destroy_ret, (long)-EDEADLK);
+
+	/* A receive still pending is cancelled by the destroy, and counted. */
+	io_rec_init(&rec, &h, NULL);
+	KUNIT_EXPECT_EQ(test, exec_io_recv(exec_io_pool_context(p->pool),
+					   &rec.op, sv[0], p->buf, 1, 0, &h),
+			0);
+	io_wait_unused(test, p->ex);
+	KUNIT_EXPECT_EQ(test, exec_io_pool_destroy(p->pool), 1L);
+	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &rec), (long)-ECANCELED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->wrong), 0);
+	close(sv[0]);
+	close(sv[1]);
+	kfree(p);
+}
+
+static void io_pool(struct kunit *test)
+{
+	struct exec_io_pool *pool = (void *)1;
+
+	io_pool_one(test, false);
+	io_pool_one(test, true);
+
+	/* Bad input. */
+	KUNIT_EXPECT_EQ(test, exec_io_pool_create(NULL, 1, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_io_pool_create(&pool, 1025, NULL), -EINVAL);
+	KUNIT_EXPECT_NULL(test, pool);
+	KUNIT_EXPECT_EQ(test, exec_io_pool_destroy(NULL), (long)-EINVAL);
+	KUNIT_EXPECT_NULL(test, exec_io_pool_executor(NULL));
+	KUNIT_EXPECT_NULL(test, exec_io_pool_context(NULL));
+	KUNIT_EXPECT_NULL(test, exec_io_pool_get(NULL, 0));
+	KUNIT_EXPECT_EQ(test, exec_io_pool_size(NULL), 0U);
+	KUNIT_EXPECT_EQ(test, exec_io_pool_pending(NULL), 0UL);
+	KUNIT_EXPECT_EQ(test, exec_io_pool_cancel_token(NULL, NULL),
+			(long)-EINVAL);
+}
+
 static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_sockets),
 	KUNIT_CASE(io_accept_multishot),
@@ -1326,6 +1565,7 @@ static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_outstanding),
 	KUNIT_CASE(io_strand),
 	KUNIT_CASE(io_context_executor),
+	KUNIT_CASE(io_pool),
 	KUNIT_CASE(io_recv_buf),
 	KUNIT_CASE(io_bad_input),
 	KUNIT_CASE(io_batch),

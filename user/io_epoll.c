@@ -4,7 +4,9 @@
  * does not use io_uring (EXEC_BACKEND=futex, or io_uring unavailable).
  *
  * A start tries the system call at once, non-blocking (MSG_DONTWAIT for
- * recv and send, O_NONBLOCK set on the descriptor for the others), without
+ * recv and send, and for reads and writes at the current position of a
+ * socket, done as recvmsg() and sendmsg(); O_NONBLOCK set on the
+ * descriptor for the others), without
  * the context's lock; if it would block, the operation waits on its
  * descriptor's entry: a list of waiters and one EPOLLONESHOT registration
  * for the union of the events they want.  The context's thread sleeps in
@@ -155,6 +157,29 @@ static long exec_ep_recv_buf(struct exec_io_op *op)
 	return exec_ep_ret(n);
 }
 
+/*
+ * A read or write at the current position, tried as on a socket: its
+ * result, or -ENOTSOCK for any other descriptor, which the caller then
+ * makes non-blocking.
+ */
+static long exec_ep_try_socket(struct exec_io_op *op)
+{
+	struct iovec one = { .iov_base = op->buf, .iov_len = op->len };
+	struct msghdr msg = { 0 };
+
+	if (op->opcode == EXEC_IO_READV || op->opcode == EXEC_IO_WRITEV) {
+		msg.msg_iov = op->buf;
+		msg.msg_iovlen = op->len;
+	} else {
+		msg.msg_iov = &one;
+		msg.msg_iovlen = 1;
+	}
+	if (op->opcode == EXEC_IO_READ || op->opcode == EXEC_IO_READV)
+		return exec_ep_ret(recvmsg(op->fd, &msg, MSG_DONTWAIT));
+	/* No SIGPIPE from here: write(2) would raise it, as sendmsg() does. */
+	return exec_ep_ret(sendmsg(op->fd, &msg, MSG_DONTWAIT));
+}
+
 /* One non-blocking try of @op: its result, or -EAGAIN to wait. */
 static long exec_ep_try(struct exec_io_op *op)
 {
@@ -208,7 +233,17 @@ static long exec_ep_try(struct exec_io_op *op)
 		return close(op->fd) ? -errno : 0;
 	}
 
-	/* Reads and writes: regular files ignore O_NONBLOCK. */
+	/*
+	 * At the current position the descriptor may be a socket, which
+	 * MSG_DONTWAIT makes non-blocking with no fcntl() per call.
+	 */
+	if (pos) {
+		long n = exec_ep_try_socket(op);
+
+		if (n != -ENOTSOCK)
+			return n;
+	}
+	/* Other reads and writes: regular files ignore O_NONBLOCK. */
 	ret = exec_ep_nonblock(op->fd);
 	if (ret)
 		return ret;

@@ -195,7 +195,10 @@ static void io_sockets(struct kunit *test)
 	io_sockets_one(test, true);
 }
 
-/* read and write on a pipe, readv and writev on a file, with offsets. */
+/*
+ * read and write on a pipe, read and writev on a socket, readv and writev
+ * on a file, with offsets.
+ */
 static void io_files_one(struct kunit *test, bool epoll)
 {
 	char path[] = "/tmp/exec-io-test-XXXXXX";
@@ -221,6 +224,25 @@ static void io_files_one(struct kunit *test, bool epoll)
 	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &w), 5L);
 	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &r), 5L);
 	KUNIT_EXPECT_EQ(test, memcmp(buf, "hello", 5), 0);
+	io_rec_once(test, &r);
+	close(p[0]);
+	close(p[1]);
+
+	/* A socket at its current position: a read waits for a writev. */
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, p), 0);
+	io_rec_init(&w, &hw, env.ex);
+	io_rec_init(&r, &hr, env.ex);
+	memset(buf, 0, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, exec_io_read(env.io, &r.op, p[0], buf,
+					   sizeof(buf), (uint64_t)-1, &hr), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r.calls), 0);
+	KUNIT_EXPECT_EQ(test, exec_io_writev(env.io, &w.op, p[1], wv, 2,
+					     (uint64_t)-1, &hw), 0);
+	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &w), 10L);
+	KUNIT_EXPECT_EQ(test, io_rec_wait(test, &r), 8L);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "abcdefgh", 8), 0);
 	io_rec_once(test, &r);
 	close(p[0]);
 	close(p[1]);

@@ -50,6 +50,7 @@
 #include "io_internal.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <unistd.h>
 
 /* The user_data of the CQEs of cancellations, which are skipped. */
@@ -1297,7 +1298,13 @@ static void exec_uring_turn(struct exec_io *io)
 	 * again.
 	 */
 	if (exec_loop_sleep_begin(io->loop)) {
-		ret = io_uring_submit_and_wait(&io->ring, 1);
+		ret = io_uring_submit(&io->ring);
+		/* Yields once before it sleeps: see exec_ep_poll(). */
+		if (ret >= 0 && io_uring_peek_cqe(&io->ring, &cqe)) {
+			sched_yield();
+			if (io_uring_peek_cqe(&io->ring, &cqe))
+				ret = io_uring_submit_and_wait(&io->ring, 1);
+		}
 		if (ret < 0 && ret != -EINTR)
 			io_uring_wait_cqe(&io->ring, &cqe);
 		exec_loop_sleep_end(io->loop);

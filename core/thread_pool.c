@@ -587,6 +587,17 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		}
 		cpu_relax();
 	}
+	/*
+	 * Before it parks, a worker that spun yields its CPU once and looks
+	 * again, still counted as spinning so that submitters wake nobody:
+	 * with more runnable threads than CPUs, the submitter it waits for
+	 * may be the thread its spinning kept off this CPU.
+	 */
+	if (!work && spin && i > spin) {
+		cond_resched();
+		if (exec_pool_wait_over(pool))
+			i = spin;
+	}
 	/* Full barrier, before the look at the queue in exec_pool_take(). */
 	atomic_dec_return(&pool->nr_spinning);
 	if (work || i <= spin) {

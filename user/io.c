@@ -50,7 +50,6 @@
 #include "io_internal.h"
 
 #include <poll.h>
-#include <sched.h>
 #include <unistd.h>
 
 /* The user_data of the CQEs of cancellations, which are skipped. */
@@ -1298,13 +1297,14 @@ static void exec_uring_turn(struct exec_io *io)
 	 * again.
 	 */
 	if (exec_loop_sleep_begin(io->loop)) {
-		ret = io_uring_submit(&io->ring);
-		/* Yields once before it sleeps: see exec_ep_poll(). */
-		if (ret >= 0 && io_uring_peek_cqe(&io->ring, &cqe)) {
-			sched_yield();
-			if (io_uring_peek_cqe(&io->ring, &cqe))
-				ret = io_uring_submit_and_wait(&io->ring, 1);
-		}
+		/*
+		 * No yield before the wait, unlike exec_ep_poll(): here it
+		 * gained 4% in requests/s and cost the p99 (745 us -> 1.88 ms
+		 * for the example server under wrk, 5 interleaved rounds): a
+		 * yielding thread whose CPU the client keeps waits for the
+		 * client's slice to end.
+		 */
+		ret = io_uring_submit_and_wait(&io->ring, 1);
 		if (ret < 0 && ret != -EINTR)
 			io_uring_wait_cqe(&io->ring, &cqe);
 		exec_loop_sleep_end(io->loop);

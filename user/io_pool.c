@@ -69,12 +69,6 @@ struct exec_io *exec_io_pool_context(struct exec_io_pool *pool)
 }
 EXPORT_SYMBOL_GPL(exec_io_pool_context);
 
-/* The loop executor of @io, whose ops take the forwarded items. */
-static struct exec_executor *exec_io_pool_inner(struct exec_io *io)
-{
-	return exec_io_executor(io);
-}
-
 /*
  * The item's pending bit is already set (exec_submit_flags()), so it goes
  * straight to the context's loop through its ops, not through
@@ -85,7 +79,7 @@ static int exec_io_pool_submit(struct exec_executor *ex,
 {
 	struct exec_executor *inner;
 
-	inner = exec_io_pool_inner(exec_io_pool_context(exec_to_io_pool(ex)));
+	inner = exec_io_executor(exec_io_pool_context(exec_to_io_pool(ex)));
 	return inner->ops->submit(inner, work, flags);
 }
 
@@ -97,7 +91,7 @@ static unsigned long exec_io_pool_queued(struct exec_executor *ex)
 	unsigned int i;
 
 	for (i = 0; i < pool->nr; i++) {
-		inner = exec_io_pool_inner(pool->ios[i]);
+		inner = exec_io_executor(pool->ios[i]);
 		n += inner->ops->pending(inner);
 	}
 	return n;
@@ -107,7 +101,7 @@ static bool exec_io_pool_running(const struct exec_executor *ex)
 {
 	struct exec_io *io = exec_io_pool_own(exec_to_io_pool(ex));
 
-	return io && exec_running_in_this_thread(exec_io_pool_inner(io));
+	return io && exec_running_in_this_thread(exec_io_executor(io));
 }
 
 static const struct exec_executor_ops exec_io_pool_ops = {
@@ -155,7 +149,7 @@ int exec_io_pool_create(struct exec_io_pool **poolp, unsigned int nr,
 	}
 	pool->nr = nr;
 	/* Timed items come due on the first context's clock. */
-	ret = exec_timers_share(&pool->ex, exec_io_pool_inner(pool->ios[0]));
+	ret = exec_timers_share(&pool->ex, exec_io_executor(pool->ios[0]));
 	if (ret)
 		goto destroy_contexts;
 	*poolp = pool;

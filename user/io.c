@@ -1582,6 +1582,46 @@ struct exec_io *exec_io_current(void)
 	return exec_io_self;
 }
 
+/* Opens the latch of exec_io_settle() once a context's thread gets here. */
+static void exec_io_settle_one(void *arg)
+{
+	exec_latch_count_down(arg);
+}
+
+/**
+ * exec_io_settle - let the handlers that have returned finish their run
+ * @ios: contexts, none of them the caller's own
+ * @nr: how many
+ *
+ * A handler's unit of outstanding work is released just after it returns,
+ * so whoever saw the last handler's effects could still find a context's
+ * executor in use.  Its thread runs in order: an item queued now runs
+ * after what the thread runs now, the release included.
+ */
+void exec_io_settle(struct exec_io *const *ios, unsigned int nr)
+{
+	struct exec_latch latch;
+	unsigned int i;
+
+	exec_latch_init(&latch, nr, NULL, NULL, NULL);
+	for (i = 0; i < nr; i++)
+		if (exec_post_fn(exec_loop_executor(ios[i]->loop),
+				 exec_io_settle_one, &latch))
+			exec_latch_count_down(&latch);
+	exec_latch_wait(&latch, EXEC_TIME_NEVER);
+}
+
+/**
+ * exec_io_used - whether anything depends on a context's executor now
+ * @io: the context
+ *
+ * Return: true if exec_io_busy() could refuse; without its warning.
+ */
+bool exec_io_used(struct exec_io *io)
+{
+	return exec_executor_dependents(exec_loop_executor(io->loop));
+}
+
 long exec_io_destroy(struct exec_io *io)
 {
 	long n;
@@ -1594,6 +1634,8 @@ long exec_io_destroy(struct exec_io *io)
 	/* A pool's context goes with its pool (exec_io_pool_destroy()). */
 	if (io->pool)
 		return -EBUSY;
+	if (exec_io_used(io))
+		exec_io_settle(&io, 1);
 	n = exec_io_busy(io);
 	if (n)
 		return n;

@@ -249,6 +249,8 @@ void exec_io_thread_begin(struct exec_io *io);
 void exec_io_thread_end(struct exec_io *io);
 void exec_io_run_items(struct exec_io *io);
 int exec_io_busy(struct exec_io *io);
+bool exec_io_used(struct exec_io *io);
+void exec_io_settle(struct exec_io *const *ios, unsigned int nr);
 long exec_io_teardown(struct exec_io *io);
 struct exec_io *exec_io_current(void);
 

@@ -221,6 +221,11 @@ long exec_io_pool_destroy(struct exec_io_pool *pool)
 	/* Its thread would wait for itself. */
 	if (exec_io_pool_own(pool))
 		return -EDEADLK;
+	for (i = 0; i < pool->nr; i++)
+		if (exec_io_used(pool->ios[i]))
+			break;
+	if (i < pool->nr || exec_executor_dependents(&pool->ex))
+		exec_io_settle(pool->ios, pool->nr);
 	/* Every refusal before anything is undone. */
 	if (exec_executor_check_unused(&pool->ex))
 		return -EBUSY;

@@ -204,6 +204,11 @@ long exec_io_shutdown(struct exec_io *io);
  * executor after that last run are discarded (their discard callbacks
  * run).
  *
+ * A handler's unit of outstanding work is released just after it
+ * returns; a destroy that finds the executor in use first waits for the
+ * context's thread to finish what it runs now, so that whoever saw a
+ * handler's effects may destroy at once.
+ *
  * Context: Process context; may sleep; not on the context's own thread.
  * Nothing may start operations on @io meanwhile or later, handlers
  * included.
@@ -313,7 +318,8 @@ unsigned long exec_io_pool_pending(const struct exec_io_pool *pool);
  *
  * Discards the timed items armed on its executor, cancels the pending
  * operations of every context at once, then destroys each context as
- * exec_io_destroy() does, and frees @pool.
+ * exec_io_destroy() does, and frees @pool.  As there, the units of
+ * outstanding work of handlers that have returned are waited for.
  *
  * Context: Process context; may sleep; not on one of the pool's threads.
  * Nothing outside the pool's threads may start operations on its

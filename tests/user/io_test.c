@@ -1574,6 +1574,75 @@ static void io_pool(struct kunit *test)
 			(long)-EINVAL);
 }
 
+/*
+ * A handler that says it is done, then takes a while to return: its unit
+ * of outstanding work is still held when the owner, who saw it done,
+ * destroys the context.
+ */
+struct io_late {
+	struct exec_io_op op;
+	struct exec_handler h;
+	atomic_t seen;
+	char buf[1];
+};
+
+static void io_late_fn(void *arg, long result)
+{
+	struct io_late *l = arg;
+
+	exec_test_count(&l->seen);
+	msleep(EXEC_TEST_SETTLE_MS);
+}
+
+/* Receives one byte with @l's handler bound to @ex, and waits until seen. */
+static void io_late_recv(struct kunit *test, struct io_late *l,
+			 struct exec_io *io, struct exec_executor *ex)
+{
+	int sv[2];
+
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+	atomic_set(&l->seen, 0);
+	exec_io_op_init(&l->op);
+	KUNIT_EXPECT_EQ(test, exec_bind_executor(&l->h, ex, io_late_fn, l), 0);
+	KUNIT_EXPECT_EQ(test, exec_io_recv(io, &l->op, sv[0], l->buf, 1, 0,
+					   &l->h), 0);
+	KUNIT_EXPECT_EQ(test, write(sv[1], "x", 1), 1);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&l->seen, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* The binding goes; the handler's unit stays until it returns. */
+	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&l->h), 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+static void io_destroy_after_handler_one(struct kunit *test, bool epoll)
+{
+	struct exec_io_attr attr = { .force_epoll = epoll };
+	struct exec_io_pool *pool;
+	struct io_late l;
+	struct exec_io *io;
+
+	KUNIT_ASSERT_EQ(test, exec_io_create(&io, &attr), 0);
+	io_late_recv(test, &l, io, exec_io_executor(io));
+	KUNIT_EXPECT_EQ(test, exec_io_destroy(io), 0L);
+
+	KUNIT_ASSERT_EQ(test, exec_io_pool_create(&pool, 2, &attr), 0);
+	io_late_recv(test, &l, exec_io_pool_get(pool, 1),
+		     exec_io_pool_executor(pool));
+	KUNIT_EXPECT_EQ(test, exec_io_pool_destroy(pool), 0L);
+	KUNIT_ASSERT_EQ(test, exec_io_pool_create(&pool, 2, &attr), 0);
+	io_late_recv(test, &l, exec_io_pool_get(pool, 0),
+		     exec_io_executor(exec_io_pool_get(pool, 0)));
+	KUNIT_EXPECT_EQ(test, exec_io_pool_destroy(pool), 0L);
+}
+
+static void io_destroy_after_handler(struct kunit *test)
+{
+	io_destroy_after_handler_one(test, false);
+	io_destroy_after_handler_one(test, true);
+}
+
 static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_sockets),
 	KUNIT_CASE(io_accept_multishot),
@@ -1588,6 +1657,7 @@ static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_strand),
 	KUNIT_CASE(io_context_executor),
 	KUNIT_CASE(io_pool),
+	KUNIT_CASE(io_destroy_after_handler),
 	KUNIT_CASE(io_recv_buf),
 	KUNIT_CASE(io_bad_input),
 	KUNIT_CASE(io_batch),

@@ -83,8 +83,8 @@ static void exec_io_link(struct exec_io *io, struct exec_io_op *op)
 		io->pending->prev = op;
 	io->pending = op;
 	WRITE_ONCE(io->nr_pending, io->nr_pending + 1);
-	if (op->opcode == EXEC_IO_RECV_BUF)
-		((struct exec_io_bufs *)op->backend[2])->users++;
+	if (exec_io_op_bufs(op))
+		exec_io_op_bufs(op)->users++;
 }
 
 /* Unlinks @op from @io's pending list; @io->lock held. */
@@ -99,8 +99,8 @@ static void exec_io_unlink(struct exec_io *io, struct exec_io_op *op)
 	op->prev = NULL;
 	op->next = NULL;
 	WRITE_ONCE(io->nr_pending, io->nr_pending - 1);
-	if (op->opcode == EXEC_IO_RECV_BUF)
-		((struct exec_io_bufs *)op->backend[2])->users--;
+	if (exec_io_op_bufs(op))
+		exec_io_op_bufs(op)->users--;
 	if (!io->nr_pending && !io->nr_multi && io->dying)
 		pthread_cond_broadcast(&io->idle);
 }
@@ -148,8 +148,8 @@ static void exec_io_queue(struct exec_io_op *op)
 static void exec_io_queue_later(struct exec_io *io, struct exec_io_op *op)
 {
 	/*
-	 * Linked through the item, not through @next: a multishot accept
-	 * handed a socket is queued while it stays on the pending list, and
+	 * Linked through the item, not through @next: a multishot operation
+	 * handed a result is queued while it stays on the pending list, and
 	 * a link through @next made the list a ring when another operation
 	 * completed in the same section (exec_io_cancel_token() then walked
 	 * it for ever).  The item is free for it: not queued until
@@ -174,42 +174,87 @@ static void exec_io_multi_kick(struct exec_io *io, struct exec_io_op *op)
 	}
 }
 
+/* Doubles the ring of results of @m; 0 or -ENOMEM. */
+static int exec_io_multi_grow(struct exec_io_multi *m)
+{
+	unsigned int i, cap = m->cap ? m->cap * 2 : 16;
+	struct exec_io_multi_res *q;
+
+	q = exec_io_alloc(cap * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	for (i = 0; i < m->count; i++)
+		q[i] = m->q[(m->head + i) % m->cap];
+	free(m->q);
+	m->q = q;
+	m->head = 0;
+	m->cap = cap;
+	return 0;
+}
+
 /**
- * exec_io_multi_push_locked - hand a new socket to a multishot accept
+ * exec_io_multi_push_locked - hand a result to a multishot operation
  * @io: the context; its lock held
  * @op: the operation, PENDING
- * @fd: the socket
+ * @res: an accepted socket, or the bytes received
+ * @buf: the buffer that holds them; NULL for a socket
  *
- * Without memory to queue it, the socket is closed: the peer sees the
- * connection reset, as at a full backlog.
+ * Without memory to queue it, a socket is closed: the peer sees the
+ * connection reset, as at a full backlog.  A receive's buffers queue in
+ * their group's array, with no allocation: its data is never dropped.
  */
 void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
-			       int fd)
+			       long res, void *buf)
 {
 	struct exec_io_multi *m = op->backend[2];
-	unsigned int i, cap;
-	int *fds;
+	struct exec_io_bufs *bufs = m->bufs;
+	int bid;
 
 	m->armed_any = true;
-	if (m->count == m->cap) {
-		cap = m->cap ? m->cap * 2 : 16;
-		fds = exec_io_alloc(cap * sizeof(*fds));
-		if (!fds) {
-			close(fd);
-			return;
-		}
-		for (i = 0; i < m->count; i++)
-			fds[i] = m->fds[(m->head + i) % m->cap];
-		free(m->fds);
-		m->fds = fds;
-		m->head = 0;
-		m->cap = cap;
+	if (!bufs && m->count == m->cap && exec_io_multi_grow(m)) {
+		close((int)res);
+		return;
 	}
-	m->fds[(m->head + m->count++) % m->cap] = fd;
+	if (bufs) {
+		bid = (int)(((char *)buf - bufs->base) / bufs->size);
+		bufs->queued[bid].len = (unsigned int)res;
+		bufs->queued[bid].next = -1;
+		if (m->count)
+			bufs->queued[m->last].next = bid;
+		else
+			m->first = bid;
+		m->last = bid;
+	} else {
+		m->q[(m->head + m->count) % m->cap] =
+			(struct exec_io_multi_res){ .res = res };
+	}
+	m->count++;
 	exec_io_multi_kick(io, op);
 }
 
-/* Ends a multishot accept: its last call follows the queued sockets. */
+/* Takes the oldest queued result of @m; @io->lock held, @m->count > 0. */
+static struct exec_io_multi_res exec_io_multi_pop(struct exec_io_multi *m)
+{
+	struct exec_io_bufs *bufs = m->bufs;
+	struct exec_io_multi_res r;
+
+	m->count--;
+	if (bufs) {
+		r.res = bufs->queued[m->first].len;
+		r.buf = exec_io_bufs_addr(bufs, m->first);
+		m->first = bufs->queued[m->first].next;
+		return r;
+	}
+	r = m->q[m->head];
+	m->head = (m->head + 1) % m->cap;
+	return r;
+}
+
+/*
+ * Ends a multishot operation: its last call follows the queued results,
+ * with @res if that is an error or a receive's end of stream (0), else
+ * with -ECANCELED.
+ */
 static void exec_io_multi_end_locked(struct exec_io *io,
 				     struct exec_io_op *op, long res)
 {
@@ -218,14 +263,15 @@ static void exec_io_multi_end_locked(struct exec_io *io,
 	exec_io_unlink(io, op);
 	WRITE_ONCE(op->state, EXEC_IO_OP_QUEUED);
 	m->ended = true;
-	m->final = res < 0 ? res : -ECANCELED;
+	m->final = res < 0 || (!res && m->bufs) ? res : -ECANCELED;
 	exec_io_multi_kick(io, op);
 }
 
 /*
- * The item of a multishot accept: one call of the handler per queued
- * socket, in order, then the last call once it has ended.  Only one run
- * of the item at a time (@running), so the calls never overlap.
+ * The item of a multishot operation: one call of the handler per queued
+ * result, in order, then the last call once it has ended.  Only one run
+ * of the item at a time (@running), so the calls never overlap; each
+ * call's buffer is in @op->buf (exec_io_op_buf()) during it.
  */
 static void exec_io_multi_run(struct exec_work *work)
 {
@@ -235,18 +281,17 @@ static void exec_io_multi_run(struct exec_work *work)
 	struct exec_io *io = op->io;
 	exec_result_fn fn = op->handler.fn;
 	void *arg = op->handler.arg;
+	struct exec_io_multi_res r;
 	long res;
-	int fd;
 
 	for (;;) {
 		pthread_mutex_lock(&io->lock);
 		if (m->count) {
-			fd = m->fds[m->head];
-			m->head = (m->head + 1) % m->cap;
-			m->count--;
+			r = exec_io_multi_pop(m);
 			pthread_mutex_unlock(&io->lock);
+			op->buf = r.buf;
 			exec_io_batch_begin(io);
-			fn(arg, fd);
+			fn(arg, r.res);
 			exec_io_batch_end(io);
 			continue;
 		}
@@ -264,8 +309,11 @@ static void exec_io_multi_run(struct exec_work *work)
 	if (!io->nr_pending && !io->nr_multi && io->dying)
 		pthread_cond_broadcast(&io->idle);
 	pthread_mutex_unlock(&io->lock);
-	free(m->fds);
+	if (m->armed)
+		exec_io_buf_put(m->bufs, m->armed);
+	free(m->q);
 	free(m);
+	op->buf = NULL;
 	exec_work_init_discard(&op->work, exec_io_op_run, exec_io_op_drop);
 	/* Pairs with the cmpxchg() of the next start. */
 	smp_store_release(&op->state, EXEC_IO_OP_IDLE);
@@ -289,8 +337,8 @@ static void exec_io_multi_run(struct exec_work *work)
 void exec_io_complete_locked(struct exec_io *io, struct exec_io_op *op,
 			     long res)
 {
-	/* A multishot accept ends (with an error) rather than completes. */
-	if (op->opcode == EXEC_IO_ACCEPT_MULTI) {
+	/* A multishot operation ends rather than completes. */
+	if (exec_io_op_multi(op)) {
 		exec_io_multi_end_locked(io, op, res);
 		return;
 	}
@@ -411,11 +459,11 @@ static int exec_io_start(struct exec_io *io, struct exec_io_op *op,
 		goto unlock;
 	}
 	exec_io_link(io, op);
-	if (op->opcode == EXEC_IO_ACCEPT_MULTI)
+	if (exec_io_op_multi(op))
 		io->nr_multi++;
 	ret = io->ops->start(io, op);
 	if (ret) {
-		if (op->opcode == EXEC_IO_ACCEPT_MULTI)
+		if (exec_io_op_multi(op))
 			io->nr_multi--;
 		exec_io_unlink(io, op);
 		goto unlock;
@@ -448,10 +496,41 @@ int exec_io_accept(struct exec_io *io, struct exec_io_op *op, int fd,
 }
 EXPORT_SYMBOL_GPL(exec_io_accept);
 
+/*
+ * Starts multishot @op, claimed and filled in but for its state of
+ * results: the buffers of @bufs for a receive, else a ring of sockets.
+ */
+static int exec_io_start_multi(struct exec_io *io, struct exec_io_op *op,
+			       struct exec_io_bufs *bufs,
+			       const struct exec_handler *h)
+{
+	struct exec_io_multi *m;
+	int ret;
+
+	/* One allocation per start, none per result but an accept's growth. */
+	m = exec_io_zalloc(sizeof(*m));
+	if (!m) {
+		/* Pairs with the cmpxchg() of the next start. */
+		smp_store_release(&op->state, EXEC_IO_OP_IDLE);
+		return -ENOMEM;
+	}
+	m->bufs = bufs;
+	op->backend[2] = m;
+	op->buf = NULL;
+	exec_work_init_discard(&op->work, exec_io_multi_run,
+			       exec_io_multi_run);
+	ret = exec_io_start(io, op, h);
+	if (!ret)
+		return 0;
+	op->backend[2] = NULL;
+	exec_work_init_discard(&op->work, exec_io_op_run, exec_io_op_drop);
+	free(m);
+	return ret;
+}
+
 int exec_io_accept_multishot(struct exec_io *io, struct exec_io_op *op,
 			     int fd, const struct exec_handler *h)
 {
-	struct exec_io_multi *m;
 	int ret;
 
 	if (fd < 0)
@@ -459,26 +538,9 @@ int exec_io_accept_multishot(struct exec_io *io, struct exec_io_op *op,
 	ret = exec_io_claim(io, op, h);
 	if (ret)
 		return ret;
-	/* One allocation per start, none per connection but to grow. */
-	m = exec_io_zalloc(sizeof(*m));
-	if (!m) {
-		/* Pairs with the cmpxchg() of the next start. */
-		smp_store_release(&op->state, EXEC_IO_OP_IDLE);
-		return -ENOMEM;
-	}
 	op->opcode = EXEC_IO_ACCEPT_MULTI;
 	op->fd = fd;
-	op->backend[2] = m;
-	exec_work_init_discard(&op->work, exec_io_multi_run,
-			       exec_io_multi_run);
-	ret = exec_io_start(io, op, h);
-	if (ret) {
-		op->backend[2] = NULL;
-		exec_work_init_discard(&op->work, exec_io_op_run,
-				       exec_io_op_drop);
-		free(m);
-	}
-	return ret;
+	return exec_io_start_multi(io, op, NULL, h);
 }
 EXPORT_SYMBOL_GPL(exec_io_accept_multishot);
 
@@ -602,6 +664,9 @@ int exec_io_bufs_create(struct exec_io *io, struct exec_io_bufs **bufsp,
 	bufs->free = exec_io_alloc(count * sizeof(*bufs->free));
 	if (!bufs->free)
 		goto free_base;
+	bufs->queued = exec_io_alloc(count * sizeof(*bufs->queued));
+	if (!bufs->queued)
+		goto free_free;
 
 	pthread_mutex_lock(&io->lock);
 	ret = -ESHUTDOWN;
@@ -622,6 +687,8 @@ int exec_io_bufs_create(struct exec_io *io, struct exec_io_bufs **bufsp,
 
 unlock:
 	pthread_mutex_unlock(&io->lock);
+	free(bufs->queued);
+free_free:
 	free(bufs->free);
 free_base:
 	free(bufs->base);
@@ -653,6 +720,7 @@ int exec_io_bufs_destroy(struct exec_io_bufs *bufs)
 	io->nr_bufs--;
 	pthread_mutex_unlock(&io->lock);
 	free(bufs->br);
+	free(bufs->queued);
 	free(bufs->free);
 	free(bufs->base);
 	pthread_mutex_destroy(&bufs->lock);
@@ -683,9 +751,30 @@ int exec_io_recv_buf(struct exec_io *io, struct exec_io_op *op, int fd,
 }
 EXPORT_SYMBOL_GPL(exec_io_recv_buf);
 
+int exec_io_recv_multishot(struct exec_io *io, struct exec_io_op *op, int fd,
+			   struct exec_io_bufs *bufs, int flags,
+			   const struct exec_handler *h)
+{
+	int ret;
+
+	if (fd < 0 || !bufs || bufs->io != io || (flags & MSG_WAITALL))
+		return -EINVAL;
+	ret = exec_io_claim(io, op, h);
+	if (ret)
+		return ret;
+	op->opcode = EXEC_IO_RECV_MULTI;
+	op->fd = fd;
+	op->len = bufs->size;
+	op->flags = (unsigned int)flags;
+	op->off = 0;
+	return exec_io_start_multi(io, op, bufs, h);
+}
+EXPORT_SYMBOL_GPL(exec_io_recv_multishot);
+
 void *exec_io_op_buf(const struct exec_io_op *op)
 {
-	return op && op->opcode == EXEC_IO_RECV_BUF ? op->buf : NULL;
+	return op && (op->opcode == EXEC_IO_RECV_BUF ||
+		      op->opcode == EXEC_IO_RECV_MULTI) ? op->buf : NULL;
 }
 EXPORT_SYMBOL_GPL(exec_io_op_buf);
 
@@ -1035,22 +1124,30 @@ static void exec_uring_undefer(struct exec_io *io, struct exec_io_op *op)
 	op->backend[1] = NULL;
 }
 
+/* Where the buffer the context picked for @op's next receive is kept. */
+static void **exec_uring_armed(struct exec_io_op *op)
+{
+	if (op->opcode == EXEC_IO_RECV_MULTI)
+		return &((struct exec_io_multi *)op->backend[2])->armed;
+	return &op->buf;
+}
+
 /*
  * A receive into a group the context picks from takes its buffer now;
  * returns whether it has one (or needs none).
  */
 static bool exec_uring_pick(struct exec_io_op *op)
 {
-	struct exec_io_bufs *bufs = op->backend[2];
+	struct exec_io_bufs *bufs = exec_io_op_bufs(op);
 	int bid;
 
-	if (op->opcode != EXEC_IO_RECV_BUF || bufs->br)
+	if (!bufs || bufs->br)
 		return true;
 	bid = exec_io_bufs_take(bufs);
-	if (bid < 0)
-		return false;
-	op->buf = exec_io_bufs_addr(bufs, bid);
-	return true;
+	if (bid >= 0)
+		*exec_uring_armed(op) = exec_io_bufs_addr(bufs, bid);
+	/* A multishot receive without one waits for data first. */
+	return bid >= 0 || op->opcode == EXEC_IO_RECV_MULTI;
 }
 
 static int exec_uring_prep(struct exec_io *io, struct exec_io_op *op)
@@ -1063,9 +1160,10 @@ static int exec_uring_prep(struct exec_io *io, struct exec_io_op *op)
 		return -ENOBUFS;
 	sqe = exec_uring_sqe(io);
 	if (!sqe) {
-		if (op->opcode == EXEC_IO_RECV_BUF && op->buf) {
-			exec_io_buf_put(op->backend[2], op->buf);
-			op->buf = NULL;
+		bufs = exec_io_op_bufs(op);
+		if (bufs && *exec_uring_armed(op)) {
+			exec_io_buf_put(bufs, *exec_uring_armed(op));
+			*exec_uring_armed(op) = NULL;
 		}
 		return -EBUSY;
 	}
@@ -1102,6 +1200,35 @@ static int exec_uring_prep(struct exec_io *io, struct exec_io_op *op)
 		/* The kernel picks the buffer when data comes. */
 		io_uring_prep_recv(sqe, op->fd, NULL, bufs->size,
 				   (int)op->flags);
+		sqe->flags |= IOSQE_BUFFER_SELECT;
+		sqe->buf_group = bufs->bgid;
+		break;
+	case EXEC_IO_RECV_MULTI:
+		bufs = exec_io_op_bufs(op);
+		if (!bufs->br && *exec_uring_armed(op)) {
+			io_uring_prep_recv(sqe, op->fd, *exec_uring_armed(op),
+					   bufs->size, (int)op->flags);
+			break;
+		}
+		if (!bufs->br) {
+			/* No buffer free yet: wait until data is there. */
+			((struct exec_io_multi *)op->backend[2])->polling = true;
+			io_uring_prep_poll_add(sqe, op->fd, POLLIN);
+			break;
+		}
+		if (io->no_recv_multishot) {
+			io_uring_prep_recv(sqe, op->fd, NULL, bufs->size,
+					   (int)op->flags);
+		} else {
+			/* The size is the ring's buffers': 0 here (6.0). */
+			io_uring_prep_recv_multishot(sqe, op->fd, NULL, 0,
+						     (int)op->flags);
+		}
+		/*
+		 * A buffer is picked once data is there, not before: an
+		 * empty ring ends it only when data finds no buffer (5.19).
+		 */
+		sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
 		sqe->flags |= IOSQE_BUFFER_SELECT;
 		sqe->buf_group = bufs->bgid;
 		break;
@@ -1204,55 +1331,102 @@ static void exec_uring_run_deferred(struct exec_io *io)
  * the SQE before its CQE is invisible to ThreadSanitizer.
  */
 /*
- * A CQE of a multishot accept: a socket, and unless IORING_CQE_F_MORE
- * says more will come, the end, or a re-arm: where the kernel lacks
- * multishot accept (-EINVAL before any result), or ended it without an
- * error, a new accept is submitted while the operation is not cancelled.
+ * The buffer that holds what a receive into a group got: the one the
+ * kernel picked from the ring, or the one the context picked at the start
+ * (*@armed); counted as out.  A buffer with nothing in it goes back at
+ * once, and NULL is returned.
+ */
+static void *exec_uring_cqe_buf(struct exec_io_bufs *bufs, void **armed,
+				long res, unsigned int flags)
+{
+	void *buf = *armed;
+
+	*armed = NULL;
+	if (bufs->br && (flags & IORING_CQE_F_BUFFER)) {
+		buf = exec_io_bufs_addr(bufs, flags >> IORING_CQE_BUFFER_SHIFT);
+		pthread_mutex_lock(&bufs->lock);
+		bufs->out++;
+		pthread_mutex_unlock(&bufs->lock);
+	}
+	if (res <= 0 && buf) {
+		exec_io_buf_put(bufs, buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
+/*
+ * A multishot receive that found no buffer: the kernel ended it with
+ * -ENOBUFS, which it does when the ring is empty as it looks again after
+ * a piece, data or not; or, without a ring, its poll says data is there.
+ * Returns whether to start it again (it then waits for data before it
+ * picks a buffer); else *@res is how it ends: -ENOBUFS when data waits
+ * and every buffer is out, 0 at end of stream, or an error.
+ */
+static bool exec_uring_recv_starved(struct exec_io_op *op, long *res)
+{
+	struct exec_io_bufs *bufs = exec_io_op_bufs(op);
+	bool avail;
+	ssize_t n;
+	char c;
+
+	pthread_mutex_lock(&bufs->lock);
+	avail = bufs->out < bufs->count;
+	pthread_mutex_unlock(&bufs->lock);
+	if (avail)
+		return true;
+	n = recv(op->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return true;
+	*res = n > 0 ? -ENOBUFS : n ? -errno : 0;
+	return false;
+}
+
+/*
+ * A CQE of a multishot operation: a socket, or bytes in a buffer, and
+ * unless IORING_CQE_F_MORE says more will come, the end, or a re-arm:
+ * where the kernel lacks the multishot operation (-EINVAL before any
+ * result), or ended it without an error, a new one is submitted while the
+ * operation is not cancelled.  A receive's end of stream (0) ends it.
  */
 static void exec_uring_multi_cqe(struct exec_io *io, struct exec_io_op *op,
 				 long res, unsigned int flags)
 {
 	struct exec_io_multi *m = op->backend[2];
+	bool recv = op->opcode == EXEC_IO_RECV_MULTI;
+	bool *lacks = recv ? &io->no_recv_multishot : &io->no_multishot;
+	bool more = recv ? res > 0 : res >= 0;
+	void *buf = NULL;
+	int ret;
 
-	if (res >= 0)
-		exec_io_multi_push_locked(io, op, (int)res);
+	if (recv && m->polling) {
+		/* Data or the end is there: pick a buffer for it, or end. */
+		m->polling = false;
+		more = res >= 0 && exec_uring_recv_starved(op, &res);
+		goto rearm;
+	}
+	if (recv)
+		buf = exec_uring_cqe_buf(m->bufs, &m->armed, res, flags);
+	if (more)
+		exec_io_multi_push_locked(io, op, res, buf);
 	if (flags & IORING_CQE_F_MORE)
 		return;
-	if (res == -EINVAL && !m->armed_any && !io->no_multishot) {
-		io->no_multishot = true;
-		res = 0;
+	if (res == -EINVAL && !m->armed_any && !*lacks) {
+		*lacks = true;
+		more = true;
 	}
-	if (res >= 0 && !op->cancel && !io->dying) {
-		if (!exec_uring_start(io, op))
+	if (recv && res == -ENOBUFS && m->bufs->br)
+		more = exec_uring_recv_starved(op, &res);
+rearm:
+	if (more && !op->cancel && !io->dying) {
+		ret = exec_uring_start(io, op);
+		if (!ret)
 			return;
-		res = -EBUSY;
+		res = ret;
+	} else if (more) {
+		res = -ECANCELED;
 	}
 	exec_io_multi_end_locked(io, op, res);
-}
-
-/*
- * A receive into a group: the buffer the kernel picked, counted as out; a
- * buffer with nothing in it goes back at once.
- */
-static void exec_uring_recv_buf_cqe(struct exec_io_op *op, long res,
-				    unsigned int flags)
-{
-	struct exec_io_bufs *bufs = op->backend[2];
-
-	if (bufs->br) {
-		op->buf = NULL;
-		if (!(flags & IORING_CQE_F_BUFFER))
-			return;
-		op->buf = exec_io_bufs_addr(bufs,
-					    flags >> IORING_CQE_BUFFER_SHIFT);
-		pthread_mutex_lock(&bufs->lock);
-		bufs->out++;
-		pthread_mutex_unlock(&bufs->lock);
-	}
-	if (res <= 0 && op->buf) {
-		exec_io_buf_put(bufs, op->buf);
-		op->buf = NULL;
-	}
 }
 
 static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
@@ -1260,8 +1434,8 @@ static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
 	struct exec_io_op *op = io_uring_cqe_get_data(cqe);
 	long res = cqe->res;
 
-	if (op->opcode == EXEC_IO_ACCEPT_MULTI) {
-		/* Its cancellation may wait while sockets come. */
+	if (exec_io_op_multi(op)) {
+		/* Its cancellation may wait while results come. */
 		if (!(cqe->flags & IORING_CQE_F_MORE))
 			exec_uring_undefer(io, op);
 		exec_uring_multi_cqe(io, op, res, cqe->flags);
@@ -1270,7 +1444,8 @@ static void exec_uring_cqe(struct exec_io *io, struct io_uring_cqe *cqe)
 	if (op->opcode == EXEC_IO_TIMEOUT && res == -ETIME)
 		res = 0;
 	if (op->opcode == EXEC_IO_RECV_BUF)
-		exec_uring_recv_buf_cqe(op, res, cqe->flags);
+		op->buf = exec_uring_cqe_buf(op->backend[2], &op->buf, res,
+					     cqe->flags);
 	/* A cancellation deferred to us must not outlive the operation. */
 	exec_uring_undefer(io, op);
 	exec_io_complete_locked(io, op, res);

@@ -91,6 +91,7 @@ static u32 exec_ep_wants(const struct exec_io_op *op)
 	case EXEC_IO_ACCEPT_MULTI:
 	case EXEC_IO_RECV:
 	case EXEC_IO_RECV_BUF:
+	case EXEC_IO_RECV_MULTI:
 	case EXEC_IO_READ:
 	case EXEC_IO_READV:
 		return EPOLLIN;
@@ -133,17 +134,18 @@ static long exec_ep_ret(long ret)
 }
 
 /*
- * A receive into a group: a buffer is picked only for data that is there;
- * -ENOBUFS, as on io_uring, only once data has come and none is free.
+ * A receive into a group: a buffer is picked only for data that is there,
+ * and set in *@bufp; -ENOBUFS, as on io_uring, only once data has come and
+ * none is free.
  */
-static long exec_ep_recv_buf(struct exec_io_op *op)
+static long exec_ep_recv_buf(struct exec_io_op *op, void **bufp)
 {
-	struct exec_io_bufs *bufs = op->backend[2];
+	struct exec_io_bufs *bufs = exec_io_op_bufs(op);
 	int bid = exec_io_bufs_take(bufs);
 	ssize_t n;
 	char peek;
 
-	op->buf = NULL;
+	*bufp = NULL;
 	if (bid < 0) {
 		n = recv(op->fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT);
 		return n > 0 ? -ENOBUFS : exec_ep_ret(n);
@@ -151,7 +153,7 @@ static long exec_ep_recv_buf(struct exec_io_op *op)
 	n = recv(op->fd, exec_io_bufs_addr(bufs, bid), bufs->size,
 		 (int)op->flags | MSG_DONTWAIT);
 	if (n > 0) {
-		op->buf = exec_io_bufs_addr(bufs, bid);
+		*bufp = exec_io_bufs_addr(bufs, bid);
 		return n;
 	}
 	exec_io_bufs_give(bufs, bid);
@@ -220,7 +222,11 @@ static long exec_ep_try(struct exec_io_op *op)
 		return exec_ep_ret(send(op->fd, op->buf, op->len,
 					(int)op->flags | MSG_DONTWAIT));
 	case EXEC_IO_RECV_BUF:
-		return exec_ep_recv_buf(op);
+		return exec_ep_recv_buf(op, &op->buf);
+	case EXEC_IO_RECV_MULTI:
+		/* Handed over by exec_ep_settle(), under the lock. */
+		return exec_ep_recv_buf(op, &((struct exec_io_multi *)
+					      op->backend[2])->armed);
 	case EXEC_IO_POLL:
 		pfd.fd = op->fd;
 		pfd.events = (short)op->flags;
@@ -365,9 +371,13 @@ static int exec_ep_wait(struct exec_io *io, struct exec_io_op *op)
 static void exec_ep_settle(struct exec_io *io, struct exec_io_op *op,
 			   long res)
 {
-	/* A multishot accept hands the socket over and waits for the next. */
-	if (op->opcode == EXEC_IO_ACCEPT_MULTI && res >= 0) {
-		exec_io_multi_push_locked(io, op, (int)res);
+	struct exec_io_multi *m = op->backend[2];
+
+	/* A multishot operation hands its result over and waits for more. */
+	if ((op->opcode == EXEC_IO_ACCEPT_MULTI && res >= 0) ||
+	    (op->opcode == EXEC_IO_RECV_MULTI && res > 0)) {
+		exec_io_multi_push_locked(io, op, res, m->armed);
+		m->armed = NULL;
 		res = io->dying ? -ECANCELED : -EAGAIN;
 	}
 	if (res == -EAGAIN && op->cancel)

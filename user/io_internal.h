@@ -61,6 +61,7 @@ enum {
 	EXEC_IO_TIMEOUT,
 	EXEC_IO_ACCEPT_MULTI,
 	EXEC_IO_RECV_BUF,
+	EXEC_IO_RECV_MULTI,
 };
 
 /**
@@ -78,6 +79,10 @@ enum {
  *	(then the context picks from @free); its tail under @lock
  * @bgid: the ring's buffer group
  * @users: L(io): receives with the group that are pending
+ * @queued: L(io): per buffer, while a multishot receive has it queued for
+ *	its handler: the bytes in it and the next buffer in that queue (-1
+ *	for none); a buffer is in one queue at most, so the group's array
+ *	holds every queue of its receives, and queueing allocates nothing
  */
 struct exec_io_bufs {
 	struct exec_io *io;
@@ -91,6 +96,10 @@ struct exec_io_bufs {
 	struct io_uring_buf_ring *br;
 	unsigned short bgid;
 	unsigned long users;
+	struct exec_io_queued {
+		int next;
+		unsigned int len;
+	} *queued;
 };
 
 int exec_io_bufs_take(struct exec_io_bufs *bufs);
@@ -104,31 +113,73 @@ static inline void *exec_io_bufs_addr(const struct exec_io_bufs *bufs,
 }
 
 /**
- * struct exec_io_multi - what a multishot accept has to deliver
- * @fds: L: the accepted sockets not yet handed to the handler, a ring of
+ * struct exec_io_multi_res - one result a multishot operation delivers
+ * @res: an accepted socket, or a byte count
+ * @buf: the buffer of a group that holds the bytes; NULL for a socket
+ */
+struct exec_io_multi_res {
+	long res;
+	void *buf;
+};
+
+/**
+ * struct exec_io_multi - what a multishot operation has to deliver
+ * @q: L: an accept's sockets not yet handed to the handler, a ring of
  *	@cap entries from @head
  * @head: L: the oldest
- * @count: L: how many
- * @cap: L: the ring's size; doubled when full
+ * @cap: L: the ring's size, doubled when full
+ * @first: L: a receive's oldest buffer not yet handed to the handler,
+ *	queued through its group's @queued array
+ * @last: L: its newest
+ * @count: L: how many results are queued
+ * @bufs: a receive's group of buffers; NULL for an accept
+ * @armed: a receive's buffer that the context picked for its next try
+ *	(a group without an io_uring ring, or epoll); L, or the trying
+ *	thread's while the operation waits on no list
+ * @polling: L: io_uring backend without a ring: no buffer was free at the
+ *	last start, which waits for data with a poll instead of a receive
  * @running: L: the operation's item is queued or running; whoever sets it
  *	queues the item, the item clears it when it finds nothing to do
- * @ended: L: no more sockets will come; @final is the last call's result
- * @final: L: -ECANCELED or the error that ended it
+ * @ended: L: no more results will come; @final is the last call's result
+ * @final: L: the last call's result: -ECANCELED or the error that ended
+ *	it, 0 at a receive's end of stream
  * @armed_any: L: the kernel gave a result: a later -EINVAL is not the
- *	kernel lacking multishot accept
+ *	kernel lacking the multishot operation
  *
  * Allocated by the start, freed before the last call of the handler.
  */
 struct exec_io_multi {
-	int *fds;
+	struct exec_io_multi_res *q;
 	unsigned int head;
-	unsigned int count;
 	unsigned int cap;
+	int first;
+	int last;
+	unsigned int count;
+	struct exec_io_bufs *bufs;
+	void *armed;
+	bool polling;
 	bool running;
 	bool ended;
 	long final;
 	bool armed_any;
 };
+
+/* Whether @op is multishot: pending until its handler's last call. */
+static inline bool exec_io_op_multi(const struct exec_io_op *op)
+{
+	return op->opcode == EXEC_IO_ACCEPT_MULTI ||
+	       op->opcode == EXEC_IO_RECV_MULTI;
+}
+
+/* The group of buffers that @op receives into, or NULL. */
+static inline struct exec_io_bufs *exec_io_op_bufs(const struct exec_io_op *op)
+{
+	if (op->opcode == EXEC_IO_RECV_BUF)
+		return op->backend[2];
+	if (op->opcode == EXEC_IO_RECV_MULTI)
+		return ((struct exec_io_multi *)op->backend[2])->bufs;
+	return NULL;
+}
 
 struct exec_io_epoll;
 
@@ -196,6 +247,8 @@ struct exec_io_ops {
  * @next_bgid: L: io_uring backend: the buffer group of the next ring
  * @no_multishot: L: the kernel refused a multishot accept (before 5.19):
  *	multishot accepts re-arm single accepts instead
+ * @no_recv_multishot: L: the kernel refused a multishot receive (before
+ *	6.0): multishot receives re-arm single receives instead
  * @thread: the context's thread
  * @loop: the context's executor (exec_io_executor()): a loop executor
  *	whose items the thread runs between its waits (exec_io_run_items())
@@ -226,6 +279,7 @@ struct exec_io {
 	unsigned long nr_bufs;
 	unsigned short next_bgid;
 	bool no_multishot;
+	bool no_recv_multishot;
 	pthread_t thread;
 	struct exec_loop *loop;
 	struct io_uring ring;
@@ -241,7 +295,7 @@ void exec_io_complete_locked(struct exec_io *io, struct exec_io_op *op,
 			     long res);
 void exec_io_unlock(struct exec_io *io);
 void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
-			       int fd);
+			       long res, void *buf);
 bool exec_io_batching(const struct exec_io *io);
 void exec_io_test_wait_asleep(struct exec_io *io);
 void exec_io_test_set_no_buf_ring(bool on);

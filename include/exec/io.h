@@ -476,8 +476,41 @@ int exec_io_recv_buf(struct exec_io *io, struct exec_io_op *op, int fd,
 		     const struct exec_handler *h);
 
 /**
+ * exec_io_recv_multishot - receive from a socket until the stream ends
+ * @io: the context
+ * @op: the operation
+ * @fd: the socket
+ * @bufs: the group, of @io, that each piece of data is received into
+ * @flags: MSG_* flags of recv(2); not MSG_WAITALL
+ * @h: the handler; called with each piece's byte count, in order, one
+ *	call at a time, while the operation stays pending: during the call
+ *	exec_io_op_buf() names the buffer that holds it, which is the
+ *	caller's until exec_io_buf_put().  Then once with no buffer: 0 at end
+ *	of stream, -ENOBUFS if every buffer was taken when data came,
+ *	-ECANCELED after exec_io_cancel() (or a token, or exec_io_shutdown()),
+ *	or the error that ended it.  Only that last call makes the operation
+ *	idle again; data received before it is handed over first.
+ *
+ * One submission for the whole stream where the kernel has multishot
+ * receives into provided-buffer rings (6.0): nothing is submitted per
+ * piece of data.  Elsewhere a receive into the group is started again
+ * after each piece; on epoll, the socket stays registered.  The operation
+ * is one unit of outstanding work until its last call returns.  Allocates
+ * a few bytes at the start; pieces wait for the handler in their buffers,
+ * with nothing allocated, so that no data is ever dropped.
+ *
+ * Context: Any context that may take a mutex.
+ * Return: 0 if started; -ENOMEM; an error of the top of this file (-EINVAL
+ * also for a group of another context or MSG_WAITALL).
+ */
+int exec_io_recv_multishot(struct exec_io *io, struct exec_io_op *op, int fd,
+			   struct exec_io_bufs *bufs, int flags,
+			   const struct exec_handler *h);
+
+/**
  * exec_io_op_buf - the buffer that an operation's last completion filled
- * @op: an operation of exec_io_recv_buf(), in or after its handler
+ * @op: an operation of exec_io_recv_buf(), in or after its handler, or of
+ *	exec_io_recv_multishot(), in its handler
  *
  * Context: Any context.
  * Return: the buffer, or NULL if the completion brought none (or @op is

@@ -1574,6 +1574,186 @@ static void io_pool(struct kunit *test)
 			(long)-EINVAL);
 }
 
+/* What a multishot receive delivered. */
+struct io_rm {
+	struct exec_io_op op;
+	struct exec_io_bufs *bufs;
+	char data[128];
+	atomic_t len;			/* of @data */
+	atomic_t pieces;
+	atomic_t inside;
+	atomic_t overlaps;
+	atomic_t wrong;			/* a piece too big, a last call with a buffer */
+	bool hold;			/* keep the buffers (@held) */
+	void *held[IO_BUFS];
+	unsigned int nr_held;
+	long last;
+	atomic_t ended;
+};
+
+static void io_rm_fn(void *arg, long result)
+{
+	struct io_rm *m = arg;
+	void *buf = exec_io_op_buf(&m->op);
+	int len = atomic_read(&m->len);
+
+	if (atomic_inc_return(&m->inside) != 1)
+		exec_test_count(&m->overlaps);
+	if (result <= 0) {
+		if (buf)
+			exec_test_count(&m->wrong);
+		m->last = result;
+		atomic_dec(&m->inside);
+		exec_test_count(&m->ended);
+		return;
+	}
+	if (!buf || result > 8 || len + result > (long)sizeof(m->data)) {
+		exec_test_count(&m->wrong);
+	} else {
+		memcpy(m->data + len, buf, (size_t)result);
+		atomic_set(&m->len, len + (int)result);
+	}
+	if (m->hold && buf && m->nr_held < IO_BUFS)
+		m->held[m->nr_held++] = buf;
+	else if (buf)
+		exec_io_buf_put(m->bufs, buf);
+	atomic_dec(&m->inside);
+	exec_test_count(&m->pieces);
+}
+
+/* Starts @m's receive on @fd, as a fresh operation. */
+static int io_rm_start(struct io_rm *m, struct exec_io *io, int fd,
+		       struct exec_handler *h)
+{
+	atomic_set(&m->ended, 0);
+	m->last = 1;
+	return exec_io_recv_multishot(io, &m->op, fd, m->bufs, 0, h);
+}
+
+static void io_recv_multishot_one(struct kunit *test, bool epoll)
+{
+	static const char more[] = "abcdefghijklmnopqrstuvwxyz0123";
+	struct exec_cancel_token tok = EXEC_CANCEL_TOKEN_INIT;
+	struct exec_io_bufs *other;
+	struct exec_handler h;
+	struct io_env env, env2;
+	struct io_rm *m = kzalloc(sizeof(*m), GFP_KERNEL);
+	unsigned int i;
+	int sv[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	io_env_init(test, &env, epoll);
+	KUNIT_ASSERT_EQ(test, exec_io_bufs_create(env.io, &m->bufs, IO_BUFS, 8),
+			0);
+	exec_io_op_init(&m->op);
+	exec_handler_init(&h, io_rm_fn, m);
+	h.ex = env.ex;
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+
+	/* Bad input. */
+	KUNIT_EXPECT_EQ(test, exec_io_recv_multishot(env.io, &m->op, sv[0],
+						     NULL, 0, &h), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_io_recv_multishot(env.io, &m->op, -1,
+						     m->bufs, 0, &h), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_io_recv_multishot(env.io, &m->op, sv[0],
+						     m->bufs, MSG_WAITALL, &h),
+			-EINVAL);
+	io_env_init(test, &env2, epoll);
+	KUNIT_ASSERT_EQ(test, exec_io_bufs_create(env2.io, &other, 1, 8), 0);
+	KUNIT_EXPECT_EQ(test, exec_io_recv_multishot(env.io, &m->op, sv[0],
+						     other, 0, &h), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_io_bufs_destroy(other), 0);
+	io_env_fini(test, &env2);
+	exec_cancel_request(&tok);
+	exec_io_op_set_token(&m->op, &tok);
+	KUNIT_EXPECT_EQ(test, io_rm_start(m, env.io, sv[0], &h), -ECANCELED);
+	exec_io_op_set_token(&m->op, NULL);
+
+	/* Every piece, in order, in buffers of the group; one start. */
+	KUNIT_ASSERT_EQ(test, io_rm_start(m, env.io, sv[0], &h), 0);
+	KUNIT_EXPECT_EQ(test, io_rm_start(m, env.io, sv[0], &h), -EALREADY);
+	KUNIT_EXPECT_EQ(test, exec_io_bufs_destroy(m->bufs), -EBUSY);
+	KUNIT_EXPECT_EQ(test, write(sv[1], "hello", 5), 5);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->len, 5,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, write(sv[1], more, 30), 30);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->len, 35,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, memcmp(m->data, "hello", 5), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(m->data + 5, more, 30), 0);
+	KUNIT_EXPECT_GE(test, atomic_read(&m->pieces), 5);
+	KUNIT_EXPECT_EQ(test, exec_io_pending(env.io), 1UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->ended), 0);
+
+	/* End of stream: the last call, 0, once; then it may start again. */
+	close(sv[1]);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->ended, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, m->last, 0L);
+	close(sv[0]);
+
+	/* Cancelled: -ECANCELED, once. */
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+	KUNIT_ASSERT_EQ(test, io_rm_start(m, env.io, sv[0], &h), 0);
+	KUNIT_EXPECT_EQ(test, exec_io_cancel(&m->op), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->ended, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, m->last, (long)-ECANCELED);
+
+	/*
+	 * Every buffer kept by the handler: -ENOBUFS once data finds none,
+	 * after the pieces that had one; given back, the rest of the data
+	 * comes to a new start, nothing lost.
+	 */
+	atomic_set(&m->len, 0);
+	m->hold = true;
+	KUNIT_ASSERT_EQ(test, io_rm_start(m, env.io, sv[0], &h), 0);
+	for (i = 0; i <= IO_BUFS; i++) {
+		KUNIT_EXPECT_EQ(test, write(sv[1], more + 6 * i, 6), 6);
+		KUNIT_EXPECT_TRUE(test,
+				  exec_test_wait_atomic_ge(&m->len,
+							   6 * (int)min(i + 1, IO_BUFS),
+							   EXEC_TEST_TIMEOUT_MS));
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->ended, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, m->last, (long)-ENOBUFS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->len), 6 * IO_BUFS);
+	m->hold = false;
+	for (i = 0; i < m->nr_held; i++)
+		exec_io_buf_put(m->bufs, m->held[i]);
+	m->nr_held = 0;
+	KUNIT_ASSERT_EQ(test, io_rm_start(m, env.io, sv[0], &h), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->len,
+							 6 * (IO_BUFS + 1),
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, memcmp(m->data, more, 6 * (IO_BUFS + 1)), 0);
+	/* A pending one is cancelled by the destroy; its buffers go back. */
+	KUNIT_EXPECT_EQ(test, exec_io_shutdown(env.io), 1L);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&m->ended, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, m->last, (long)-ECANCELED);
+	KUNIT_EXPECT_EQ(test, exec_io_bufs_destroy(m->bufs), 0);
+	io_env_fini(test, &env);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->overlaps), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->wrong), 0);
+	close(sv[0]);
+	close(sv[1]);
+	kfree(m);
+}
+
+static void io_recv_multishot(struct kunit *test)
+{
+	io_recv_multishot_one(test, false);
+	io_recv_multishot_one(test, true);
+	/* Where the kernel has no rings: a receive started after each piece. */
+	exec_io_test_set_no_buf_ring(true);
+	io_recv_multishot_one(test, false);
+	exec_io_test_set_no_buf_ring(false);
+}
+
 /*
  * A handler that says it is done, then takes a while to return: its unit
  * of outstanding work is still held when the owner, who saw it done,
@@ -1659,6 +1839,7 @@ static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_pool),
 	KUNIT_CASE(io_destroy_after_handler),
 	KUNIT_CASE(io_recv_buf),
+	KUNIT_CASE(io_recv_multishot),
 	KUNIT_CASE(io_bad_input),
 	KUNIT_CASE(io_batch),
 	KUNIT_CASE(io_alloc_fault),

@@ -17,13 +17,21 @@
  *
  * Why one submitter.  The kernel completes a socket operation that had to
  * wait in task work of the task that submitted it.  Rings are set up with
- * IORING_SETUP_COOP_TASKRUN where the kernel has it (5.19), so that task
- * work waits for its task's next system call instead of interrupting it
- * (an interrupt per completion, and the socket lock fought over with the
+ * IORING_SETUP_SINGLE_ISSUER and IORING_SETUP_DEFER_TASKRUN where the
+ * kernel has them (6.1): the ring is created disabled and enabled by the
+ * context's thread, its only issuer, and its task work waits until that
+ * thread asks for events (each turn does); the softirq that makes a
+ * socket ready only links the work and wakes a thread that waits.  Where
+ * the kernel has not, IORING_SETUP_COOP_TASKRUN (5.19), so that task work
+ * waits for the task's next system call instead of interrupting it (an
+ * interrupt per completion, and the socket lock fought over with the
  * softirq that delivered the data: examples/httpd.c served 50,000-60,000
- * requests/s so, 95,000-109,000 without); that is only safe when the
+ * requests/s so, 95,000-109,000 without).  Either is only safe when the
  * submitter is a thread that soon enters the kernel again, which the
  * context's thread does, and a pool worker parked on a futex does not.
+ * What the kernel takes from the issuer only, the registration of a
+ * group's buffer ring, the thread does for the caller
+ * (exec_io_on_thread()).
  *
  * Where handlers run.  A handler bound to a pool runs there: the
  * completion wakes the context's thread first, then a worker (unless one
@@ -668,25 +676,36 @@ int exec_io_bufs_create(struct exec_io *io, struct exec_io_bufs **bufsp,
 	if (!bufs->queued)
 		goto free_free;
 
+	/*
+	 * Counted first, so that the context is not destroyed meanwhile;
+	 * the backend's set-up runs without the lock, which the context's
+	 * thread may need before it can run it (exec_io_on_thread()).
+	 */
 	pthread_mutex_lock(&io->lock);
 	ret = -ESHUTDOWN;
-	if (io->dying)
-		goto unlock;
+	if (io->dying) {
+		pthread_mutex_unlock(&io->lock);
+		goto free_queued;
+	}
+	io->nr_bufs++;
+	bufs->bgid = io->next_bgid++;
+	pthread_mutex_unlock(&io->lock);
 	ret = io->ops->bufs_init ? io->ops->bufs_init(io, bufs) : 0;
 	if (ret)
-		goto unlock;
+		goto uncount;
 	if (!bufs->br) {
 		for (i = 0; i < count; i++)
 			bufs->free[i] = (unsigned short)i;
 		bufs->nr_free = count;
 	}
-	io->nr_bufs++;
-	pthread_mutex_unlock(&io->lock);
 	*bufsp = bufs;
 	return 0;
 
-unlock:
+uncount:
+	pthread_mutex_lock(&io->lock);
+	io->nr_bufs--;
 	pthread_mutex_unlock(&io->lock);
+free_queued:
 	free(bufs->queued);
 free_free:
 	free(bufs->free);
@@ -711,12 +730,12 @@ int exec_io_bufs_destroy(struct exec_io_bufs *bufs)
 	pthread_mutex_lock(&bufs->lock);
 	busy = bufs->users || bufs->out;
 	pthread_mutex_unlock(&bufs->lock);
-	if (busy) {
-		pthread_mutex_unlock(&io->lock);
+	pthread_mutex_unlock(&io->lock);
+	if (busy)
 		return -EBUSY;
-	}
 	if (bufs->br)
-		io_uring_unregister_buf_ring(&io->ring, bufs->bgid);
+		io->ops->bufs_fini(io, bufs);
+	pthread_mutex_lock(&io->lock);
 	io->nr_bufs--;
 	pthread_mutex_unlock(&io->lock);
 	free(bufs->br);
@@ -1483,6 +1502,9 @@ static void exec_uring_turn(struct exec_io *io)
 		if (ret < 0 && ret != -EINTR)
 			io_uring_wait_cqe(&io->ring, &cqe);
 		exec_loop_sleep_end(io->loop);
+	} else if (io->defer_taskrun) {
+		/* Completions are task work that only a GETEVENTS runs. */
+		ret = io_uring_submit_and_get_events(&io->ring);
 	} else {
 		ret = io_uring_submit(&io->ring);
 	}
@@ -1512,6 +1534,19 @@ static void exec_uring_turn(struct exec_io *io)
 static void *exec_uring_thread(void *arg)
 {
 	struct exec_io *io = arg;
+	int ret = 0;
+
+	/* A ring of one issuer: this thread, which enables it. */
+	if (io->defer_taskrun)
+		ret = io_uring_register(io->ring.ring_fd,
+					IORING_REGISTER_ENABLE_RINGS, NULL, 0);
+	pthread_mutex_lock(&io->lock);
+	io->start_ret = ret;
+	io->started = true;
+	pthread_cond_broadcast(&io->idle);
+	pthread_mutex_unlock(&io->lock);
+	if (ret)
+		return NULL;
 
 	exec_io_thread_begin(io);
 	pthread_mutex_lock(&io->lock);
@@ -1530,6 +1565,17 @@ static void *exec_uring_thread(void *arg)
 }
 
 static bool exec_io_test_no_buf_ring;
+static bool exec_io_test_no_defer_taskrun;
+
+/**
+ * exec_io_test_set_no_defer_taskrun - new contexts as on a kernel before 6.1
+ * @on: rings set up from now on without IORING_SETUP_DEFER_TASKRUN
+ */
+void exec_io_test_set_no_defer_taskrun(bool on)
+{
+	WRITE_ONCE(exec_io_test_no_defer_taskrun, on);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_io_test_set_no_defer_taskrun);
 
 /**
  * exec_io_test_set_no_buf_ring - new groups as on a kernel without rings
@@ -1548,9 +1594,72 @@ EXPORT_SYMBOL_FOR_TESTS(exec_io_test_set_no_buf_ring);
  * kernel picks as data comes; @io->lock held.  Where the kernel has none,
  * the group stays the context's to pick from (0, no ring).
  */
+/* A call that exec_io_on_thread() makes on the context's thread. */
+struct exec_io_call {
+	void (*fn)(struct exec_io *io, void *arg);
+	struct exec_io *io;
+	void *arg;
+	struct exec_latch done;
+};
+
+static void exec_io_call_run(void *arg)
+{
+	struct exec_io_call *call = arg;
+
+	call->fn(call->io, call->arg);
+	exec_latch_count_down(&call->done);
+}
+
+/*
+ * exec_io_on_thread - call @fn(@io, @arg) on @io's thread and wait for it
+ *
+ * For what the kernel takes only from a ring's single issuer (a
+ * registration, IORING_SETUP_SINGLE_ISSUER): on the context's thread
+ * itself, at once.  Without the context's lock: the thread takes it
+ * before it runs items.  Returns -ENOMEM, having called nothing, if the
+ * item cannot be queued.
+ */
+static int exec_io_on_thread(struct exec_io *io,
+			     void (*fn)(struct exec_io *io, void *arg),
+			     void *arg)
+{
+	struct exec_io_call call = { .fn = fn, .io = io, .arg = arg };
+
+	if (exec_io_self == io) {
+		fn(io, arg);
+		return 0;
+	}
+	exec_latch_init(&call.done, 1, NULL, NULL, NULL);
+	if (exec_post_fn(exec_loop_executor(io->loop), exec_io_call_run,
+			 &call))
+		return -ENOMEM;
+	exec_latch_wait(&call.done, EXEC_TIME_NEVER);
+	return 0;
+}
+
+/* The registration of a buffer ring, where the ring's issuer runs. */
+struct exec_uring_reg {
+	struct io_uring_buf_reg reg;
+	int ret;
+};
+
+static void exec_uring_register_br(struct exec_io *io, void *arg)
+{
+	struct exec_uring_reg *r = arg;
+
+	r->ret = io_uring_register_buf_ring(&io->ring, &r->reg, 0);
+}
+
+static void exec_uring_unregister_br(struct exec_io *io, void *arg)
+{
+	struct exec_io_bufs *bufs = arg;
+
+	io_uring_unregister_buf_ring(&io->ring, bufs->bgid);
+}
+
 static int exec_uring_bufs_init(struct exec_io *io, struct exec_io_bufs *bufs)
 {
-	struct io_uring_buf_reg reg = { 0 };
+	struct exec_uring_reg r = { 0 };
 	struct io_uring_buf_ring *br;
 	unsigned int i;
 	int ret;
@@ -1563,15 +1672,16 @@ static int exec_uring_bufs_init(struct exec_io *io, struct exec_io_bufs *bufs)
 			   bufs->count * sizeof(struct io_uring_buf)))
 		return -ENOMEM;
 	io_uring_buf_ring_init(br);
-	reg.ring_addr = (unsigned long)br;
-	reg.ring_entries = bufs->count;
-	reg.bgid = io->next_bgid;
-	ret = io_uring_register_buf_ring(&io->ring, &reg, 0);
+	r.reg.ring_addr = (unsigned long)br;
+	r.reg.ring_entries = bufs->count;
+	r.reg.bgid = bufs->bgid;
+	ret = exec_io_on_thread(io, exec_uring_register_br, &r);
+	if (!ret)
+		ret = r.ret;
 	if (ret) {
 		free(br);
 		return ret == -ENOMEM ? ret : 0;
 	}
-	bufs->bgid = io->next_bgid++;
 	for (i = 0; i < bufs->count; i++)
 		io_uring_buf_ring_add(br, exec_io_bufs_addr(bufs, (int)i),
 				      bufs->size, (unsigned short)i,
@@ -1580,6 +1690,12 @@ static int exec_uring_bufs_init(struct exec_io *io, struct exec_io_bufs *bufs)
 	io_uring_buf_ring_advance(br, (int)bufs->count);
 	bufs->br = br;
 	return 0;
+}
+
+static void exec_uring_bufs_fini(struct exec_io *io, struct exec_io_bufs *bufs)
+{
+	/* Without memory to ask the thread, the ring stays until the end. */
+	exec_io_on_thread(io, exec_uring_unregister_br, bufs);
 }
 
 static void exec_uring_wake_thread(struct exec_io *io)
@@ -1609,6 +1725,7 @@ static const struct exec_io_ops exec_io_uring_ops = {
 	.thread = exec_uring_thread,
 	.wake = exec_uring_wake_thread,
 	.bufs_init = exec_uring_bufs_init,
+	.bufs_fini = exec_uring_bufs_fini,
 	.stop = exec_uring_stop,
 	.fini = exec_uring_fini,
 };
@@ -1616,13 +1733,24 @@ static const struct exec_io_ops exec_io_uring_ops = {
 static int exec_uring_init(struct exec_io *io, unsigned int entries)
 {
 	struct io_uring_params p = {
-		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN |
-			 IORING_SETUP_TASKRUN_FLAG,
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER |
+			 IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_R_DISABLED,
 		.cq_entries = entries * 4,
 	};
 	int ret;
 
-	ret = io_uring_queue_init_params(entries, &io->ring, &p);
+	/* Enabled by the thread, which so becomes its single issuer. */
+	ret = READ_ONCE(exec_io_test_no_defer_taskrun) ? -EINVAL :
+	      io_uring_queue_init_params(entries, &io->ring, &p);
+	io->defer_taskrun = !ret;
+	if (ret == -EINVAL) {
+		/* Before 6.1: task work waits for the thread's next call. */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN |
+			  IORING_SETUP_TASKRUN_FLAG;
+		p.cq_entries = entries * 4;
+		ret = io_uring_queue_init_params(entries, &io->ring, &p);
+	}
 	if (ret == -EINVAL) {
 		/* Before 5.19: task work interrupts the thread, as it may. */
 		memset(&p, 0, sizeof(p));
@@ -1691,6 +1819,21 @@ int exec_io_create(struct exec_io **iop, const struct exec_io_attr *attr)
 	ret = -pthread_create(&io->thread, NULL, io->ops->thread, io);
 	if (ret)
 		goto destroy_loop;
+	/*
+	 * A ring of one issuer is enabled by its thread (which a kernel
+	 * that set it up does): the creation fails if it could not be.
+	 */
+	if (io->defer_taskrun) {
+		pthread_mutex_lock(&io->lock);
+		while (!io->started)
+			pthread_cond_wait(&io->idle, &io->lock);
+		ret = io->start_ret;
+		pthread_mutex_unlock(&io->lock);
+		if (ret) {
+			pthread_join(io->thread, NULL);
+			goto destroy_loop;
+		}
+	}
 	/* Only a name in ps and /proc: a failure does not matter. */
 	pthread_setname_np(io->thread, "exec-io");
 	*iop = io;

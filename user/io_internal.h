@@ -196,7 +196,8 @@ struct exec_io_epoll;
  * @wake: end the thread's wait (for an item of the context's executor);
  *	any thread, no lock
  * @bufs_init: set a new group of receive buffers up for the backend (the
- *	io_uring ring), under the lock; NULL when the context picks
+ *	io_uring ring), without the lock; NULL when the context picks
+ * @bufs_fini: undo @bufs_init, without the lock, for a group with a ring
  * @stop: make the thread return; nothing is pending any more; no lock
  * @fini: free the backend's resources, after the thread has returned
  */
@@ -208,6 +209,7 @@ struct exec_io_ops {
 	void *(*thread)(void *arg);
 	void (*wake)(struct exec_io *io);
 	int (*bufs_init)(struct exec_io *io, struct exec_io_bufs *bufs);
+	void (*bufs_fini)(struct exec_io *io, struct exec_io_bufs *bufs);
 	void (*stop)(struct exec_io *io);
 	void (*fini)(struct exec_io *io);
 };
@@ -249,6 +251,11 @@ struct exec_io_ops {
  *	multishot accepts re-arm single accepts instead
  * @no_recv_multishot: L: the kernel refused a multishot receive (before
  *	6.0): multishot receives re-arm single receives instead
+ * @defer_taskrun: io_uring backend: the ring has one issuer, the thread,
+ *	and its completions are task work that the thread runs when it asks
+ *	for events (IORING_SETUP_DEFER_TASKRUN, 6.1); set at creation
+ * @started: L: the thread has enabled such a ring, or failed to
+ * @start_ret: L: then, 0 or the error
  * @thread: the context's thread
  * @loop: the context's executor (exec_io_executor()): a loop executor
  *	whose items the thread runs between its waits (exec_io_run_items())
@@ -280,6 +287,9 @@ struct exec_io {
 	unsigned short next_bgid;
 	bool no_multishot;
 	bool no_recv_multishot;
+	bool defer_taskrun;
+	bool started;
+	int start_ret;
 	pthread_t thread;
 	struct exec_loop *loop;
 	struct io_uring ring;
@@ -299,6 +309,7 @@ void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
 bool exec_io_batching(const struct exec_io *io);
 void exec_io_test_wait_asleep(struct exec_io *io);
 void exec_io_test_set_no_buf_ring(bool on);
+void exec_io_test_set_no_defer_taskrun(bool on);
 void exec_io_thread_begin(struct exec_io *io);
 void exec_io_thread_end(struct exec_io *io);
 void exec_io_run_items(struct exec_io *io);

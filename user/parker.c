@@ -389,9 +389,13 @@ void exec_uring_wake(struct io_uring *target)
 			sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
 			/*
 			 * A message to a ring that is neither IOPOLL nor
-			 * DEFER_TASKRUN (ours are neither) is posted inline,
-			 * in this very io_uring_enter(): when it returns, an
-			 * empty CQ means the CQE is in the owner's ring.
+			 * DEFER_TASKRUN is posted inline, in this very
+			 * io_uring_enter(); to a DEFER_TASKRUN ring (an I/O
+			 * context's), it is handed to the owner's task work,
+			 * which wakes its wait.  Either way, when it returns,
+			 * an empty CQ means the message is on its way; a
+			 * failure (the owner exiting, no memory) posts a CQE
+			 * here at once.
 			 */
 			if (io_uring_submit(ring) == 1 &&
 			    !io_uring_cq_ready(ring))

@@ -193,6 +193,10 @@ static void io_sockets(struct kunit *test)
 {
 	io_sockets_one(test, false);
 	io_sockets_one(test, true);
+	/* A ring whose completions interrupt nobody, as before 6.1. */
+	exec_io_test_set_no_defer_taskrun(true);
+	io_sockets_one(test, false);
+	exec_io_test_set_no_defer_taskrun(false);
 }
 
 /*
@@ -1752,6 +1756,9 @@ static void io_recv_multishot(struct kunit *test)
 	exec_io_test_set_no_buf_ring(true);
 	io_recv_multishot_one(test, false);
 	exec_io_test_set_no_buf_ring(false);
+	exec_io_test_set_no_defer_taskrun(true);
+	io_recv_multishot_one(test, false);
+	exec_io_test_set_no_defer_taskrun(false);
 }
 
 /*

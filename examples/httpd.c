@@ -32,7 +32,20 @@
  *            completion is taken by the context's thread and run by a
  *            worker.
  *
- * On a context's thread a response goes out with exec_io_writev(), in the
+ * A connection's requests come through one multishot receive
+ * (exec_io_recv_multishot()) into the buffers of its context's group,
+ * each piece copied to the connection's own buffer and given back at
+ * once.  One that does not fit waits in its group buffer until the
+ * requests before it are answered; with HELD_MAX pieces waiting, the
+ * multishot receive is cancelled, and single receives into the
+ * connection's buffer go on once it has room, so that a client that
+ * sends far ahead waits for TCP's window, as with single receives.  So
+ * they do when the receive ends early otherwise (every buffer of the
+ * group out, or the stop).  At end of stream the requests received are
+ * still answered.
+ *
+ * On a context's thread a response goes out with exec_io_send() (header
+ * and small body in one buffer; exec_io_writev() for a file), in the
  * thread's next system call together with every other connection's; on a
  * strand it is first written with a non-blocking sendmsg(), and only what
  * does not fit goes through exec_io_send().
@@ -70,6 +83,9 @@
 #define BODY		"Hello, world!\n"
 #define MAX_FILE	(1U << 20)
 #define MAX_WORKERS	64
+#define RX_BUFS		512	/* receive buffers per context */
+#define RX_BUF_SIZE	2048
+#define HELD_MAX	4	/* pieces a connection may leave waiting */
 
 struct server {
 	bool strands;			/* -s */
@@ -78,6 +94,7 @@ struct server {
 	struct exec_io_pool *ios;	/* WORKERS contexts, or one with -s */
 	unsigned int next_io;		/* by the accept handler only */
 	struct exec_io *io;		/* the first context, the accept's */
+	struct exec_io_bufs *bufs[MAX_WORKERS];	/* each context's group */
 	int lfd;
 	int root;			/* ROOT's directory fd */
 	unsigned int header_timeout_ms;
@@ -103,7 +120,20 @@ struct conn {
 	int fd;
 	char *buf;			/* the request head(s) received */
 	size_t len;			/* bytes in @buf */
-	struct exec_io_op rx;
+	struct exec_io_bufs *bufs;	/* its context's receive buffers */
+	struct exec_io_op rxm;		/* the multishot receive */
+	struct exec_handler rxm_h;
+	bool rx_multi;			/* @rxm is pending */
+	struct held_piece {		/* pieces that did not fit in @buf yet */
+		char *buf;		/* a buffer of @bufs */
+		size_t off;
+		size_t len;
+	} *held;
+	unsigned int nr_held;
+	unsigned int held_cap;		/* the size of @held */
+	bool eof;			/* the peer will send no more */
+	bool responding;		/* a request is being answered */
+	struct exec_io_op rx;		/* a single receive, once @rxm ended */
 	struct exec_handler rx_h;
 	struct exec_io_op tx;
 	struct exec_handler tx_h;
@@ -147,6 +177,7 @@ static void conn_free(void *arg)
 	struct server *srv = c->srv;
 
 	if (!c->unbound) {
+		exec_handler_unbind(&c->rxm_h);
 		exec_handler_unbind(&c->rx_h);
 		exec_handler_unbind(&c->tx_h);
 		exec_handler_unbind(&c->tmo_h);
@@ -164,6 +195,9 @@ static void conn_free(void *arg)
 			abort();
 		return;
 	}
+	while (c->nr_held)
+		exec_io_buf_put(c->bufs, c->held[--c->nr_held].buf);
+	free(c->held);
 	free(c->buf);
 	free(c->body);
 	free(c);
@@ -195,6 +229,7 @@ static void conn_close(struct conn *c)
 	if (c->closing)
 		return;
 	c->closing = true;
+	exec_io_cancel(&c->rxm);
 	exec_io_cancel(&c->rx);
 	exec_io_cancel(&c->tx);
 	exec_io_cancel(&c->tmo);
@@ -256,6 +291,13 @@ static void conn_read(struct conn *c)
 		conn_close(c);
 		return;
 	}
+	/* The multishot receive brings what comes; so do held pieces. */
+	if (c->rx_multi || c->nr_held)
+		return;
+	if (c->eof) {
+		conn_close(c);
+		return;
+	}
 	exec_io_op_set_token(&c->rx, c->len ? NULL : &srv->stop);
 	conn_started(c, exec_io_recv(c->io, &c->rx, c->fd, c->buf + c->len,
 				     srv->max_header - c->len, 0, &c->rx_h));
@@ -274,13 +316,95 @@ static void conn_on_recv(void *arg, long res)
 	conn_done(c);
 }
 
+/* Moves what fits of the held pieces into @buf, oldest first. */
+static void conn_fill(struct conn *c)
+{
+	size_t room, n;
+
+	while (c->nr_held) {
+		room = c->srv->max_header - c->len;
+		n = c->held[0].len < room ? c->held[0].len : room;
+		if (!n)
+			return;
+		memcpy(c->buf + c->len, c->held[0].buf + c->held[0].off, n);
+		c->len += n;
+		c->held[0].off += n;
+		c->held[0].len -= n;
+		if (c->held[0].len)
+			return;
+		exec_io_buf_put(c->bufs, c->held[0].buf);
+		memmove(c->held, c->held + 1, --c->nr_held * sizeof(*c->held));
+	}
+}
+
+/* Keeps a piece; false without memory for it. */
+static bool conn_hold(struct conn *c, char *buf, size_t len)
+{
+	struct held_piece *held;
+	unsigned int cap;
+
+	if (c->nr_held == c->held_cap) {
+		cap = c->held_cap ? 2 * c->held_cap : HELD_MAX;
+		held = realloc(c->held, cap * sizeof(*held));
+		if (!held)
+			return false;
+		c->held = held;
+		c->held_cap = cap;
+	}
+	c->held[c->nr_held].buf = buf;
+	c->held[c->nr_held].off = 0;
+	c->held[c->nr_held++].len = len;
+	return true;
+}
+
+/*
+ * A piece of the stream, or (@res <= 0) the end of the multishot
+ * receive: 0 at end of stream, or the error that ended it early.
+ */
+static void conn_on_piece(void *arg, long res)
+{
+	struct conn *c = arg;
+	char *buf = exec_io_op_buf(&c->rxm);
+
+	if (res <= 0) {
+		c->rx_multi = false;
+		/*
+		 * End of stream: answer what came.  Every buffer out, the
+		 * stop, or too much held: single receives go on.
+		 */
+		c->eof = !res;
+		if (!c->closing && (res == 0 || res == -ENOBUFS ||
+				    res == -ECANCELED)) {
+			if (!c->responding)
+				conn_process(c);
+		} else {
+			conn_close(c);
+		}
+		conn_done(c);
+		return;
+	}
+	if (c->closing || !conn_hold(c, buf, (size_t)res)) {
+		exec_io_buf_put(c->bufs, buf);
+		conn_close(c);
+		return;
+	}
+	/* A client far ahead of its answers: let TCP's window hold it. */
+	if (c->nr_held == HELD_MAX)
+		exec_io_cancel(&c->rxm);
+	conn_fill(c);
+	if (!c->responding)
+		conn_process(c);
+}
+
 /* The response is out: next request, or the end. */
 static void conn_response_done(struct conn *c)
 {
+	c->responding = false;
 	free(c->body);
 	c->body = NULL;
 	memmove(c->buf, c->buf + c->consumed, c->len - c->consumed);
 	c->len -= c->consumed;
+	conn_fill(c);
 	if (!c->keep_alive) {
 		conn_close(c);
 		return;
@@ -322,6 +446,12 @@ static void conn_send(struct conn *c)
 	struct msghdr msg = { .msg_iov = iov };
 	ssize_t n;
 
+	if (!c->strand && c->sent < c->total && conn_unsent(c, c->out) == 1) {
+		conn_started(c, exec_io_send(c->io, &c->tx, c->fd,
+					     c->out[0].iov_base,
+					     c->out[0].iov_len, 0, &c->tx_h));
+		return;
+	}
 	if (!c->strand && c->sent < c->total) {
 		conn_started(c, exec_io_writev(c->io, &c->tx, c->fd, c->out,
 					       conn_unsent(c, c->out),
@@ -365,6 +495,7 @@ static void conn_on_send(void *arg, long res)
 static void conn_respond(struct conn *c, int status, const char *reason,
 			 const char *body, size_t len, bool close_after)
 {
+	c->responding = true;
 	if (close_after)
 		c->keep_alive = false;
 	snprintf(c->head, sizeof(c->head),
@@ -377,6 +508,12 @@ static void conn_respond(struct conn *c, int status, const char *reason,
 	c->iov[1].iov_len = len;
 	c->sent = 0;
 	c->total = c->iov[0].iov_len + len;
+	/* A small body goes in the header's buffer: one buffer to send. */
+	if (len < sizeof(c->head) - c->iov[0].iov_len) {
+		memcpy(c->head + c->iov[0].iov_len, body, len);
+		c->iov[0].iov_len += len;
+		c->iov[1].iov_len = 0;
+	}
 	conn_send(c);
 }
 
@@ -480,6 +617,7 @@ static void conn_process(struct conn *c)
 	}
 	head_len = (size_t)(end - c->buf) + 4;
 	c->consumed = head_len;
+	c->responding = true;
 	/* A complete head: the timeout is for the next one. */
 	c->deadline = 0;
 	c->keep_alive = true;
@@ -543,7 +681,11 @@ static void conn_start(void *arg)
 	struct conn *c = arg;
 
 	conn_arm_timeout(c);
-	conn_read(c);
+	/* Under the token: the stop ends it, and single receives go on. */
+	exec_io_op_set_token(&c->rxm, &c->srv->stop);
+	if (conn_started(c, exec_io_recv_multishot(c->io, &c->rxm, c->fd,
+						   c->bufs, 0, &c->rxm_h)))
+		c->rx_multi = true;
 }
 
 static void server_accept(struct server *srv);
@@ -554,16 +696,19 @@ static void server_accept(struct server *srv);
  */
 static int conn_place(struct server *srv, struct conn *c)
 {
+	unsigned int i;
 	int ret;
 
 	if (srv->strands) {
 		c->io = srv->io;
+		c->bufs = srv->bufs[0];
 		ret = exec_serial_create(&c->strand, srv->ex);
 		c->ex = ret ? NULL : exec_serial_executor(c->strand);
 		return ret;
 	}
-	c->io = exec_io_pool_get(srv->ios,
-				 srv->next_io++ % exec_io_pool_size(srv->ios));
+	i = srv->next_io++ % exec_io_pool_size(srv->ios);
+	c->io = exec_io_pool_get(srv->ios, i);
+	c->bufs = srv->bufs[i];
 	c->ex = exec_io_executor(c->io);
 	return 0;
 }
@@ -606,10 +751,12 @@ static void on_accept(void *arg, long res)
 			setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one,
 				   sizeof(one));
 			sx = c->ex;
+			exec_io_op_init(&c->rxm);
 			exec_io_op_init(&c->rx);
 			exec_io_op_init(&c->tx);
 			exec_io_op_init(&c->tmo);
 			exec_io_op_init(&c->file);
+			exec_bind_executor(&c->rxm_h, sx, conn_on_piece, c);
 			exec_bind_executor(&c->rx_h, sx, conn_on_recv, c);
 			exec_bind_executor(&c->tx_h, sx, conn_on_send, c);
 			exec_bind_executor(&c->tmo_h, sx, conn_on_timeout, c);
@@ -676,6 +823,7 @@ int main(int argc, char **argv)
 	socklen_t slen = sizeof(sin);
 	unsigned int port = 0;
 	sigset_t sigs;
+	unsigned int i;
 	int opt, sig, one = 1;
 
 	while ((opt = getopt(argc, argv, "p:w:sr:t:m:")) != -1) {
@@ -750,6 +898,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	srv.io = exec_io_pool_get(srv.ios, 0);
+	for (i = 0; i < exec_io_pool_size(srv.ios); i++) {
+		if (exec_io_bufs_create(exec_io_pool_get(srv.ios, i),
+					&srv.bufs[i], RX_BUFS, RX_BUF_SIZE)) {
+			fprintf(stderr, "httpd: no receive buffers\n");
+			return 1;
+		}
+	}
 	exec_io_op_init(&srv.accept_op);
 	exec_io_op_set_token(&srv.accept_op, &srv.stop);
 	/* On the pool with -s (the context's executor by default). */
@@ -789,6 +944,9 @@ int main(int argc, char **argv)
 		pthread_cond_wait(&srv.idle, &srv.lock);
 	pthread_mutex_unlock(&srv.lock);
 	exec_handler_unbind(&srv.accept_h);
+	for (i = 0; i < exec_io_pool_size(srv.ios); i++)
+		if (exec_io_bufs_destroy(srv.bufs[i]))
+			return 1;
 	if (exec_io_pool_destroy(srv.ios) < 0)
 		return 1;
 	if (srv.strands) {

@@ -435,7 +435,9 @@ int exec_io_recv(struct exec_io *io, struct exec_io_op *op, int fd,
  * context picks one as the receive starts.  On epoll, the context picks
  * one when the socket is readable.
  *
- * Context: Any context that may take a mutex and allocate.
+ * Context: Process context; may sleep: the io_uring ring is registered
+ * by the context's thread (the ring's only issuer), which the caller
+ * waits for unless it is that thread.
  * Return: 0; -EINVAL for NULL or an impossible @count or @size;
  * -ENOMEM; -ESHUTDOWN after exec_io_shutdown().
  */
@@ -446,7 +448,8 @@ int exec_io_bufs_create(struct exec_io *io, struct exec_io_bufs **bufsp,
  * exec_io_bufs_destroy - free a group of receive buffers
  * @bufs: the group
  *
- * Context: Any context that may take a mutex.
+ * Context: Process context; may sleep: as exec_io_bufs_create(), the
+ * context's thread removes the ring.
  * Return: 0; -EBUSY, doing nothing, while a receive with @bufs is pending
  * or a buffer has not been given back (exec_io_buf_put()); -EINVAL for
  * NULL.

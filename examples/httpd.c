@@ -291,8 +291,11 @@ static void conn_read(struct conn *c)
 		conn_close(c);
 		return;
 	}
-	/* The multishot receive brings what comes; so do held pieces. */
-	if (c->rx_multi || c->nr_held)
+	/*
+	 * The multishot receive brings what comes.  Held pieces need no
+	 * receive: they are moved in whenever @buf has room.
+	 */
+	if (c->rx_multi)
 		return;
 	if (c->eof) {
 		conn_close(c);

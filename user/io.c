@@ -85,19 +85,23 @@ static __thread bool exec_io_batch_queued;
 /* Links @op at the head of @io's pending list; @io->lock held. */
 static void exec_io_link(struct exec_io *io, struct exec_io_op *op)
 {
+	struct exec_io_bufs *bufs = exec_io_op_bufs(op);
+
 	op->prev = NULL;
 	op->next = io->pending;
 	if (io->pending)
 		io->pending->prev = op;
 	io->pending = op;
 	WRITE_ONCE(io->nr_pending, io->nr_pending + 1);
-	if (exec_io_op_bufs(op))
-		exec_io_op_bufs(op)->users++;
+	if (bufs)
+		bufs->users++;
 }
 
 /* Unlinks @op from @io's pending list; @io->lock held. */
 static void exec_io_unlink(struct exec_io *io, struct exec_io_op *op)
 {
+	struct exec_io_bufs *bufs = exec_io_op_bufs(op);
+
 	if (op->prev)
 		op->prev->next = op->next;
 	else
@@ -107,8 +111,8 @@ static void exec_io_unlink(struct exec_io *io, struct exec_io_op *op)
 	op->prev = NULL;
 	op->next = NULL;
 	WRITE_ONCE(io->nr_pending, io->nr_pending - 1);
-	if (exec_io_op_bufs(op))
-		exec_io_op_bufs(op)->users--;
+	if (bufs)
+		bufs->users--;
 	if (!io->nr_pending && !io->nr_multi && io->dying)
 		pthread_cond_broadcast(&io->idle);
 }
@@ -317,8 +321,6 @@ static void exec_io_multi_run(struct exec_work *work)
 	if (!io->nr_pending && !io->nr_multi && io->dying)
 		pthread_cond_broadcast(&io->idle);
 	pthread_mutex_unlock(&io->lock);
-	if (m->armed)
-		exec_io_buf_put(m->bufs, m->armed);
 	free(m->q);
 	free(m);
 	op->buf = NULL;
@@ -1589,11 +1591,6 @@ void exec_io_test_set_no_buf_ring(bool on)
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_io_test_set_no_buf_ring);
 
-/*
- * A group of buffers as a provided-buffer ring (5.19), from which the
- * kernel picks as data comes; @io->lock held.  Where the kernel has none,
- * the group stays the context's to pick from (0, no ring).
- */
 /* A call that exec_io_on_thread() makes on the context's thread. */
 struct exec_io_call {
 	void (*fn)(struct exec_io *io, void *arg);
@@ -1657,6 +1654,12 @@ static void exec_uring_unregister_br(struct exec_io *io, void *arg)
 	io_uring_unregister_buf_ring(&io->ring, bufs->bgid);
 }
 
+/*
+ * A group of buffers as a provided-buffer ring (5.19), from which the
+ * kernel picks as data comes; registered by the context's thread, without
+ * @io->lock.  Where the kernel has none, the group stays the context's to
+ * pick from (0, no ring).
+ */
 static int exec_uring_bufs_init(struct exec_io *io, struct exec_io_bufs *bufs)
 {
 	struct exec_uring_reg r = { 0 };
@@ -1900,10 +1903,8 @@ struct exec_io *exec_io_current(void)
 	return exec_io_self;
 }
 
-/* Opens the latch of exec_io_settle() once a context's thread gets here. */
-static void exec_io_settle_one(void *arg)
+static void exec_io_nothing(struct exec_io *io, void *arg)
 {
-	exec_latch_count_down(arg);
 }
 
 /**
@@ -1918,15 +1919,11 @@ static void exec_io_settle_one(void *arg)
  */
 void exec_io_settle(struct exec_io *const *ios, unsigned int nr)
 {
-	struct exec_latch latch;
 	unsigned int i;
 
-	exec_latch_init(&latch, nr, NULL, NULL, NULL);
+	/* Without memory for the item, the check after says -EBUSY. */
 	for (i = 0; i < nr; i++)
-		if (exec_post_fn(exec_loop_executor(ios[i]->loop),
-				 exec_io_settle_one, &latch))
-			exec_latch_count_down(&latch);
-	exec_latch_wait(&latch, EXEC_TIME_NEVER);
+		exec_io_on_thread(ios[i], exec_io_nothing, NULL);
 }
 
 /**

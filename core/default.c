@@ -152,5 +152,5 @@ void exec_default_shutdown(void)
 			       EXEC_DEP_DEFAULT);
 	if (pool)
 		exec_thread_pool_destroy(pool);
-	exec_static_closures_release();
+	exec_local_closures_release();
 }

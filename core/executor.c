@@ -1,24 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The abstract executor: argument checks and the pending bit, shared by
- * every executor, and closures with their per-executor cache.
+ * every executor, and closures with their local caches.
  *
- * A closure is an exec_work with a function and an argument around it,
- * allocated from the cache of the executor it is submitted to.  Closures are
- * allocated by submitters but finished by whichever thread ran them, so the
- * cache is a ring of chunks in which the allocator, under @lock, walks a
- * cursor over closures in order, and a closure is given back by clearing
- * its own @in_use: freeing writes only the closure's own line, which its
- * runner has just read, and no line that others write.  Items run roughly
- * in the order they were submitted, so the closure under the cursor is
- * normally long done; the allocator looks at a few, and adds a chunk to the
- * ring when they are all still in use.  Memory lives as long as the
- * executor.
+ * A closure is an exec_work with a function and an argument around it.
+ * Closures are allocated by submitters but finished by whichever thread ran
+ * them, so a cache is a ring of chunks in which the allocator walks a cursor
+ * over closures in order, and a closure is given back by clearing its own
+ * @in_use: freeing writes only the closure's own line, which its runner has
+ * just read, and no line that others write.  Items run roughly in the order
+ * they were submitted, so the closure under the cursor is normally long
+ * done; the allocator looks at a few, and adds a chunk to the ring when they
+ * are all still in use.
+ *
+ * The cache is the caller's own (exec_local_closures()): the CPU's in the
+ * kernel, walked with interrupts off, the thread's in userspace.  So the
+ * allocation takes no lock, and submitters on different CPUs or threads
+ * never share a cursor or a closure's line.  A closure belongs to no
+ * executor: it may run on any, and memory lives as long as the library.
+ * In userspace a thread that exits leaves its ring on a list of orphans
+ * (exec_closure_cache_exit()), where the next thread to need a cache takes
+ * it over, closures still in flight and all.
+ *
+ * Allowed concurrently on one cache:
+ *
+ *                 alloc   free
+ *   alloc          no      yes
+ *   free           yes     yes
+ *
+ * alloc is serialised by the cache's locality (one CPU with interrupts off,
+ * or one thread); free is exec_closure_free(), from any thread.
  */
 #include "internal.h"
 
-/* A chunk is one page: 63 closures of a cache line each, and the link. */
-#define EXEC_CLOSURES_PER_CHUNK	63
 /*
  * Closures the allocator looks at before it adds a chunk: workers finish
  * closures slightly out of order, and one that is late should not cost a
@@ -27,8 +41,8 @@
 #define EXEC_CLOSURE_SCAN	8
 
 /*
- * @in_use: set by the allocator under the cache's lock; cleared with release
- * by whoever finishes with the closure, once it has read what it needs.
+ * @in_use: set by the cache's allocator; cleared with release by whoever
+ * finishes with the closure, once it has read what it needs.
  */
 struct exec_closure {
 	struct exec_work work;
@@ -38,27 +52,22 @@ struct exec_closure {
 	unsigned long in_use;
 } ____cacheline_aligned;
 
+/*
+ * @next: the ring; owned by the cache's allocator
+ * @next_orphan: L: exec_orphans_lock, in the first chunk of an orphaned ring
+ */
 struct exec_closure_chunk {
 	struct exec_closure closures[EXEC_CLOSURES_PER_CHUNK];
 	struct exec_closure_chunk *next;
+	struct exec_closure_chunk *next_orphan;
 };
 
-/**
- * struct exec_closure_cache - closures of one executor
- * @lock: guards the ring and the cursor
- * @chunk: L: the chunk the cursor is in, NULL until the first allocation;
- *	the chunks form a ring through their @next
- * @index: L: the cursor's closure in @chunk
- */
-struct exec_closure_cache {
-	spinlock_t lock;
-	struct exec_closure_chunk *chunk;
-	unsigned int index;
-};
-
-struct exec_closure_cache exec_static_closures = {
-	.lock = __SPIN_LOCK_UNLOCKED(exec_static_closures.lock),
-};
+/* Rings of caches whose thread has exited, waiting for a new owner. */
+static spinlock_t exec_orphans_lock = __SPIN_LOCK_UNLOCKED(exec_orphans_lock);
+/* L: exec_orphans_lock; read without it only to skip the lock when empty */
+static struct exec_closure_chunk *exec_orphans;
+/* A: chunks of every cache, orphans included, for the tests and reports */
+static atomic_long_t exec_closure_chunks;
 
 /**
  * struct exec_dependents - what still depends on one executor
@@ -108,28 +117,56 @@ static struct exec_closure *exec_closure_take(struct exec_closure_cache *cache)
 	return c;
 }
 
-static struct exec_closure *exec_closure_alloc(struct exec_closure_cache *cache,
-					       gfp_t gfp)
+/* An empty cache takes over an orphaned ring, if there is one. */
+static void exec_closure_cache_adopt(struct exec_closure_cache *cache)
 {
+	struct exec_closure_chunk *ring;
+
+	if (!READ_ONCE(exec_orphans))
+		return;
+	spin_lock(&exec_orphans_lock);
+	ring = exec_orphans;
+	if (ring) {
+		WRITE_ONCE(exec_orphans, ring->next_orphan);
+		ring->next_orphan = NULL;
+	}
+	spin_unlock(&exec_orphans_lock);
+	cache->chunk = ring;
+	cache->index = 0;
+}
+
+static struct exec_closure *exec_closure_alloc(gfp_t gfp)
+{
+	struct exec_closure_cache *cache;
 	struct exec_closure_chunk *chunk;
 	struct exec_closure *c = NULL;
 	unsigned long flags;
 	unsigned int i;
 
-	spin_lock_irqsave(&cache->lock, flags);
+	/* Interrupts off: the kernel's cache is the CPU's. */
+	local_irq_save(flags);
+	cache = exec_local_closures();
+	if (unlikely(!cache->chunk))
+		exec_closure_cache_adopt(cache);
 	for (i = 0; cache->chunk && !c && i < EXEC_CLOSURE_SCAN; i++)
 		c = exec_closure_take(cache);
-	spin_unlock_irqrestore(&cache->lock, flags);
+	local_irq_restore(flags);
 	if (c)
 		return c;
 
 	chunk = kzalloc(sizeof(*chunk), gfp);
 	if (!chunk)
 		return NULL;
+	atomic_long_inc(&exec_closure_chunks);
 	chunk->closures[0].in_use = 1;
 
-	/* Into the ring at the cursor: the closures it skipped come later. */
-	spin_lock_irqsave(&cache->lock, flags);
+	/*
+	 * Into the ring at the cursor, the closures it skipped coming later;
+	 * the ring of the CPU this runs on now, which may not be the one
+	 * that was full.
+	 */
+	local_irq_save(flags);
+	cache = exec_local_closures();
 	if (cache->chunk) {
 		chunk->next = cache->chunk->next;
 		cache->chunk->next = chunk;
@@ -138,8 +175,82 @@ static struct exec_closure *exec_closure_alloc(struct exec_closure_cache *cache,
 	}
 	cache->chunk = chunk;
 	cache->index = 1;
-	spin_unlock_irqrestore(&cache->lock, flags);
+	local_irq_restore(flags);
 	return &chunk->closures[0];
+}
+
+/**
+ * exec_closure_cache_exit - a thread's cache goes with its thread
+ * @cache: the cache, which no one allocates from any more
+ *
+ * Its ring, with any closures still in flight, waits for the next thread
+ * that needs a cache (exec_closure_alloc()).
+ *
+ * Context: Any context; the userspace backend calls it at thread exit.
+ */
+void exec_closure_cache_exit(struct exec_closure_cache *cache)
+{
+	struct exec_closure_chunk *ring = cache->chunk;
+	unsigned long flags;
+
+	if (!ring)
+		return;
+	cache->chunk = NULL;
+	cache->index = 0;
+	spin_lock_irqsave(&exec_orphans_lock, flags);
+	ring->next_orphan = exec_orphans;
+	WRITE_ONCE(exec_orphans, ring);
+	spin_unlock_irqrestore(&exec_orphans_lock, flags);
+}
+
+/* Frees a ring, whose closures have all been finished. */
+static void exec_closure_ring_free(struct exec_closure_chunk *first)
+{
+	struct exec_closure_chunk *chunk = first, *next;
+
+	do {
+		next = chunk->next;
+		kfree(chunk);
+		atomic_long_dec(&exec_closure_chunks);
+		chunk = next;
+	} while (chunk != first);
+}
+
+/**
+ * exec_closure_cache_release - free a cache's memory
+ * @cache: a cache no one allocates from, whose closures have all finished
+ *
+ * Context: Process context.
+ */
+void exec_closure_cache_release(struct exec_closure_cache *cache)
+{
+	if (cache->chunk)
+		exec_closure_ring_free(cache->chunk);
+	cache->chunk = NULL;
+	cache->index = 0;
+}
+
+/**
+ * exec_closure_orphans_release - free the rings of exited threads
+ *
+ * Context: Process context; every closure has finished, and no thread
+ * allocates closures concurrently.
+ */
+void exec_closure_orphans_release(void)
+{
+	struct exec_closure_chunk *ring;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&exec_orphans_lock, flags);
+		ring = exec_orphans;
+		if (ring)
+			WRITE_ONCE(exec_orphans, ring->next_orphan);
+		spin_unlock_irqrestore(&exec_orphans_lock, flags);
+		if (!ring)
+			break;
+		exec_closure_ring_free(ring);
+	}
 }
 
 static void exec_closure_free(struct exec_closure *c)
@@ -187,23 +298,14 @@ static void exec_closure_drop(struct exec_work *work)
 int exec_executor_init(struct exec_executor *ex,
 		       const struct exec_executor_ops *ops)
 {
-	struct exec_closure_cache *cache;
-
 	BUILD_BUG_ON(offsetof(struct exec_closure, work) != 0);
 	BUILD_BUG_ON(sizeof(struct exec_closure_chunk) > 4096);
 	if (!ex || !ops || !ops->submit)
 		return -EINVAL;
-	cache = kzalloc(sizeof(*cache), GFP_KERNEL);
-	if (!cache)
-		return -ENOMEM;
 	ex->dependents = kzalloc(sizeof(*ex->dependents), GFP_KERNEL);
-	if (!ex->dependents) {
-		kfree(cache);
+	if (!ex->dependents)
 		return -ENOMEM;
-	}
-	spin_lock_init(&cache->lock);
 	ex->ops = ops;
-	ex->closures = cache;
 	ex->timers = NULL;
 	ex->context = NULL;
 	return 0;
@@ -342,78 +444,29 @@ int exec_executor_check_unused(struct exec_executor *ex)
 }
 EXPORT_SYMBOL_GPL(exec_executor_check_unused);
 
-static void exec_closure_cache_release(struct exec_closure_cache *cache)
-{
-	struct exec_closure_chunk *first = cache->chunk, *chunk, *next;
-
-	if (!first)
-		return;
-	chunk = first;
-	do {
-		next = chunk->next;
-		kfree(chunk);
-		chunk = next;
-	} while (chunk != first);
-	cache->chunk = NULL;
-	cache->index = 0;
-}
-
 void exec_executor_fini(struct exec_executor *ex)
 {
 	if (!ex)
 		return;
 	exec_executor_context_release(ex);
-	if (!ex->closures)
-		return;
-	exec_closure_cache_release(ex->closures);
-	spin_lock_destroy(&ex->closures->lock);
-	kfree(ex->closures);
-	ex->closures = NULL;
 	kfree(ex->dependents);
 	ex->dependents = NULL;
 }
 EXPORT_SYMBOL_GPL(exec_executor_fini);
 
 /**
- * exec_closures_allocated - how many closures an executor's cache holds
- * @ex: the executor
+ * exec_closures_allocated - how many closures the caches hold
  *
  * For the tests, which check that closures are reused.
  *
  * Context: Any context.
- * Return: the closures allocated so far, free or in use.
+ * Return: the closures allocated so far in every cache, free or in use.
  */
-unsigned long exec_closures_allocated(struct exec_executor *ex)
+unsigned long exec_closures_allocated(void)
 {
-	struct exec_closure_cache *cache = ex->closures;
-	struct exec_closure_chunk *chunk;
-	unsigned long flags, n = 0;
-
-	spin_lock_irqsave(&cache->lock, flags);
-	chunk = cache->chunk;
-	if (chunk) {
-		do {
-			n += EXEC_CLOSURES_PER_CHUNK;
-			chunk = chunk->next;
-		} while (chunk != cache->chunk);
-	}
-	spin_unlock_irqrestore(&cache->lock, flags);
-	return n;
+	return atomic_long_read(&exec_closure_chunks) * EXEC_CLOSURES_PER_CHUNK;
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_closures_allocated);
-
-/**
- * exec_static_closures_release - free the library-lifetime closure cache
- *
- * For the kernel module's exit: the inline executor's closures have all run
- * (they run before submission returns), so their memory can go.
- *
- * Context: Process context; no submission may run concurrently.
- */
-void exec_static_closures_release(void)
-{
-	exec_closure_cache_release(&exec_static_closures);
-}
 
 /**
  * exec_work_discard - hand an item that will not run back to its owner
@@ -562,8 +615,7 @@ static void exec_closure_set(struct exec_closure *c, exec_fn fn,
 }
 
 /**
- * exec_closure_get - a closure around @fn(@arg) from @ex's cache
- * @ex: the executor it is for; its cache must exist
+ * exec_closure_get - a closure around @fn(@arg) from the caller's cache
  * @fn: the function
  * @discard: called with @arg if the closure is dropped; may be NULL
  * @arg: the argument of both
@@ -576,10 +628,10 @@ static void exec_closure_set(struct exec_closure *c, exec_fn fn,
  * Context: as @gfp allows.
  * Return: the closure's item, idle; NULL for lack of memory.
  */
-struct exec_work *exec_closure_get(struct exec_executor *ex, exec_fn fn,
-				   exec_fn discard, void *arg, gfp_t gfp)
+struct exec_work *exec_closure_get(exec_fn fn, exec_fn discard, void *arg,
+				   gfp_t gfp)
 {
-	struct exec_closure *c = exec_closure_alloc(ex->closures, gfp);
+	struct exec_closure *c = exec_closure_alloc(gfp);
 
 	if (unlikely(!c))
 		return NULL;
@@ -612,15 +664,23 @@ static int exec_closure_submit(struct exec_executor *ex, exec_fn fn,
 	struct exec_work *work;
 	int ret;
 
-	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
+	if (unlikely(!ex || !ex->ops || !fn))
 		return -EINVAL;
-	work = exec_closure_get(ex, fn, discard, arg, gfp);
+	work = exec_closure_get(fn, discard, arg, gfp);
 	if (unlikely(!work))
 		return -ENOMEM;
-	if (flags & EXEC_CLOSURE_DISPATCH)
+	if (flags & EXEC_CLOSURE_DISPATCH) {
 		ret = exec_dispatch(ex, work);
-	else
-		ret = exec_submit_flags(ex, work, flags);
+	} else {
+		/*
+		 * Nobody else can see the closure yet, so its pending bit
+		 * needs no atomic test: a plain store, published with the
+		 * item by the executor's queue (its full barrier).
+		 */
+		work->flags |= EXEC_WORK_PENDING;
+		exec_trace_work_queue(ex, work);
+		ret = ex->ops->submit(ex, work, flags);
+	}
 	if (unlikely(ret))
 		exec_closure_put(work);
 	return ret;
@@ -736,7 +796,7 @@ int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 	struct exec_dispatch_frame df;
 
 	might_sleep();
-	if (unlikely(!ex || !ex->ops || !ex->closures || !fn))
+	if (unlikely(!ex || !ex->ops || !fn))
 		return -EINVAL;
 	/* The generic rule needs no item: call @fn right here. */
 	if (!ex->ops->dispatch && exec_running_in_this_thread(ex) &&

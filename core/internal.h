@@ -328,16 +328,15 @@ void exec_timer_test_set_realtime_offset(s64 offset);
 
 /* Closures for executors with a submission function of their own. */
 const void *exec_work_symbol(const struct exec_work *work);
-struct exec_work *exec_closure_get(struct exec_executor *ex, exec_fn fn,
-				   exec_fn discard, void *arg, gfp_t gfp);
+struct exec_work *exec_closure_get(exec_fn fn, exec_fn discard, void *arg,
+				   gfp_t gfp);
 void exec_closure_put(struct exec_work *work);
+unsigned long exec_closures_allocated(void);
+/* A chunk of a closure cache is one page: 63 closures of a cache line each. */
+#define EXEC_CLOSURES_PER_CHUNK	63
 
-/* Closure cache of the executors that live as long as the library. */
-extern struct exec_closure_cache exec_static_closures;
 /* Dependents of the executors that live as long as the library. */
 extern struct exec_dependents exec_static_dependents;
-void exec_static_closures_release(void);
-unsigned long exec_closures_allocated(struct exec_executor *ex);
 
 /*
  * Fault injection for the tests: after @after more thread starts succeed,

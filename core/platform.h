@@ -40,6 +40,9 @@
  *   exec_parker_park_until()       park, but no later than a deadline
  *   exec_symbol_name()             a function's name for a report (%ps /
  *                                  dladdr(), else its address)
+ *   exec_local_closures()          the caller's closure cache: its CPU's
+ *                                  (interrupts off) / its thread's
+ *   exec_local_closures_release()  free the caches, at module exit
  *
  * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
  * permit available and wakes the owner if it sleeps; park() consumes the
@@ -103,6 +106,34 @@ void exec_clockev_fini(struct exec_clockev *ce);
  */
 void exec_symbol_name(char *buf, size_t size, const void *addr);
 #define EXEC_SYMBOL_NAME_LEN	128
+
+/*
+ * Closure caches (core/executor.c): one per CPU in the kernel, handed out
+ * with interrupts off, one per thread in userspace, handed to
+ * exec_closure_cache_exit() when its thread exits.  The core allocates
+ * from the cache exec_local_closures() returns with interrupts off
+ * (local_irq_save()), so that nothing else on the CPU or thread uses it
+ * meanwhile.  exec_local_closures_release() frees every cache's memory; the
+ * kernel module's exit calls it (through exec_default_shutdown()) once
+ * every closure has run.
+ */
+struct exec_closure_chunk;
+/**
+ * struct exec_closure_cache - closures of one CPU or thread
+ * @chunk: the chunk the cursor is in, NULL until the first allocation;
+ *	the chunks form a ring; owned by the CPU or thread
+ * @index: the cursor's closure in @chunk; owned by the CPU or thread
+ */
+struct exec_closure_cache {
+	struct exec_closure_chunk *chunk;
+	unsigned int index;
+};
+
+struct exec_closure_cache *exec_local_closures(void);
+void exec_local_closures_release(void);
+void exec_closure_cache_exit(struct exec_closure_cache *cache);
+void exec_closure_cache_release(struct exec_closure_cache *cache);
+void exec_closure_orphans_release(void);
 
 /* For backends that sleep on one clock at a time (core/parker.c). */
 u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);

@@ -802,7 +802,7 @@ int exec_priority_submit_fn(struct exec_priority *prio, exec_fn fn, void *arg,
 		return -EINVAL;
 	if (unlikely(level < 0 || level >= (int)prio->nr_levels))
 		return -EINVAL;
-	work = exec_closure_get(&prio->ex, fn, NULL, arg, GFP_KERNEL);
+	work = exec_closure_get(fn, NULL, arg, GFP_KERNEL);
 	if (unlikely(!work))
 		return -ENOMEM;
 	ret = exec_priority_submit(prio, work, level);

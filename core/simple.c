@@ -35,7 +35,6 @@ static const struct exec_executor_ops exec_inline_ops = {
 
 static struct exec_executor exec_inline = {
 	.ops = &exec_inline_ops,
-	.closures = &exec_static_closures,
 	.dependents = &exec_static_dependents,
 };
 

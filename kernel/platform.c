@@ -760,6 +760,37 @@ void exec_platform_init(void)
 		hlist_add_head(&exec_self_pool[i].link, &exec_self_free);
 }
 
+/* Each CPU's closures, used with interrupts off (core/executor.c). */
+static DEFINE_PER_CPU(struct exec_closure_cache, exec_cpu_closures);
+
+/**
+ * exec_local_closures - the closure cache of the caller's CPU
+ *
+ * Context: Interrupts off, which keep the caller on the CPU and keep
+ * interrupt handlers on it out of the cache.
+ * Return: the cache.
+ */
+struct exec_closure_cache *exec_local_closures(void)
+{
+	lockdep_assert_irqs_disabled();
+	return this_cpu_ptr(&exec_cpu_closures);
+}
+
+/**
+ * exec_local_closures_release - free every CPU's closures
+ *
+ * Context: Module exit, once every closure has run.
+ */
+void exec_local_closures_release(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		exec_closure_cache_release(per_cpu_ptr(&exec_cpu_closures,
+						       cpu));
+	exec_closure_orphans_release();
+}
+
 /**
  * exec_platform_exit - check that no task is left inside an executor
  *

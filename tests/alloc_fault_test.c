@@ -230,36 +230,99 @@ static bool af_queue_finish(struct kunit *test, void *obj, void *arg)
 	return exec_managed_queue_destroy(q) == 0 && ok;
 }
 
+/*
+ * Closures come from the caller's cache, which allocates only when it is
+ * full.  So both workers are held by a gate, and closures queue behind it
+ * until one of them needs a new chunk: the allocation swept.
+ */
+#define AF_CLOSURES_MAX		(1L << 22)
+
+struct af_closures;
+
+struct af_gate {
+	struct exec_work work;
+	struct af_closures *c;
+	atomic_t runs;
+};
+
+struct af_closures {
+	struct af_over *over;
+	struct af_gate gates[2];
+	atomic_t gated;
+	atomic_t open;
+	atomic_t runs;
+	long submitted;
+};
+
+static void af_gate_fn(struct exec_work *work)
+{
+	struct af_gate *gate = container_of(work, struct af_gate, work);
+
+	exec_test_count(&gate->c->gated);
+	exec_test_wait_atomic_ge(&gate->c->open, 1, EXEC_TEST_TIMEOUT_MS);
+	exec_test_count(&gate->runs);
+}
+
 static void af_closure_fn(void *arg)
 {
 	exec_test_count(arg);
 }
 
-/* Closures: a failed allocation refuses the submission, nothing runs. */
+/* Opens the gate; whether the gates and every closure then ran. */
+static bool af_closures_drain(struct af_closures *c)
+{
+	atomic_set(&c->open, 1);
+	return exec_test_wait_atomic_ge(&c->runs, c->submitted,
+					EXEC_TEST_TIMEOUT_MS) &&
+	       exec_test_wait_atomic_ge(&c->gates[0].runs, 1,
+					EXEC_TEST_TIMEOUT_MS) &&
+	       exec_test_wait_atomic_ge(&c->gates[1].runs, 1,
+					EXEC_TEST_TIMEOUT_MS);
+}
+
+/* A failed allocation refuses the submission; the rest all run. */
 static int af_closure_create(void **objp, void *arg)
 {
-	struct af_over *o = arg;
-	atomic_t *runs = kzalloc(sizeof(*runs), GFP_KERNEL);
-	int ret;
+	struct af_closures *c = arg;
+	struct exec_executor *ex = c->over->ex;
+	unsigned long before;
+	int i, ret = 0;
 
-	if (!runs)
-		return -ENOMEM;
-	ret = exec_submit_fn(o->ex, af_closure_fn, runs);
-	if (ret) {
-		kfree(runs);
-		return ret;
+	atomic_set(&c->gated, 0);
+	atomic_set(&c->open, 0);
+	atomic_set(&c->runs, 0);
+	c->submitted = 0;
+	for (i = 0; i < 2; i++) {
+		c->gates[i].c = c;
+		atomic_set(&c->gates[i].runs, 0);
+		exec_work_init(&c->gates[i].work, af_gate_fn);
+		if (exec_submit(ex, &c->gates[i].work))
+			return -EIO;
 	}
-	*objp = runs;
-	return 0;
+	if (!exec_test_wait_atomic_ge(&c->gated, 2, EXEC_TEST_TIMEOUT_MS))
+		return -EIO;
+	before = exec_closures_allocated();
+	while (exec_closures_allocated() == before) {
+		if (c->submitted == AF_CLOSURES_MAX) {
+			ret = -ENOSPC;
+			break;
+		}
+		ret = exec_submit_fn(ex, af_closure_fn, &c->runs);
+		if (ret)
+			break;
+		c->submitted++;
+	}
+	if (!af_closures_drain(c))
+		return -EIO;
+	*objp = c;
+	return ret;
 }
 
 static bool af_closure_finish(struct kunit *test, void *obj, void *arg)
 {
-	atomic_t *runs = obj;
-	bool ok = exec_test_wait_atomic_ge(runs, 1, EXEC_TEST_TIMEOUT_MS);
-
-	kfree(runs);
-	return ok;
+	/* Drained by create: the closures ran. */
+	return atomic_read(&((struct af_closures *)obj)->runs) ==
+	       ((struct af_closures *)obj)->submitted;
 }
 
 static void alloc_fault_executors_over_a_pool(struct kunit *test)
@@ -280,12 +343,13 @@ static void alloc_fault_executors_over_a_pool(struct kunit *test)
 static void alloc_fault_closures(struct kunit *test)
 {
 	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
+	struct af_closures c;
 	struct af_over o;
 
-	/* A fresh pool: its first closure needs a chunk of closures. */
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&o.pool, &attr), 0);
 	o.ex = exec_thread_pool_executor(o.pool);
-	af_sweep(test, "closure", af_closure_create, af_closure_finish, &o);
+	c.over = &o;
+	af_sweep(test, "closure", af_closure_create, af_closure_finish, &c);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(o.pool), 0L);
 }
 

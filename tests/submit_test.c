@@ -319,9 +319,11 @@ static void submit_closure_forms_run_once(struct kunit *test)
 }
 
 /*
- * Closures are reused: after a thousand rounds of sixteen closures on two
- * workers, which finish them slightly out of order, the cache holds no more
- * than twice what the first round needed.
+ * Closures are reused: once the first round has set the caller's cache up,
+ * a thousand rounds of sixteen closures on two workers, which finish them
+ * slightly out of order, add at most two chunks per CPU the caller may
+ * migrate to (kernel), or per thread (userspace): 16,000 closures without
+ * reuse.
  */
 static void submit_closures_reused(struct kunit *test)
 {
@@ -340,12 +342,56 @@ static void submit_closures_reused(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&count,
 			16 * (round + 1), EXEC_TEST_TIMEOUT_MS));
 		if (!round)
-			first = exec_closures_allocated(fx->ex);
+			first = exec_closures_allocated();
 	}
 	KUNIT_EXPECT_GT(test, first, 0UL);
-	KUNIT_EXPECT_LE(test, exec_closures_allocated(fx->ex), 2 * first);
+	KUNIT_EXPECT_LE(test, exec_closures_allocated() - first,
+			2UL * EXEC_CLOSURES_PER_CHUNK * exec_cpu_ids());
 	sb_finish(fx);
 	KUNIT_EXPECT_EQ(test, atomic_read(&count), 16000);
+}
+
+static int sb_closures_thread(void *arg)
+{
+	struct sb_fx *fx = arg;
+	atomic_t count;
+	int i, ret;
+
+	atomic_set(&count, 0);
+	for (i = 0; i < 16; i++) {
+		ret = exec_post_fn(fx->ex, sb_fn_count, &count);
+		if (ret)
+			return ret;
+	}
+	return exec_test_wait_atomic_ge(&count, 16, EXEC_TEST_TIMEOUT_MS) ?
+	       0 : -ETIMEDOUT;
+}
+
+/*
+ * Closure caches outlive their threads' use of them: fifty threads, one
+ * after the other, each submit sixteen closures and exit.  In userspace
+ * each takes over the ring the last one left; in the kernel they use their
+ * CPUs' caches.  Without that the caches would grow by a chunk a thread.
+ */
+static void submit_closures_thread_exit(struct kunit *test)
+{
+	struct sb_fx *fx = sb_create(test, 2, 0);
+	struct exec_test_thread t;
+	unsigned long before;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	before = exec_closures_allocated();
+	for (i = 0; i < 50; i++) {
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t,
+				sb_closures_thread, fx, "sb-closures"), 0);
+		KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&t,
+				EXEC_TEST_TIMEOUT_MS));
+		KUNIT_EXPECT_EQ(test, t.ret, 0L);
+	}
+	KUNIT_EXPECT_LE(test, exec_closures_allocated() - before,
+			2UL * EXEC_CLOSURES_PER_CHUNK * exec_cpu_ids());
+	sb_finish(fx);
 }
 
 /* The inline executor can only run items in the caller. */
@@ -755,6 +801,7 @@ static struct kunit_case exec_submit_cases[] = {
 	KUNIT_CASE(submit_post_on_full_bounded_pool_eagain),
 	KUNIT_CASE(submit_closure_forms_run_once),
 	KUNIT_CASE(submit_closures_reused),
+	KUNIT_CASE(submit_closures_thread_exit),
 	KUNIT_CASE(submit_inline_post_defer_eopnotsupp_dispatch_runs),
 	KUNIT_CASE(submit_running_in_this_thread_per_kind),
 	KUNIT_CASE(submit_strands_compare_by_identity),

@@ -24,7 +24,6 @@
 EXEC_BEGIN_DECLS
 
 struct exec_executor;
-struct exec_closure_cache;
 struct exec_timer_target;
 struct exec_context;
 struct exec_dependents;
@@ -81,7 +80,6 @@ struct exec_executor_ops {
 /**
  * struct exec_executor - the abstract executor embedded in every executor
  * @ops: the concrete executor's operations; set once by exec_executor_init()
- * @closures: cache of closures for exec_submit_fn(); owned by the library
  * @timers: where its timed items are armed (timer.h); NULL if it cannot run
  *	timed work; owned by the library
  * @context: A: its execution context (context.h), created on first use by
@@ -93,7 +91,6 @@ struct exec_executor_ops {
  */
 struct exec_executor {
 	const struct exec_executor_ops *ops;
-	struct exec_closure_cache *closures;
 	struct exec_timer_target *timers;
 	struct exec_context *context;
 	struct exec_dependents *dependents;
@@ -105,7 +102,7 @@ struct exec_executor {
  * @ops: its operations
  *
  * Context: Process context; may sleep.
- * Return: 0, or -ENOMEM if the closure cache cannot be set up.
+ * Return: 0, or -ENOMEM.
  */
 int exec_executor_init(struct exec_executor *ex,
 		       const struct exec_executor_ops *ops);
@@ -209,7 +206,9 @@ int exec_submit_flags(struct exec_executor *ex, struct exec_work *work,
  * @fn: the function
  * @arg: its argument
  *
- * The closure comes from a cache of the executor's.
+ * The closure comes from a cache of the calling CPU's (kernel) or thread's
+ * (userspace), reused once it has run; submitting one takes no lock.  Not
+ * async-signal-safe.
  *
  * Context: Process context; may sleep.
  * Return: 0; -ENOMEM if no closure could be allocated; -EINVAL,

@@ -11,6 +11,9 @@
  * chunk of ST_CHUNK items, submits them all, waits until they have all run,
  * checks and resets their counters, and reuses them for its next tasks; the
  * other producers keep the executor busy meanwhile.
+ *
+ * Closures get a case of their own: threads that submit them and exit at
+ * once, generation after generation, every closure counted.
  */
 #include <kunit/test.h>
 #include <exec/exec.h>
@@ -360,11 +363,118 @@ out:
 	st_free(ctx);
 }
 
+/*
+ * Closures from threads that come and go: generations of ST_PRODUCERS
+ * threads, each submitting ST_CLOSURES closures and exiting at once, its
+ * closures still queued, while the next generation starts.  In userspace
+ * each exiting thread leaves its cache's ring, closures in flight and all,
+ * to the next thread that needs one (core/executor.c); in the kernel the
+ * threads share their CPUs' caches.  Every closure has its own counter,
+ * which must end at exactly 1.
+ */
+#define ST_CLOSURE_GENERATIONS	16U
+#define ST_CLOSURES		1024U
+
+struct st_closure_thread {
+	struct exec_test_thread thread;
+	struct exec_test_gate *start;
+	struct exec_executor *ex;
+	atomic_t *runs;			/* one per closure */
+	atomic_t *total;
+	int ret;
+};
+
+static void st_closure_fn(void *arg)
+{
+	atomic_t **slot = arg;
+
+	exec_test_count(slot[0]);
+	exec_test_count(slot[1]);
+}
+
+static int st_closure_thread(void *arg)
+{
+	struct st_closure_thread *t = arg;
+	atomic_t **slots;
+	unsigned int i;
+	int ret;
+
+	/* Pairs of pointers: the closure's own counter, then the total. */
+	slots = (atomic_t **)(t->runs + ST_CLOSURES);
+	/* The generation's threads take their caches at once. */
+	exec_test_gate_pass(t->start);
+	for (i = 0; i < ST_CLOSURES; i++) {
+		slots[2 * i] = &t->runs[i];
+		slots[2 * i + 1] = t->total;
+		ret = exec_submit_fn(t->ex, st_closure_fn, &slots[2 * i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void stress_closures_from_threads_that_exit_run_once(struct kunit *test)
+{
+	const unsigned int nr = ST_CLOSURE_GENERATIONS * ST_PRODUCERS;
+	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
+	size_t size = ST_CLOSURES * (sizeof(atomic_t) + 2 * sizeof(void *));
+	struct exec_thread_pool *pool;
+	struct st_closure_thread *t;
+	struct exec_test_gate start;
+	unsigned int i, k, wrong = 0;
+	atomic_t total;
+
+	t = kcalloc(nr, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	for (i = 0; i < nr; i++) {
+		t[i].runs = kzalloc(size, GFP_KERNEL);
+		if (!t[i].runs) {
+			KUNIT_FAIL(test, "out of memory");
+			goto out_free;
+		}
+	}
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	atomic_set(&total, 0);
+	for (i = 0; i < nr; i++) {
+		if (i % ST_PRODUCERS == 0)
+			exec_test_gate_init(&start);
+		t[i].start = &start;
+		t[i].ex = exec_thread_pool_executor(pool);
+		t[i].total = &total;
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t[i].thread,
+				st_closure_thread, &t[i], "st-closures"), 0);
+		/* A generation ends before the next begins, its closures not. */
+		if (i % ST_PRODUCERS != ST_PRODUCERS - 1)
+			continue;
+		KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&start,
+								ST_PRODUCERS));
+		exec_test_gate_open(&start);
+		for (k = i + 1 - ST_PRODUCERS; k <= i; k++) {
+			KUNIT_ASSERT_TRUE(test, exec_test_thread_join(
+				&t[k].thread, EXEC_TEST_TIMEOUT_MS));
+			KUNIT_EXPECT_EQ(test, t[k].thread.ret, 0L);
+		}
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&total,
+			nr * ST_CLOSURES, EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&total), (int)(nr * ST_CLOSURES));
+	for (i = 0; i < nr; i++)
+		for (k = 0; k < ST_CLOSURES; k++)
+			wrong += atomic_read(&t[i].runs[k]) != 1;
+	KUNIT_EXPECT_EQ(test, wrong, 0U);
+out_free:
+	for (i = 0; i < nr; i++)
+		kfree(t[i].runs);
+	kfree(t);
+}
+
 static struct kunit_case exec_stress_cases[] = {
 	KUNIT_CASE(stress_pool_1_worker_every_task_runs_once),
 	KUNIT_CASE(stress_pool_2_workers_every_task_runs_once),
 	KUNIT_CASE(stress_pool_8_workers_every_task_runs_once),
 	KUNIT_CASE(stress_64_serials_keep_order_and_run_every_task_once),
+	KUNIT_CASE(stress_closures_from_threads_that_exit_run_once),
 	{}
 };
 

@@ -33,8 +33,8 @@ struct st_item {
 	struct exec_work work;
 	struct st_producer *p;
 	unsigned int serial;		/* index of its serial executor */
-	unsigned long seq;		/* its rank among its producer's tasks
-					 * on that serial executor */
+	/* its rank among its producer's tasks on that serial executor */
+	unsigned long seq;
 };
 
 /* Touched only by the items of one serial executor, hence plain fields. */

@@ -11,7 +11,8 @@
  * Each thread's closures (core/executor.c).  The key's destructor hands the
  * ring to the core at thread exit, for the next thread that needs one.
  * Without a key (pthread_key_create() failed: the process ran out of keys)
- * a thread's ring outlives it unused, so the fallback costs memory only.
+ * a thread's ring is not handed on at its exit but lost with it, so the
+ * fallback costs memory: at most what each exiting thread had in flight.
  */
 static __thread struct exec_closure_cache exec_thread_closures
 	__attribute__((tls_model("initial-exec")));

@@ -12,7 +12,7 @@
  * ring to the core at thread exit, for the next thread that needs one.
  * Without a key (pthread_key_create() failed: the process ran out of keys)
  * a thread's ring is not handed on at its exit but lost with it, so the
- * fallback costs memory: at most what each exiting thread had in flight.
+ * fallback costs memory: the ring each exiting thread grew.
  */
 static __thread struct exec_closure_cache exec_thread_closures
 	__attribute__((tls_model("initial-exec")));

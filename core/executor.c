@@ -62,8 +62,11 @@ struct exec_closure_chunk {
 	struct exec_closure_chunk *next_orphan;
 };
 
-/* Rings of caches whose thread has exited, waiting for a new owner. */
-static spinlock_t exec_orphans_lock = __SPIN_LOCK_UNLOCKED(exec_orphans_lock);
+/*
+ * Rings of caches whose thread has exited, waiting for a new owner.  Raw:
+ * taken with interrupts off (exec_closure_alloc()), even on PREEMPT_RT.
+ */
+static DEFINE_RAW_SPINLOCK(exec_orphans_lock);
 /* L: exec_orphans_lock; read without it only to skip the lock when empty */
 static struct exec_closure_chunk *exec_orphans;
 /* A: chunks of every cache, orphans included, for the tests and reports */
@@ -121,16 +124,17 @@ static struct exec_closure *exec_closure_take(struct exec_closure_cache *cache)
 static void exec_closure_cache_adopt(struct exec_closure_cache *cache)
 {
 	struct exec_closure_chunk *ring;
+	unsigned long flags;
 
 	if (!READ_ONCE(exec_orphans))
 		return;
-	spin_lock(&exec_orphans_lock);
+	raw_spin_lock_irqsave(&exec_orphans_lock, flags);
 	ring = exec_orphans;
 	if (ring) {
 		WRITE_ONCE(exec_orphans, ring->next_orphan);
 		ring->next_orphan = NULL;
 	}
-	spin_unlock(&exec_orphans_lock);
+	raw_spin_unlock_irqrestore(&exec_orphans_lock, flags);
 	cache->chunk = ring;
 	cache->index = 0;
 }
@@ -197,10 +201,10 @@ void exec_closure_cache_exit(struct exec_closure_cache *cache)
 		return;
 	cache->chunk = NULL;
 	cache->index = 0;
-	spin_lock_irqsave(&exec_orphans_lock, flags);
+	raw_spin_lock_irqsave(&exec_orphans_lock, flags);
 	ring->next_orphan = exec_orphans;
 	WRITE_ONCE(exec_orphans, ring);
-	spin_unlock_irqrestore(&exec_orphans_lock, flags);
+	raw_spin_unlock_irqrestore(&exec_orphans_lock, flags);
 }
 
 /* Frees a ring, whose closures have all been finished. */
@@ -242,11 +246,11 @@ void exec_closure_orphans_release(void)
 	unsigned long flags;
 
 	for (;;) {
-		spin_lock_irqsave(&exec_orphans_lock, flags);
+		raw_spin_lock_irqsave(&exec_orphans_lock, flags);
 		ring = exec_orphans;
 		if (ring)
 			WRITE_ONCE(exec_orphans, ring->next_orphan);
-		spin_unlock_irqrestore(&exec_orphans_lock, flags);
+		raw_spin_unlock_irqrestore(&exec_orphans_lock, flags);
 		if (!ring)
 			break;
 		exec_closure_ring_free(ring);

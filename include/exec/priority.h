@@ -115,7 +115,7 @@ int exec_priority_submit(struct exec_priority *prio, struct exec_work *work,
  * @arg: its argument
  * @level: its priority, 0 (lowest) to nr_levels - 1 (highest)
  *
- * The closure comes from the executor's cache, as with exec_submit_fn().
+ * The closure comes from the caller's cache, as with exec_submit_fn().
  *
  * Context: Process context; may sleep.
  * Return: as exec_priority_submit(); -ENOMEM if no closure could be

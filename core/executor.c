@@ -69,7 +69,7 @@ struct exec_closure_chunk {
 static DEFINE_RAW_SPINLOCK(exec_orphans_lock);
 /* L: exec_orphans_lock; read without it only to skip the lock when empty */
 static struct exec_closure_chunk *exec_orphans;
-/* A: chunks of every cache, orphans included, for the tests and reports */
+/* A: chunks of every cache, orphans included, for the tests */
 static atomic_long_t exec_closure_chunks;
 
 /**

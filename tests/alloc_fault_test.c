@@ -320,9 +320,10 @@ static int af_closure_create(void **objp, void *arg)
 
 static bool af_closure_finish(struct kunit *test, void *obj, void *arg)
 {
+	struct af_closures *c = obj;
+
 	/* Drained by create: the closures ran. */
-	return atomic_read(&((struct af_closures *)obj)->runs) ==
-	       ((struct af_closures *)obj)->submitted;
+	return atomic_read(&c->runs) == c->submitted;
 }
 
 static void alloc_fault_executors_over_a_pool(struct kunit *test)

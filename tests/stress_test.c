@@ -375,38 +375,37 @@ out:
 #define ST_CLOSURE_GENERATIONS	16U
 #define ST_CLOSURES		1024U
 
+/* A closure's argument: its own counter, and the count of all of them. */
+struct st_closure {
+	atomic_t runs;
+	atomic_t *total;
+};
+
 struct st_closure_thread {
 	struct exec_test_thread thread;
 	struct exec_test_gate *start;
 	struct exec_executor *ex;
-	atomic_t *runs;			/* one per closure */
-	atomic_t *total;
-	int ret;
+	struct st_closure *closures;	/* ST_CLOSURES of them */
 };
 
 static void st_closure_fn(void *arg)
 {
-	atomic_t **slot = arg;
+	struct st_closure *c = arg;
 
-	exec_test_count(slot[0]);
-	exec_test_count(slot[1]);
+	exec_test_count(&c->runs);
+	exec_test_count(c->total);
 }
 
 static int st_closure_thread(void *arg)
 {
 	struct st_closure_thread *t = arg;
-	atomic_t **slots;
 	unsigned int i;
 	int ret;
 
-	/* Pairs of pointers: the closure's own counter, then the total. */
-	slots = (atomic_t **)(t->runs + ST_CLOSURES);
 	/* The generation's threads take their caches at once. */
 	exec_test_gate_pass(t->start);
 	for (i = 0; i < ST_CLOSURES; i++) {
-		slots[2 * i] = &t->runs[i];
-		slots[2 * i + 1] = t->total;
-		ret = exec_submit_fn(t->ex, st_closure_fn, &slots[2 * i]);
+		ret = exec_submit_fn(t->ex, st_closure_fn, &t->closures[i]);
 		if (ret)
 			return ret;
 	}
@@ -417,30 +416,33 @@ static void stress_closures_from_threads_that_exit_run_once(struct kunit *test)
 {
 	const unsigned int nr = ST_CLOSURE_GENERATIONS * ST_PRODUCERS;
 	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
-	size_t size = ST_CLOSURES * (sizeof(atomic_t) + 2 * sizeof(void *));
 	struct exec_thread_pool *pool;
 	struct st_closure_thread *t;
 	struct exec_test_gate start;
 	unsigned int i, k, wrong = 0;
 	atomic_t total;
 
+	atomic_set(&total, 0);
 	t = kcalloc(nr, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	for (i = 0; i < nr; i++) {
-		t[i].runs = kzalloc(size, GFP_KERNEL);
-		if (!t[i].runs) {
+		t[i].closures = kcalloc(ST_CLOSURES, sizeof(*t[i].closures),
+					GFP_KERNEL);
+		if (!t[i].closures) {
 			KUNIT_FAIL(test, "out of memory");
 			goto out_free;
 		}
+		for (k = 0; k < ST_CLOSURES; k++) {
+			atomic_set(&t[i].closures[k].runs, 0);
+			t[i].closures[k].total = &total;
+		}
 	}
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
-	atomic_set(&total, 0);
 	for (i = 0; i < nr; i++) {
 		if (i % ST_PRODUCERS == 0)
 			exec_test_gate_init(&start);
 		t[i].start = &start;
 		t[i].ex = exec_thread_pool_executor(pool);
-		t[i].total = &total;
 		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t[i].thread,
 				st_closure_thread, &t[i], "st-closures"), 0);
 		/* A generation ends before the next begins, its closures not. */
@@ -461,11 +463,11 @@ static void stress_closures_from_threads_that_exit_run_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&total), (int)(nr * ST_CLOSURES));
 	for (i = 0; i < nr; i++)
 		for (k = 0; k < ST_CLOSURES; k++)
-			wrong += atomic_read(&t[i].runs[k]) != 1;
+			wrong += atomic_read(&t[i].closures[k].runs) != 1;
 	KUNIT_EXPECT_EQ(test, wrong, 0U);
 out_free:
 	for (i = 0; i < nr; i++)
-		kfree(t[i].runs);
+		kfree(t[i].closures);
 	kfree(t);
 }
 

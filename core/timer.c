@@ -295,6 +295,19 @@ static u64 exec_timer_backend_ns(enum exec_clock clock, u64 when)
 #define EXEC_TIMER_EARLY_STEPS		4
 #define EXEC_TIMER_EARLY_SLACK_NS	10000ULL
 
+/*
+ * The time on @clock, read at most once per pass over a base: *@now caches
+ * it, 0 until read.  A read of the clock is cheap with a TSC, but a
+ * clocksource such as the HPET costs a device access each time (more than
+ * the rest of a pass under an emulator), and a pass needs one time only.
+ */
+static u64 exec_timer_now(enum exec_clock clock, u64 *now)
+{
+	if (!*now)
+		*now = exec_clock_now(clock);
+	return *now;
+}
+
 static void exec_timer_arm_device(struct exec_timer_base *base,
 				  enum exec_clock clock, u64 at)
 {
@@ -318,7 +331,8 @@ static void exec_timer_arm_device(struct exec_timer_base *base,
  * io_uring timeout: 19-30 us).
  */
 static void exec_timer_sync_device(struct exec_timer_base *base,
-				   enum exec_clock clock, bool backstop)
+				   enum exec_clock clock, bool backstop,
+				   u64 *now)
 {
 	u64 want = exec_timer_backend_ns(clock, base->programmed[clock]);
 	u64 dev = base->device[clock];
@@ -327,7 +341,7 @@ static void exec_timer_sync_device(struct exec_timer_base *base,
 	lockdep_assert_held(&base->lock);
 	/* A one-shot device whose time has passed fired, or is firing. */
 	if (dev != EXEC_TIME_NEVER &&
-	    dev <= exec_timer_backend_ns(clock, exec_clock_now(clock)))
+	    dev <= exec_timer_backend_ns(clock, exec_timer_now(clock, now)))
 		dev = EXEC_TIME_NEVER;
 	if (want == EXEC_TIME_NEVER) {
 		/* Nothing armed: an idle base must not wake at all. */
@@ -351,17 +365,19 @@ static void exec_timer_sync_device(struct exec_timer_base *base,
 
 /*
  * Asks for an event at @when on @clock: from the clock event device, or
- * from the watcher, which is woken to take an earlier time.
+ * from the watcher, which is woken to take an earlier time.  @now caches
+ * the time (exec_timer_now()).  Returns whether anything changed, the
+ * device then kept in step; false when @when was already programmed.
  */
-static void exec_timer_program_at(struct exec_timer_base *base,
+static bool exec_timer_program_at(struct exec_timer_base *base,
 				  enum exec_clock clock, u64 when,
-				  unsigned int flags)
+				  unsigned int flags, u64 *now)
 {
 	u64 old = base->programmed[clock];
 
 	lockdep_assert_held(&base->lock);
 	if (when == old && !flags)
-		return;
+		return false;
 	/* Read locklessly by exec_timers_watch_due(). */
 	WRITE_ONCE(base->programmed[clock], when);
 	/*
@@ -372,16 +388,20 @@ static void exec_timer_program_at(struct exec_timer_base *base,
 	 */
 	if (base->watcher && (when < old || (flags & EXEC_TIMER_FORCE)))
 		exec_parker_unpark(base->watcher);
-	exec_timer_sync_device(base, clock, flags & EXEC_TIMER_BACKSTOP);
+	exec_timer_sync_device(base, clock, flags & EXEC_TIMER_BACKSTOP, now);
+	return true;
 }
 
-static void exec_timer_program(struct exec_timer_base *base,
-			       enum exec_clock clock, unsigned int flags)
+/* As exec_timer_program_at(), for the next event of @clock's wheel. */
+static bool exec_timer_program(struct exec_timer_base *base,
+			       enum exec_clock clock, unsigned int flags,
+			       u64 *now)
 {
 	unsigned int lvl;
 	u64 tick = exec_wheel_next_event(&base->wheel[clock], &lvl);
 
-	exec_timer_program_at(base, clock, exec_tick_wake_ns(tick), flags);
+	return exec_timer_program_at(base, clock, exec_tick_wake_ns(tick),
+				     flags, now);
 }
 
 /*
@@ -582,7 +602,7 @@ static bool exec_timer_enqueue(struct exec_timer_base *base,
 	struct exec_timer_target *target =
 		exec_flags_target(READ_ONCE(t->work.flags));
 	struct exec_wheel *wh = &base->wheel[clock];
-	u64 tick = exec_ns_to_tick(deadline), now, limit;
+	u64 tick = exec_ns_to_tick(deadline), now = 0, limit;
 
 	lockdep_assert_held(&base->lock);
 	WRITE_ONCE(t->expires, deadline);
@@ -590,8 +610,7 @@ static bool exec_timer_enqueue(struct exec_timer_base *base,
 	exec_trace_timer_arm(target->ex, &t->work, clock, deadline);
 	if (clock == EXEC_CLOCK_REALTIME) {
 		/* The realtime clock may have gone back since @clk was set. */
-		now = exec_clock_now(clock);
-		if (deadline <= now) {
+		if (deadline <= exec_timer_now(clock, &now)) {
 			exec_timer_due(base, t);
 			return true;
 		}
@@ -606,7 +625,8 @@ static bool exec_timer_enqueue(struct exec_timer_base *base,
 	}
 	tick = exec_wheel_add(wh, t, tick);
 	if (exec_tick_wake_ns(tick) < base->programmed[clock])
-		exec_timer_program_at(base, clock, exec_tick_wake_ns(tick), 0);
+		exec_timer_program_at(base, clock, exec_tick_wake_ns(tick), 0,
+				      &now);
 	return false;
 }
 
@@ -620,19 +640,30 @@ static bool exec_timer_advance(struct exec_timer_base *base,
 {
 	struct exec_wheel *wh;
 	unsigned int clock;
-	u64 limit;
+	u64 limit, now;
 
 	lockdep_assert_held(&base->lock);
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
+		/*
+		 * Nothing armed on this clock (its wheel is empty) and no
+		 * device to disarm: nothing to expire, program or sync, and
+		 * no clock to read.  Its @clk stays behind; an item armed
+		 * later is filed from there, as after any idle spell.
+		 */
+		if (!flags && base->programmed[clock] == EXEC_TIME_NEVER &&
+		    base->device[clock] == EXEC_TIME_NEVER)
+			continue;
 		wh = &base->wheel[clock];
-		if (exec_timer_limit(exec_clock_now(clock), &limit)) {
+		now = 0;
+		if (exec_timer_limit(exec_timer_now(clock, &now), &limit)) {
 			if (limit < wh->clk)
 				exec_wheel_rebase(wh, limit);
 			exec_wheel_advance(base, wh, limit);
 		}
-		exec_timer_program(base, clock, flags);
 		/* Also for an unchanged time, after the device fired. */
-		exec_timer_sync_device(base, clock, flags & EXEC_TIMER_BACKSTOP);
+		if (!exec_timer_program(base, clock, flags, &now))
+			exec_timer_sync_device(base, clock,
+					       flags & EXEC_TIMER_BACKSTOP, &now);
 	}
 	return base->due;
 }
@@ -668,6 +699,7 @@ static void exec_timer_expire(struct exec_clockev *ce)
 		container_of(ce, struct exec_timer_base, clockev);
 	unsigned int clock;
 	unsigned long flags;
+	u64 now;
 	bool due;
 
 	/*
@@ -678,8 +710,10 @@ static void exec_timer_expire(struct exec_clockev *ce)
 	    !exec_timer_late(base, EXEC_TIMER_BACKSTOP_NS / 2)) {
 		raw_spin_lock_irqsave(&base->lock, flags);
 		/* Exact again if the watcher has left meanwhile. */
-		for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++)
-			exec_timer_sync_device(base, clock, false);
+		for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
+			now = 0;
+			exec_timer_sync_device(base, clock, false, &now);
+		}
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		return;
 	}
@@ -1569,6 +1603,7 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 	struct exec_parker *watcher;
 	unsigned long flags;
 	unsigned int clock;
+	u64 now;
 
 	/* An idle thread of the owner: time for early cascades. */
 	if (target && target->owns_base)
@@ -1598,7 +1633,8 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 	}
 	WRITE_ONCE(base->watcher, parker);
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
-		exec_timer_sync_device(base, clock, false);
+		now = 0;
+		exec_timer_sync_device(base, clock, false, &now);
 		when[clock] = exec_timer_backend_ns(clock,
 						    base->programmed[clock]);
 	}
@@ -1673,6 +1709,7 @@ void exec_timer_test_set_realtime_offset(s64 offset)
 {
 	struct exec_timer_base *base;
 	unsigned long flags;
+	u64 now;
 	bool dead;
 
 	WRITE_ONCE(exec_realtime_offset, offset);
@@ -1680,10 +1717,11 @@ void exec_timer_test_set_realtime_offset(s64 offset)
 	for (base = exec_timer_bases; base; base = base->next) {
 		raw_spin_lock_irqsave(&base->lock, flags);
 		dead = base->dead;
+		now = 0;
 		if (!dead)
 			exec_timer_program_at(base, EXEC_CLOCK_REALTIME,
 					      base->programmed[EXEC_CLOCK_REALTIME],
-					      EXEC_TIMER_FORCE);
+					      EXEC_TIMER_FORCE, &now);
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		/* Items the new time made due go now. */
 		if (!dead)

@@ -31,6 +31,8 @@
  *   exec_online_cpus()             number of online CPUs
  *   exec_cpu_ids()                 one more than the highest CPU number
  *   exec_clock_read()              CLOCK_MONOTONIC or CLOCK_REALTIME, in ns
+ *   exec_clock_read_local()        a cheap clock for a thread's own short
+ *                                  measures (sched_clock / CLOCK_MONOTONIC)
  *   struct exec_clockev            a clock event device for one timer base:
  *                                  calls its handler when the time programmed
  *                                  on either clock has come (hrtimers /
@@ -161,6 +163,7 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  *   unsigned int exec_online_cpus(void);
  *   unsigned int exec_cpu_ids(void);
  *   u64 exec_clock_read(unsigned int clock);     EXEC_CLOCK_* of timer.h
+ *   u64 exec_clock_read_local(void);
  *   int exec_clockev_init(struct exec_clockev *ce,
  *                         void (*handler)(struct exec_clockev *ce));
  *   int exec_clockev_start(struct exec_clockev *ce);

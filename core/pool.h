@@ -18,16 +18,23 @@ struct exec_pool_grow;
 #define EXEC_SLOT_LIVE		1	/* a thread runs the worker loop */
 #define EXEC_SLOT_EXITED	2	/* the thread has exited, not joined */
 
-/* Pause iterations a worker spins before parking (a few us; see below). */
-#define EXEC_POOL_SPIN		64
+/*
+ * How long a worker spins before parking, in nanoseconds of
+ * exec_clock_read_local(): 64 pauses of this project's machines (a pause
+ * is 25 ns on them; it is 10 to 140 cycles across x86 generations, and
+ * under an emulator such as QEMU's TCG each one leaves the translated
+ * code, so a spin counted in pauses lasted 5 to 30 times as long there).
+ */
+#define EXEC_POOL_SPIN_NS	1600
 /*
  * ... after a wake-up that found nothing to do, or after a park that
  * another submission ended within EXEC_POOL_BRIEF_PARK_NS, shorter than the
  * long spin itself: that spin would have caught the item, without the
  * submitter's wake-up system call (see exec_pool_wait()).  Longer parks keep
  * the short spin, on which prompt wake-ups depend (architecture.rst).
+ * 512 pauses.
  */
-#define EXEC_POOL_SPIN_LONG	512
+#define EXEC_POOL_SPIN_LONG_NS	12800
 #define EXEC_POOL_BRIEF_PARK_NS	10000
 /*
  * A worker spins only while spinning pays: a spin that found work, or a
@@ -48,17 +55,19 @@ struct exec_pool_grow;
  */
 #define EXEC_POOL_DEFER_HELP_NS	20000
 /*
- * How often (in pauses) a spinning worker looks at the shared queue.  A look
- * reads the lines that a submitter is writing (the queue's tail, the last
- * item's link), so a worker that looks at every pause takes them from the
- * submitter between any two submissions, and each submission then pays two
- * or three cache-line transfers (~200 ns each between these vCPUs): a
- * submitter a little slower than its workers fell from 26 to 2 M items/s.
- * Looking about once a microsecond lets a batch build up between looks.
+ * How often (in nanoseconds) a spinning worker looks at the shared queue
+ * and at the other workers' slots.  A look reads the lines that a
+ * submitter is writing (the queue's tail, the last item's link), so a
+ * worker that looks at every pause takes them from the submitter between
+ * any two submissions, and each submission then pays two or three
+ * cache-line transfers (~200 ns each between these vCPUs): a submitter a
+ * little slower than its workers fell from 26 to 2 M items/s.  Looking
+ * about once a microsecond (32 pauses) lets a batch build up between
+ * looks.
  */
-#define EXEC_POOL_LOOK_EVERY	32
-/* How often (in pauses) a spinning worker looks at other workers' slots. */
-#define EXEC_POOL_STEAL_EVERY	32
+#define EXEC_POOL_LOOK_NS	800
+/* Pauses between two reads of the clock while a worker spins. */
+#define EXEC_POOL_CLOCK_EVERY	4
 #define EXEC_POOL_NEXT_STREAK	16
 
 /* The longest name prefix a report gives, with its NUL. */

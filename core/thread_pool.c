@@ -222,8 +222,7 @@ static int exec_pool_push(struct exec_thread_pool *pool,
 		 */
 		if (self && (flags & EXEC_SUBMIT_DEFER)) {
 			if (!self->deferred_at)
-				self->deferred_at =
-					exec_clock_read(EXEC_CLOCK_MONOTONIC);
+				self->deferred_at = exec_clock_read_local();
 			return 0;
 		}
 	}
@@ -314,8 +313,7 @@ static void exec_pool_defer_help(struct exec_pool_worker *w)
 		w->deferred_at = 0;
 		return;
 	}
-	if (exec_clock_read(EXEC_CLOCK_MONOTONIC) - w->deferred_at <
-	    EXEC_POOL_DEFER_HELP_NS)
+	if (exec_clock_read_local() - w->deferred_at < EXEC_POOL_DEFER_HELP_NS)
 		return;
 	w->deferred_at = 0;
 	exec_pool_kick(w->pool);
@@ -518,18 +516,56 @@ static bool exec_pool_retire_idle(struct exec_pool_worker *w, u64 deadline)
 }
 
 /*
- * How many pauses to spin before parking.  After a wake-up that found
- * nothing, or a brief park, the long spin (pool.h); otherwise the short one,
- * while spinning has caught work lately, and none once it has not: a
- * worker that spins before it parks has used CPU time that the scheduler
- * holds against it when it is woken, and its wake-up then waits for the
- * waker to sleep instead of preempting it (architecture.rst).
+ * How long to spin before parking, in nanoseconds.  After a wake-up that
+ * found nothing, or a brief park, the long spin (pool.h); otherwise the
+ * short one, while spinning has caught work lately, and none once it has
+ * not: a worker that spins before it parks has used CPU time that the
+ * scheduler holds against it when it is woken, and its wake-up then waits
+ * for the waker to sleep instead of preempting it (architecture.rst).
  */
-static unsigned int exec_pool_spin_budget(const struct exec_pool_worker *w)
+static u64 exec_pool_spin_budget(const struct exec_pool_worker *w)
 {
 	if (w->woken_idle || w->parked_briefly)
-		return EXEC_POOL_SPIN_LONG;
-	return w->spin_credit ? EXEC_POOL_SPIN : 0;
+		return EXEC_POOL_SPIN_LONG_NS;
+	return w->spin_credit ? EXEC_POOL_SPIN_NS : 0;
+}
+
+/*
+ * Spins for up to @budget ns, looking for work every EXEC_POOL_LOOK_NS.
+ * Returns an item stolen from another worker's slot, or NULL; sets
+ * *@spun_out if the budget ran out with nothing found (rather than the
+ * queue showing work, or the pool stopping, or a watched event coming).
+ */
+static struct exec_work *exec_pool_spin(struct exec_pool_worker *w,
+					u64 budget, bool watching,
+					bool *spun_out)
+{
+	struct exec_thread_pool *pool = w->pool;
+	u64 start = exec_clock_read_local(), looked = start, now;
+	struct exec_work *work;
+	unsigned int i;
+
+	*spun_out = false;
+	for (i = 1; ; i++) {
+		cpu_relax();
+		if (i % EXEC_POOL_CLOCK_EVERY)
+			continue;
+		now = exec_clock_read_local();
+		if (now - looked >= EXEC_POOL_LOOK_NS) {
+			looked = now;
+			if (exec_pool_wait_over(pool))
+				return NULL;
+			work = exec_pool_steal(w, false);
+			if (work)
+				return work;
+			if (watching && exec_timers_watch_due(&pool->ex))
+				return NULL;
+		}
+		if (now - start >= budget) {
+			*spun_out = true;
+			return NULL;
+		}
+	}
 }
 
 /*
@@ -543,10 +579,9 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	struct exec_thread_pool *pool = w->pool;
 	bool added = w->index >= pool->nr_threads;
 	struct exec_work *work = NULL;
-	u64 when[EXEC_CLOCK_COUNT], parked_at;
-	unsigned int i, spin;
+	u64 when[EXEC_CLOCK_COUNT], parked_at, budget;
 	unsigned long flags;
-	bool watching = false, parked = false, woken;
+	bool watching = false, parked = false, woken, spun_out;
 
 	if (unlikely(exec_pool_halted(pool))) {
 		*exit = true;
@@ -575,32 +610,26 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	 * which wakes a sleeper.  Spinning longer saves that worker the
 	 * system calls; a worker that finds work goes back to the short spin.
 	 */
-	spin = exec_pool_spin_budget(w);
+	budget = exec_pool_spin_budget(w);
 	w->woken_idle = false;
-	for (i = 1; i <= spin && !work; i++) {
-		if (!(i % EXEC_POOL_LOOK_EVERY) && exec_pool_wait_over(pool))
-			break;
-		if (!(i % EXEC_POOL_STEAL_EVERY)) {
-			work = exec_pool_steal(w, false);
-			if (watching && exec_timers_watch_due(&pool->ex))
-				break;
-		}
-		cpu_relax();
-	}
+	/* No spin at all: as if spun out, without the yield below. */
+	spun_out = true;
+	if (budget)
+		work = exec_pool_spin(w, budget, watching, &spun_out);
 	/*
 	 * Before it parks, a worker that spun yields its CPU once and looks
 	 * again, still counted as spinning so that submitters wake nobody:
 	 * with more runnable threads than CPUs, the submitter it waits for
 	 * may be the thread its spinning kept off this CPU.
 	 */
-	if (!work && spin && i > spin) {
+	if (!work && budget && spun_out) {
 		cond_resched();
 		if (exec_pool_wait_over(pool))
-			i = spin;
+			spun_out = false;
 	}
 	/* Full barrier, before the look at the queue in exec_pool_take(). */
 	atomic_dec_return(&pool->nr_spinning);
-	if (work || i <= spin) {
+	if (work || !spun_out) {
 		w->spin_credit = EXEC_POOL_SPIN_CREDIT;
 		/* Before the hand-over, which may set it too. */
 		w->was_spinning = !work;
@@ -626,7 +655,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		exec_pool_wake_all(pool);
 	} else {
 		work = exec_pool_steal(w, true);
-		parked_at = work ? 0 : exec_clock_read(EXEC_CLOCK_MONOTONIC);
+		parked_at = work ? 0 : exec_clock_read_local();
 		if (!work) {
 			exec_trace_worker_park(&pool->ex, w->index);
 			if (watching || added)
@@ -637,7 +666,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 			parked = true;
 		}
 		w->parked_briefly = parked_at &&
-			exec_clock_read(EXEC_CLOCK_MONOTONIC) - parked_at <
+			exec_clock_read_local() - parked_at <
 				EXEC_POOL_BRIEF_PARK_NS;
 		if (w->parked_briefly)
 			w->spin_credit = EXEC_POOL_SPIN_CREDIT;

@@ -29,6 +29,7 @@
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
@@ -131,6 +132,17 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
 static inline u64 exec_clock_read(unsigned int clock)
 {
 	return clock ? ktime_get_real_ns() : ktime_get_ns();
+}
+
+/*
+ * Nanoseconds on a clock for the calling thread's own short measures (how
+ * long it spun, how long a park lasted): sched_clock, which never touches
+ * the clocksource device (the HPET, where the TSC is not trusted), and may
+ * differ by a little between CPUs.
+ */
+static inline u64 exec_clock_read_local(void)
+{
+	return local_clock();
 }
 
 /**

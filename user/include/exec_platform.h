@@ -529,6 +529,16 @@ static inline u64 exec_clock_read(unsigned int clock)
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
 }
 
+/*
+ * Nanoseconds for the calling thread's own short measures (how long it
+ * spun, how long a park lasted): CLOCK_MONOTONIC, which the vDSO reads
+ * without a system call.
+ */
+static inline u64 exec_clock_read_local(void)
+{
+	return exec_clock_read(0);
+}
+
 static inline void msleep(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };

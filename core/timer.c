@@ -529,15 +529,20 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
  * meanwhile, so that a preempted submitter does not hold up due items.
  *
  * @self, if not NULL, is the executor the caller is a thread of, which
- * waited for these items (exec_timers_unwatch()): the items due on it are
- * deferred (EXEC_SUBMIT_DEFER), so that the caller runs the first next
- * without waking anybody, and wakes a helper only if the batch runs long
- * (a pool's defer: EXEC_POOL_DEFER_HELP_NS).  Waking a helper for every
- * batch of two or more cost each batch's first item the wake-up's system
- * call, and a watcher that fell behind never caught up: timer_lateness p99
- * 120-840 us; 43-55 us with a helper woken once the first item was done;
- * 29-32 us with the helper left to the batch's length and the device kept
- * quiet (raw re-armed io_uring timeout: 20-26 us).
+ * waited for these items (exec_timers_unwatch()): the first item due on it
+ * is deferred (EXEC_SUBMIT_DEFER), so that the caller runs it next without
+ * waking anybody; the others are submitted as any thread of the executor
+ * submits, which wakes an idle thread for them.  Deferring them all too
+ * (the helper woken only once the batch had run EXEC_POOL_DEFER_HELP_NS)
+ * saved that wake-up, but the caller looks at the time only between
+ * items: when the first one blocked, the others waited for it, however
+ * long, while other threads slept (a batch whose first item waited for the
+ * second never ran the second until the first gave up).  The price, in
+ * userspace timer_lateness against the raw re-armed io_uring timeout (7
+ * interleaved rounds, three sets): p50 0.35-0.37x and p99 1.42-1.46x;
+ * with the batch deferred, 0.19x and 1.19x (9 rounds).  Before the batch
+ * was deferred, a helper woken for every batch of two or more, with the
+ * device armed for every event, gave p99 120-840 us.
  */
 static void exec_timer_hand_over_to(struct exec_timer_base *base,
 				    struct exec_executor *self)
@@ -563,8 +568,10 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 			t = exec_work_timer(list);
 			defer = 0;
 			if (self && exec_flags_target(READ_ONCE(t->work.flags))->ex ==
-				    self)
+				    self) {
 				defer = EXEC_SUBMIT_DEFER;
+				self = NULL;
+			}
 			exec_timer_submit_due(t, defer);
 		}
 		raw_spin_lock_irqsave(&base->lock, flags);

@@ -810,6 +810,69 @@ static void pool_burst_wakes_a_worker_per_blocking_item(struct kunit *test)
 }
 
 /*
+ * Timed items due at the same time, each of which blocks at the gate until
+ * all have reached it, must each get a worker: the thread that takes them
+ * (the clock event's interrupt in the kernel, a watching worker in
+ * userspace, core/timer.c) must not leave them all to one worker, whose
+ * first item then waits for ever for the others.  In the kernel a per-CPU
+ * pool leaves the items an interrupt submits to the awake worker of that
+ * CPU (exec_pool_leave_local()), whose local timer wakes another worker
+ * once it sees it blocked.
+ */
+#define TIMED_BURST_ROUNDS	100
+
+static struct exec_timer timed_burst_timers[BURST_THREADS];
+
+static void pool_timed_burst_of_blocking_items_all_run(struct kunit *test,
+							bool per_cpu)
+{
+	struct exec_thread_pool_attr attr = { .per_cpu = per_cpu };
+	struct exec_thread_pool *pool;
+	unsigned int round, i, n, stuck = 0;
+	struct exec_executor *ex;
+	u64 at;
+
+	burst_fx = kzalloc(sizeof(*burst_fx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, burst_fx);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	ex = exec_thread_pool_executor(pool);
+	n = min_t(unsigned int, exec_thread_pool_size(pool), BURST_THREADS);
+	for (i = 0; i < n; i++)
+		exec_timer_init(&timed_burst_timers[i], burst_func, NULL);
+
+	for (round = 0; round < TIMED_BURST_ROUNDS && !stuck; round++) {
+		exec_test_gate_init(&burst_fx->gate);
+		at = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 1000000;
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ(test,
+					exec_submit_at(ex, &timed_burst_timers[i],
+						       EXEC_CLOCK_MONOTONIC, at),
+					0);
+		if (!exec_test_gate_wait_for(&burst_fx->gate, n))
+			stuck = round + 1;
+		exec_test_gate_open(&burst_fx->gate);
+		if (!exec_test_wait_atomic_ge(&burst_fx->done, (round + 1) * n,
+					      EXEC_TEST_TIMEOUT_MS))
+			stuck = round + 1;
+		msleep(round % 3);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, stuck, 0U,
+			    "round %u left an item behind a blocked one", stuck);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+	kfree(burst_fx);
+}
+
+static void pool_timed_burst_of_blocking_items_each_get_a_worker(struct kunit *test)
+{
+	pool_timed_burst_of_blocking_items_all_run(test, false);
+}
+
+static void per_cpu_pool_timed_burst_of_blocking_items_each_get_a_worker(struct kunit *test)
+{
+	pool_timed_burst_of_blocking_items_all_run(test, true);
+}
+
+/*
  * Outside threads keep submitting while destroy runs.  A gate item keeps
  * destroy from returning until every producer has stopped (a handle must not
  * be used after destroy returns), so the producers' submissions race with
@@ -994,6 +1057,8 @@ static void pool_producer_stalled_in_push_is_waited_out(struct kunit *test)
 
 static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_runs_every_submitted_item),
+	KUNIT_CASE(pool_timed_burst_of_blocking_items_each_get_a_worker),
+	KUNIT_CASE(per_cpu_pool_timed_burst_of_blocking_items_each_get_a_worker),
 	KUNIT_CASE(pool_producer_stalled_in_push_is_waited_out),
 	KUNIT_CASE(pool_size_defaults_to_online_cpus),
 	KUNIT_CASE(pool_create_rejects_too_many_threads_and_null_poolp),

@@ -42,6 +42,11 @@
  *   exec_parker_park_until()       park, but no later than a deadline
  *   exec_symbol_name()             a function's name for a report (%ps /
  *                                  dladdr(), else its address)
+ *   struct exec_cpu_timer          a one-shot timer run in hard interrupt
+ *                                  context on the CPU that armed it (an
+ *                                  hrtimer; none in userspace:
+ *                                  EXEC_HAVE_CPU_TIMER 0)
+ *   exec_cpu_timer_init/arm/pending/cancel()
  *   exec_local_closures()          the caller's closure cache: its CPU's
  *                                  (interrupts off) / its thread's
  *   exec_local_closures_release()  free the caches, at module exit

@@ -55,6 +55,16 @@ struct exec_pool_grow;
  */
 #define EXEC_POOL_DEFER_HELP_NS	20000
 /*
+ * A per-CPU pool leaves an item submitted on a CPU to that CPU's worker
+ * while the worker is awake, as a per-CPU workqueue does, and checks this
+ * often that the worker gets through what it was left: if it has not
+ * finished an item since, while items wait and nobody spins, another worker
+ * is woken (the worker may be blocked in an item; a workqueue learns that
+ * from the scheduler, which a module cannot hook).
+ */
+#define EXEC_POOL_LOCAL_CHECK_NS	20000
+
+/*
  * How often (in nanoseconds) a spinning worker looks at the shared queue
  * and at the other workers' slots.  A look reads the lines that a
  * submitter is writing (the queue's tail, the last item's link), so a
@@ -132,6 +142,10 @@ struct exec_pool_grow;
  * @wd_seq: W: @run_seq at the watchdog's look at @wd_since
  * @wd_since: W: when the watchdog first saw @wd_seq
  * @wd_reported: W: the item seen at @wd_seq has been reported
+ * @local_timer: a per-CPU pool's worker, where the platform has timers of
+ *	the arming CPU: checks that the worker gets through the items it was
+ *	left (exec_pool_local_check())
+ * @local_seq: A: @run_seq when @local_timer was armed or last looked
  * @nr_hints: O, read by the manager: exec_blocking_begin() nesting
  * @stats: O, read by exec_executor_stats(): its longest run and queue wait
  * @nr_self_submitted: O, read by exec_executor_stats(): items it put in
@@ -168,6 +182,8 @@ struct exec_pool_worker {
 	bool retired;
 	unsigned long run_seq;
 	const void *run_fn;
+	struct exec_cpu_timer local_timer;
+	unsigned long local_seq;
 	unsigned long wd_seq;
 	u64 wd_since;
 	bool wd_reported;
@@ -202,6 +218,9 @@ struct exec_pool_worker {
  *	before the pool stops; set at creation
  * @workers: @nr_slots workers, of which @nr_threads at creation and the
  *	rest as a growing pool's manager starts them
+ * @cpu_workers: a per-CPU pool's worker of each CPU (NULL for a CPU it has
+ *	none on), exec_cpu_ids() entries; NULL for other pools, and where
+ *	the platform has no timers of the arming CPU; set at creation
  * @nr_slots: most workers at once (attr.max_threads); set at creation
  * @nr_used: A: one more than the highest slot ever started; loops over the
  *	workers stop there.  Raised (release) after the slot is set up.
@@ -244,6 +263,7 @@ struct exec_thread_pool {
 	wait_queue_head_t join_wq;
 	unsigned int nr_threads;
 	struct exec_pool_worker *workers;
+	struct exec_pool_worker **cpu_workers;
 	unsigned int nr_slots;
 	unsigned int nr_used;
 	atomic_t nr_live;

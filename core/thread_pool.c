@@ -137,15 +137,78 @@ static void exec_pool_wake_all(struct exec_thread_pool *pool)
 }
 
 /*
+ * A per-CPU pool's worker checks, every EXEC_POOL_LOCAL_CHECK_NS while
+ * items wait, that it gets through the items left to it
+ * (exec_pool_leave_local()): if it has neither started nor finished one
+ * since the last look (blocked in an item, or kept off its CPU), another
+ * worker is woken.  Hard interrupt context, on the worker's CPU.
+ */
+static u64 exec_pool_local_check(struct exec_cpu_timer *t)
+{
+	struct exec_pool_worker *w =
+		container_of(t, struct exec_pool_worker, local_timer);
+	struct exec_thread_pool *pool = w->pool;
+	unsigned long seq = READ_ONCE(w->run_seq);
+
+	if (READ_ONCE(w->idle) || !exec_pool_has_work(pool) ||
+	    (READ_ONCE(pool->state) & EXEC_POOL_CLOSED))
+		return 0;
+	if (seq == READ_ONCE(w->local_seq) && atomic_read(&pool->nr_idle) &&
+	    !atomic_read(&pool->nr_spinning))
+		exec_pool_wake_one(pool);
+	WRITE_ONCE(w->local_seq, seq);
+	return EXEC_POOL_LOCAL_CHECK_NS;
+}
+
+/*
+ * Whether an item just published may be left to the worker of the calling
+ * CPU, in a per-CPU pool: that worker is awake (running an item, between
+ * two, or woken), so it takes the item once it is done, on this CPU, as
+ * a per-CPU workqueue's worker does.  Waking another worker instead sent
+ * timed items that an hrtimer queued in a batch to the other CPU, whose
+ * wake-up cost more than the items (kernel timer_lateness p50 62-77 us,
+ * 44-49 us left to the CPU's worker; hrtimer then queue_work(): 47-54).
+ *
+ * Only for items an interrupt submitted (@self NULL), which returns the
+ * CPU to the worker at once, and for the worker itself passing a wake-up
+ * on (@self): a task that submits keeps its CPU, and leaving its items to
+ * the worker there cost a per-CPU pool a quarter of post_throughput.  The
+ * caller counts on the worker only then, while the pool cannot be joined
+ * (a submission, which destroy and join wait for, or the worker itself),
+ * and the worker's local timer makes sure it gets to them.
+ */
+static bool exec_pool_leave_local(struct exec_thread_pool *pool,
+				  struct exec_pool_worker *self)
+{
+	struct exec_pool_worker *local;
+
+	if (!EXEC_HAVE_CPU_TIMER || !pool->cpu_workers || (!self && in_task()))
+		return false;
+	local = pool->cpu_workers[raw_smp_processor_id()];
+	if (!local || (self && self != local) || READ_ONCE(local->idle))
+		return false;
+	if (!exec_cpu_timer_pending(&local->local_timer)) {
+		WRITE_ONCE(local->local_seq, READ_ONCE(local->run_seq));
+		exec_cpu_timer_arm(&local->local_timer,
+				   EXEC_POOL_LOCAL_CHECK_NS);
+	}
+	return true;
+}
+
+/*
  * After publishing an item: the submitter's half of the handshake.  @nr_idle
  * first: it changes only when workers park or wake, so while they are busy
  * or spinning its line stays in the submitter's cache, where @nr_spinning's
- * changes with every item they take.
+ * changes with every item they take.  @self is the worker that submits, or
+ * NULL for an outside submitter; @leave whether the item may be left to
+ * the worker of the calling CPU (exec_pool_leave_local()).
  */
-static void exec_pool_kick(struct exec_thread_pool *pool)
+static void exec_pool_kick(struct exec_thread_pool *pool,
+			   struct exec_pool_worker *self, bool leave)
 {
 	if (atomic_read(&pool->nr_idle)) {
-		if (!atomic_read(&pool->nr_spinning))
+		if (!atomic_read(&pool->nr_spinning) &&
+		    !(leave && exec_pool_leave_local(pool, self)))
 			exec_pool_wake_one(pool);
 	} else if (pool->grow && !atomic_read(&pool->nr_spinning)) {
 		/* Every worker busy: a growing pool's manager may add one. */
@@ -226,7 +289,7 @@ static int exec_pool_push(struct exec_thread_pool *pool,
 			return 0;
 		}
 	}
-	exec_pool_kick(pool);
+	exec_pool_kick(pool, self, !self);
 	return 0;
 }
 
@@ -316,7 +379,8 @@ static void exec_pool_defer_help(struct exec_pool_worker *w)
 	if (exec_clock_read_local() - w->deferred_at < EXEC_POOL_DEFER_HELP_NS)
 		return;
 	w->deferred_at = 0;
-	exec_pool_kick(w->pool);
+	/* The batch has run long enough: a helper, wherever it is. */
+	exec_pool_kick(w->pool, w, false);
 }
 
 static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
@@ -346,7 +410,7 @@ static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
 	if (w->was_spinning) {
 		w->was_spinning = false;
 		if (exec_mpsc_maybe_nonempty(&pool->queue))
-			exec_pool_kick(pool);
+			exec_pool_kick(pool, w, true);
 	} else if (unlikely(w->deferred_at)) {
 		exec_pool_defer_help(w);
 	}
@@ -760,6 +824,11 @@ static void exec_pool_free(struct exec_thread_pool *pool)
 {
 	unsigned int i;
 
+	/* No submission is left to arm them: each stays disarmed. */
+	if (pool->cpu_workers)
+		for (i = 0; i < pool->nr_threads; i++)
+			exec_cpu_timer_cancel(&pool->workers[i].local_timer);
+	kfree(pool->cpu_workers);
 	for (i = 0; i < pool->nr_slots; i++)
 		if (pool->workers[i].parker_ready)
 			exec_parker_destroy(&pool->workers[i].parker);
@@ -882,6 +951,15 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 		ret = -ENOMEM;
 		goto err_free_pool;
 	}
+	if (EXEC_HAVE_CPU_TIMER && attr->per_cpu) {
+		pool->cpu_workers = kcalloc(exec_cpu_ids(),
+					    sizeof(*pool->cpu_workers),
+					    GFP_KERNEL);
+		if (!pool->cpu_workers) {
+			ret = -ENOMEM;
+			goto err_free_workers;
+		}
+	}
 	ret = exec_executor_init(&pool->ex, &exec_pool_ops);
 	if (ret)
 		goto err_free_workers;
@@ -902,7 +980,14 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	for (parked = 0; parked < max; parked++) {
 		pool->workers[parked].pool = pool;
 		pool->workers[parked].index = parked;
+		exec_cpu_timer_init(&pool->workers[parked].local_timer,
+				    exec_pool_local_check);
 	}
+	/* A CPU's worker is the first one bound to it. */
+	for (started = 0; pool->cpu_workers && started < nr; started++)
+		if (!pool->cpu_workers[cpus[started % nr_cpus]])
+			pool->cpu_workers[cpus[started % nr_cpus]] =
+				&pool->workers[started];
 	for (parked = 0; parked < nr; parked++) {
 		ret = exec_parker_init(&pool->workers[parked].parker);
 		if (ret)
@@ -942,6 +1027,7 @@ err_fini_executor:
 	spin_lock_destroy(&pool->consume_lock);
 	raw_spin_lock_destroy(&pool->idle_lock);
 err_free_workers:
+	kfree(pool->cpu_workers);
 	kfree(pool->workers);
 err_free_pool:
 	kfree(pool);

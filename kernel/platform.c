@@ -634,6 +634,67 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 	finish_swait(&parker->wait, &wait);
 }
 
+/* --- a timer of the arming CPU -------------------------------------------- */
+
+static enum hrtimer_restart exec_cpu_timer_fire(struct hrtimer *hr)
+{
+	struct exec_cpu_timer *t = container_of(hr, struct exec_cpu_timer, hr);
+	u64 again = t->fn(t);
+
+	if (!again)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(hr, ns_to_ktime(again));
+	return HRTIMER_RESTART;
+}
+
+/**
+ * exec_cpu_timer_init - prepare a timer of the arming CPU (core/platform.h)
+ * @t: the timer
+ * @fn: its callback, run in hard interrupt context on the CPU that armed
+ *	it; returns a delay in nanoseconds to run again after, or 0
+ *
+ * Context: Any context.
+ */
+void exec_cpu_timer_init(struct exec_cpu_timer *t,
+			 u64 (*fn)(struct exec_cpu_timer *t))
+{
+	t->fn = fn;
+#ifdef EXEC_HAVE_HRTIMER_SETUP
+	hrtimer_setup(&t->hr, exec_cpu_timer_fire, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED_HARD);
+#else
+	hrtimer_init(&t->hr, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	t->hr.function = exec_cpu_timer_fire;
+#endif
+}
+
+/**
+ * exec_cpu_timer_arm - run the callback @delay_ns from now, on this CPU
+ * @t: the timer
+ * @delay_ns: the delay
+ *
+ * An armed timer is armed again for the new time; callers that want to
+ * leave it be look at exec_cpu_timer_pending() first.
+ *
+ * Context: Any context; the callback runs on the CPU this call ran on.
+ */
+void exec_cpu_timer_arm(struct exec_cpu_timer *t, u64 delay_ns)
+{
+	hrtimer_start(&t->hr, ns_to_ktime(delay_ns),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/**
+ * exec_cpu_timer_cancel - disarm, and wait for a running callback
+ * @t: the timer; its owner arms it no more
+ *
+ * Context: Process context.
+ */
+void exec_cpu_timer_cancel(struct exec_cpu_timer *t)
+{
+	hrtimer_cancel(&t->hr);
+}
+
 /* --- the clock event device of a timer base ----------------------------- */
 
 static enum hrtimer_restart exec_clockev_fire(struct exec_clockev *ce)

@@ -79,8 +79,16 @@ struct exec_pool_action {
  *	workers are: worker N to the N-th online CPU of @thread.cpus (of all
  *	online CPUs when that is NULL), round robin.  A submission then wakes
  *	the worker of the submitting CPU when that one is idle, so the item
- *	starts without a cross-CPU wake-up.  The binding is an affinity: if
- *	its CPU goes offline, the scheduler moves the worker elsewhere.
+ *	starts without a cross-CPU wake-up.  In the kernel, an item that an
+ *	interrupt submits while that worker is awake (running an item, or
+ *	about to take one) is left to it and no other worker is woken, as a
+ *	per-CPU workqueue keeps its items on their CPU; if the worker then
+ *	starts or finishes no item for EXEC_POOL_LOCAL_CHECK_NS (20 us:
+ *	blocked in an item, or kept off its CPU) while items wait, another
+ *	worker is woken, every 20 us while it stays so.  Other workers still
+ *	take those items when they look for work.  The binding is an
+ *	affinity: if its CPU goes offline, the scheduler moves the worker
+ *	elsewhere.
  * @max_threads: most workers at once.  0 or @nr_threads: a fixed pool.
  *	Above @nr_threads the pool grows: while items wait, no worker is idle
  *	and fewer than @concurrency workers are running (the others blocked

@@ -167,4 +167,29 @@ static inline bool exec_clockev_is_thread(void)
 	return false;
 }
 
+/**
+ * struct exec_cpu_timer - a one-shot timer whose callback runs in hard
+ *	interrupt context on the CPU that armed it: an hrtimer, relative,
+ *	pinned and hard (core/platform.h)
+ * @hr: the hrtimer
+ * @fn: the callback; returns a delay in ns to run again after, or 0
+ */
+struct exec_cpu_timer {
+	struct hrtimer hr;
+	u64 (*fn)(struct exec_cpu_timer *t);
+};
+
+#define EXEC_HAVE_CPU_TIMER	1
+
+void exec_cpu_timer_init(struct exec_cpu_timer *t,
+			 u64 (*fn)(struct exec_cpu_timer *t));
+void exec_cpu_timer_arm(struct exec_cpu_timer *t, u64 delay_ns);
+void exec_cpu_timer_cancel(struct exec_cpu_timer *t);
+
+/* Whether @t is armed, or its callback runs. */
+static inline bool exec_cpu_timer_pending(struct exec_cpu_timer *t)
+{
+	return hrtimer_active(&t->hr);
+}
+
 #endif /* EXEC_KERNEL_PLATFORM_H */

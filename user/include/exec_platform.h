@@ -661,4 +661,33 @@ static inline bool exec_clockev_is_thread(void)
 	return true;
 }
 
+/*
+ * No timer here runs in the interrupted context of a CPU: a per-CPU pool
+ * wakes other workers as any pool does (core/thread_pool.c).
+ */
+struct exec_cpu_timer {
+	u64 (*fn)(struct exec_cpu_timer *t);
+};
+
+#define EXEC_HAVE_CPU_TIMER	0
+
+static inline void exec_cpu_timer_init(struct exec_cpu_timer *t,
+				       u64 (*fn)(struct exec_cpu_timer *t))
+{
+	t->fn = fn;
+}
+
+static inline void exec_cpu_timer_arm(struct exec_cpu_timer *t, u64 delay_ns)
+{
+}
+
+static inline void exec_cpu_timer_cancel(struct exec_cpu_timer *t)
+{
+}
+
+static inline bool exec_cpu_timer_pending(struct exec_cpu_timer *t)
+{
+	return false;
+}
+
 #endif /* EXEC_USER_PLATFORM_H */

@@ -59,7 +59,10 @@
  * @lock: guards everything below but @clockev's own fields
  * @dead: L: the owner is being destroyed; nothing can be armed
  * @due: L: items out of the wheel, due, in the order they came due, waiting
- *	to be submitted to their executors (FIFO, linked through next)
+ *	to be submitted to their executors (FIFO, linked through next), and
+ *	items a watcher left there for its next passes
+ *	(exec_timer_leave_due()); written with WRITE_ONCE(), also read
+ *	without the lock, as a hint, by the watcher and the device's handler
  * @due_tail: L: the last link of @due
  * @handing: L: a thread is submitting @due's items; others leave theirs to
  *	it, so that items reach their executors in the order they came due
@@ -440,7 +443,8 @@ static void exec_timer_due(struct exec_timer_base *base, struct exec_timer *t)
 
 	t->link = EXEC_TIMER_FIRED;
 	t->work.next = NULL;
-	*base->due_tail = &t->work;
+	/* @due is also read without the lock, as a hint. */
+	WRITE_ONCE(*base->due_tail, &t->work);
 	base->due_tail = &t->work.next;
 	exec_target_disarmed(target);
 	exec_stats_inc(&target->nr_fired);
@@ -522,6 +526,40 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
 }
 
 /*
+ * Items that a watcher left on the due list for its next passes go to
+ * other threads if it stays busy this long: the clock event device fires
+ * by then.  It is not armed again where it fires sooner anyway (as the
+ * backstop of the next event, within EXEC_TIMER_BACKSTOP_NS of it):
+ * arming it for every batch cost the watcher a system call each time
+ * (timer_lateness p99 34.7 us, against 28.8 us without, 9 interleaved
+ * rounds).
+ */
+#define EXEC_TIMER_LEFT_NS	(4 * EXEC_TIMER_BACKSTOP_NS)
+
+/*
+ * Puts @left, due items that a watcher left for its next passes, back at
+ * the head of @base's due list, and makes sure that the clock event device
+ * fires within EXEC_TIMER_LEFT_NS, in case the watcher stays busy: its
+ * handler then hands them to other threads (exec_timer_expire()).
+ */
+static void exec_timer_leave_due(struct exec_timer_base *base,
+				 struct exec_work *left,
+				 struct exec_work **left_tail)
+{
+	u64 now;
+
+	lockdep_assert_held(&base->lock);
+	*left_tail = base->due;
+	if (!base->due)
+		base->due_tail = left_tail;
+	WRITE_ONCE(base->due, left);
+	now = exec_clock_read(EXEC_CLOCK_MONOTONIC);
+	if (base->device[EXEC_CLOCK_MONOTONIC] > now + EXEC_TIMER_LEFT_NS)
+		exec_timer_arm_device(base, EXEC_CLOCK_MONOTONIC,
+				      now + EXEC_TIMER_BACKSTOP_NS);
+}
+
+/*
  * Submits @base's due items.  One thread at a time does it, so that items
  * reach their executors in the order they came due (a serial executor then
  * keeps that order); a caller that finds another at it leaves its items to
@@ -531,23 +569,28 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
  * @self, if not NULL, is the executor the caller is a thread of, which
  * waited for these items (exec_timers_unwatch()): the first item due on it
  * is deferred (EXEC_SUBMIT_DEFER), so that the caller runs it next without
- * waking anybody; the others are submitted as any thread of the executor
- * submits, which wakes an idle thread for them.  Deferring them all too
- * (the helper woken only once the batch had run EXEC_POOL_DEFER_HELP_NS)
- * saved that wake-up, but the caller looks at the time only between
- * items: when the first one blocked, the others waited for it, however
- * long, while other threads slept (a batch whose first item waited for the
- * second never ran the second until the first gave up).  The price, in
- * userspace timer_lateness against the raw re-armed io_uring timeout (7
- * interleaved rounds, three sets): p50 0.35-0.37x and p99 1.42-1.46x;
- * with the batch deferred, 0.19x and 1.19x (9 rounds).  Before the batch
- * was deferred, a helper woken for every batch of two or more, with the
- * device armed for every event, gave p99 120-840 us.
+ * waking anybody.  With @leave (the caller stays the watcher), the others
+ * due on it stay on the due list for the caller's next passes, one item a
+ * pass, and the device is armed to fire within EXEC_TIMER_LEFT_NS in case
+ * the caller stays busy: its handler then hands them to other threads
+ * (exec_timer_leave_due()).  So a batch of short items costs no wake-up,
+ * and a batch whose first item blocks still gets other threads.
+ *
+ * Deferring the whole batch to the caller, with a helper woken only when
+ * it took its third item, left the rest waiting for a first item that
+ * blocked, however long (a batch whose first item waited for its second
+ * never finished).  Submitting the rest as any thread submits, which wakes
+ * an idle thread, cost userspace timer_lateness p50 0.35-0.37x and p99
+ * 1.42-1.46x of the raw re-armed io_uring timeout (three sets of 7
+ * interleaved rounds), against 0.19x and 1.19x with the batch deferred.
+ * Before the watcher, a helper woken for every batch of two or more, with
+ * the device armed for every event, gave p99 120-840 us.
  */
 static void exec_timer_hand_over_to(struct exec_timer_base *base,
-				    struct exec_executor *self)
+				    struct exec_executor *self, bool leave)
 {
-	struct exec_work *list, *next;
+	struct exec_work *list, *next, *left = NULL, **left_tail = &left;
+	bool deferred = false;
 	unsigned long flags;
 	unsigned int defer;
 	struct exec_timer *t;
@@ -560,7 +603,7 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 	base->handing = true;
 	preempt_disable();
 	while ((list = base->due)) {
-		base->due = NULL;
+		WRITE_ONCE(base->due, NULL);
 		base->due_tail = &base->due;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		for (; list; list = next) {
@@ -569,13 +612,23 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 			defer = 0;
 			if (self && exec_flags_target(READ_ONCE(t->work.flags))->ex ==
 				    self) {
-				defer = EXEC_SUBMIT_DEFER;
-				self = NULL;
+				if (deferred && leave) {
+					/* For the caller's next pass. */
+					list->next = NULL;
+					*left_tail = list;
+					left_tail = &list->next;
+					continue;
+				}
+				if (!deferred)
+					defer = EXEC_SUBMIT_DEFER;
+				deferred = true;
 			}
 			exec_timer_submit_due(t, defer);
 		}
 		raw_spin_lock_irqsave(&base->lock, flags);
 	}
+	if (left)
+		exec_timer_leave_due(base, left, left_tail);
 	base->handing = false;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	preempt_enable();
@@ -583,7 +636,7 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 
 static void exec_timer_hand_over(struct exec_timer_base *base)
 {
-	exec_timer_hand_over_to(base, NULL);
+	exec_timer_hand_over_to(base, NULL, false);
 }
 
 /* The last tick whose items are all due at @now. */
@@ -729,9 +782,11 @@ static void exec_timer_expire(struct exec_clockev *ce)
 
 	/*
 	 * A watcher keeps up: nothing is late by the lower end of the
-	 * backstop's window, which the device was armed at or after.
+	 * backstop's window, which the device was armed at or after, and it
+	 * has taken every item it left on the due list for its next passes
+	 * (exec_timer_leave_due()).
 	 */
-	if (READ_ONCE(base->watcher) &&
+	if (READ_ONCE(base->watcher) && !READ_ONCE(base->due) &&
 	    !exec_timer_late(base, EXEC_TIMER_BACKSTOP_NS / 2)) {
 		raw_spin_lock_irqsave(&base->lock, flags);
 		/* Exact again if the watcher has left meanwhile. */
@@ -1505,6 +1560,8 @@ long exec_timers_shutdown(struct exec_executor *ex)
 	if (target->owns_base)
 		exec_clockev_stop(&base->clockev);
 	do {
+		/* Due items a watcher left for itself go now. */
+		exec_timer_hand_over(base);
 		raw_spin_lock_irqsave(&base->lock, flags);
 		busy = base->handing || base->due;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -1653,6 +1710,9 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 		for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++)
 			when[clock] = exec_timer_backend_ns(clock,
 				READ_ONCE(base->programmed[clock]));
+		/* Items it left for itself: a park that does not sleep. */
+		if (READ_ONCE(base->due))
+			when[EXEC_CLOCK_MONOTONIC] = 0;
 		return true;
 	}
 	if (watcher)
@@ -1684,7 +1744,9 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
  */
 bool exec_timers_watch_due(struct exec_executor *ex)
 {
-	return exec_timer_late(ex->timers->base, 0);
+	struct exec_timer_base *base = ex->timers->base;
+
+	return READ_ONCE(base->due) || exec_timer_late(base, 0);
 }
 
 /**
@@ -1716,14 +1778,16 @@ void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 	raw_spin_lock_irqsave(&base->lock, flags);
 	if (!keep)
 		WRITE_ONCE(base->watcher, NULL);
-	/* Nothing armed: nothing is due, and the device needs nothing. */
+	/* Nothing armed: nothing comes due, and the device needs nothing. */
 	if (!base->dead &&
 	    (base->programmed[EXEC_CLOCK_MONOTONIC] != EXEC_TIME_NEVER ||
 	     base->programmed[EXEC_CLOCK_REALTIME] != EXEC_TIME_NEVER))
-		due = exec_timer_advance(base, keep ? EXEC_TIMER_BACKSTOP : 0);
+		exec_timer_advance(base, keep ? EXEC_TIMER_BACKSTOP : 0);
+	/* Also what it left for itself at its last pass. */
+	due = base->due;
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	if (due)
-		exec_timer_hand_over_to(base, ex);
+		exec_timer_hand_over_to(base, ex, keep);
 }
 
 /**

@@ -166,16 +166,18 @@ static u64 exec_pool_local_check(struct exec_cpu_timer *t)
  * two, or woken), so it takes the item once it is done, on this CPU, as
  * a per-CPU workqueue's worker does.  Waking another worker instead sent
  * timed items that an hrtimer queued in a batch to the other CPU, whose
- * wake-up cost more than the items (kernel timer_lateness p50 62-77 us,
- * 44-49 us left to the CPU's worker; hrtimer then queue_work(): 47-54).
+ * wake-up cost more than the items (kernel timer_lateness p50, medians
+ * of three boots: 60, 68, 71 us; 44, 48, 47 us left to the CPU's worker;
+ * hrtimer then queue_work(): 46-56 us; executors.rst).
  *
  * Only for items an interrupt submitted (@self NULL), which returns the
  * CPU to the worker at once, and for the worker itself passing a wake-up
  * on (@self): a task that submits keeps its CPU, and leaving its items to
- * the worker there cost a per-CPU pool a quarter of post_throughput.  The
- * caller counts on the worker only then, while the pool cannot be joined
- * (a submission, which destroy and join wait for, or the worker itself),
- * and the worker's local timer makes sure it gets to them.
+ * the worker there cost a per-CPU pool a fifth to a third of
+ * post_throughput.  The caller counts on the worker only then, while the
+ * pool cannot be joined (a submission, which destroy and join wait for,
+ * or the worker itself), and the worker's local timer makes sure it gets
+ * to them.
  */
 static bool exec_pool_leave_local(struct exec_thread_pool *pool,
 				  struct exec_pool_worker *self)

@@ -64,6 +64,9 @@
  *	(exec_timer_leave_due()); written with WRITE_ONCE(), also read
  *	without the lock, as a hint, by the watcher and the device's handler
  * @due_tail: L: the last link of @due
+ * @left_by: L: when the clock event device fires at the latest for the
+ *	items a watcher left on @due (exec_timer_leave_due()), on the
+ *	monotonic clock; EXEC_TIME_NEVER when it left none
  * @handing: L: a thread is submitting @due's items; others leave theirs to
  *	it, so that items reach their executors in the order they came due
  * @programmed: L: per clock, the time of the next event asked for (of the
@@ -83,6 +86,7 @@ struct exec_timer_base {
 	bool dead;
 	struct exec_work *due;
 	struct exec_work **due_tail;
+	u64 left_by;
 	bool handing;
 	struct exec_parker *watcher;
 	u64 programmed[EXEC_CLOCK_COUNT];
@@ -338,7 +342,9 @@ static void exec_timer_sync_device(struct exec_timer_base *base,
 				   u64 *now)
 {
 	u64 want = exec_timer_backend_ns(clock, base->programmed[clock]);
-	u64 dev = base->device[clock];
+	u64 by = clock == EXEC_CLOCK_MONOTONIC ? base->left_by :
+						 EXEC_TIME_NEVER;
+	u64 dev = base->device[clock], lo, hi;
 	const u64 latest = EXEC_TIME_NEVER - 1 - EXEC_TIMER_BACKSTOP_NS;
 
 	lockdep_assert_held(&base->lock);
@@ -346,13 +352,14 @@ static void exec_timer_sync_device(struct exec_timer_base *base,
 	if (dev != EXEC_TIME_NEVER &&
 	    dev <= exec_timer_backend_ns(clock, exec_timer_now(clock, now)))
 		dev = EXEC_TIME_NEVER;
-	if (want == EXEC_TIME_NEVER) {
+	if (want == EXEC_TIME_NEVER && by == EXEC_TIME_NEVER) {
 		/* Nothing armed: an idle base must not wake at all. */
 		if (dev != EXEC_TIME_NEVER)
 			exec_timer_arm_device(base, clock, EXEC_TIME_NEVER);
 		return;
 	}
 	if (!backstop && !base->watcher) {
+		want = min(want, by);
 		if (dev != want)
 			exec_timer_arm_device(base, clock, want);
 		return;
@@ -360,10 +367,15 @@ static void exec_timer_sync_device(struct exec_timer_base *base,
 	/* A deadline centuries away: the window must not wrap. */
 	if (want > latest)
 		want = latest;
-	if (dev < want + EXEC_TIMER_BACKSTOP_NS / 2 ||
-	    dev > want + EXEC_TIMER_BACKSTOP_NS)
-		exec_timer_arm_device(base, clock,
-				      want + EXEC_TIMER_BACKSTOP_NS);
+	lo = want + EXEC_TIMER_BACKSTOP_NS / 2;
+	hi = want + EXEC_TIMER_BACKSTOP_NS;
+	/* Items left on the due list: any time until @by will do. */
+	if (by < hi) {
+		lo = 0;
+		hi = by;
+	}
+	if (dev < lo || dev > hi)
+		exec_timer_arm_device(base, clock, hi);
 }
 
 /*
@@ -528,11 +540,12 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
 /*
  * Items that a watcher left on the due list for its next passes go to
  * other threads if it stays busy this long: the clock event device fires
- * by then.  It is not armed again where it fires sooner anyway (as the
- * backstop of the next event, within EXEC_TIMER_BACKSTOP_NS of it):
- * arming it for every batch cost the watcher a system call each time
- * (timer_lateness p99 34.7 us, against 28.8 us without, 9 interleaved
- * rounds).
+ * by then (@left_by; every sync of the device keeps it so, whatever else
+ * is armed or cancelled meanwhile).  It is not armed again where it fires
+ * sooner anyway (as the backstop of the next event, within
+ * EXEC_TIMER_BACKSTOP_NS of it): arming it for every batch cost the
+ * watcher a system call each time (timer_lateness p99 34.7 us, against
+ * 28.8 us without, 9 interleaved rounds).
  */
 #define EXEC_TIMER_LEFT_NS	(4 * EXEC_TIMER_BACKSTOP_NS)
 
@@ -546,17 +559,17 @@ static void exec_timer_leave_due(struct exec_timer_base *base,
 				 struct exec_work *left,
 				 struct exec_work **left_tail)
 {
-	u64 now;
+	u64 now = 0;
 
 	lockdep_assert_held(&base->lock);
 	*left_tail = base->due;
 	if (!base->due)
 		base->due_tail = left_tail;
 	WRITE_ONCE(base->due, left);
-	now = exec_clock_read(EXEC_CLOCK_MONOTONIC);
-	if (base->device[EXEC_CLOCK_MONOTONIC] > now + EXEC_TIMER_LEFT_NS)
-		exec_timer_arm_device(base, EXEC_CLOCK_MONOTONIC,
-				      now + EXEC_TIMER_BACKSTOP_NS);
+	/* Kept by every later sync of the device until they are taken. */
+	base->left_by = exec_timer_now(EXEC_CLOCK_MONOTONIC, &now) +
+			EXEC_TIMER_LEFT_NS;
+	exec_timer_sync_device(base, EXEC_CLOCK_MONOTONIC, true, &now);
 }
 
 /*
@@ -605,6 +618,7 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 	while ((list = base->due)) {
 		WRITE_ONCE(base->due, NULL);
 		base->due_tail = &base->due;
+		base->left_by = EXEC_TIME_NEVER;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		for (; list; list = next) {
 			next = READ_ONCE(list->next);
@@ -619,8 +633,7 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 					left_tail = &list->next;
 					continue;
 				}
-				if (!deferred)
-					defer = EXEC_SUBMIT_DEFER;
+				defer = deferred ? 0 : EXEC_SUBMIT_DEFER;
 				deferred = true;
 			}
 			exec_timer_submit_due(t, defer);
@@ -1419,6 +1432,7 @@ int exec_timers_create(struct exec_executor *ex)
 		return -ENOMEM;
 	raw_spin_lock_init(&base->lock);
 	base->due_tail = &base->due;
+	base->left_by = EXEC_TIME_NEVER;
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		base->programmed[clock] = EXEC_TIME_NEVER;
 		base->device[clock] = EXEC_TIME_NEVER;

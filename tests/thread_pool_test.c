@@ -817,11 +817,14 @@ static void pool_burst_wakes_a_worker_per_blocking_item(struct kunit *test)
  * first item then waits for ever for the others.  In the kernel a per-CPU
  * pool leaves the items an interrupt submits to the awake worker of that
  * CPU (exec_pool_leave_local()), whose local timer wakes another worker
- * once it sees it blocked.
+ * once it sees it blocked.  Once the first item has reached the gate, a
+ * timer a minute away is armed: it must not move the clock event device
+ * away from the items left waiting (core/timer.c, @left_by).
  */
 #define TIMED_BURST_ROUNDS	100
 
 static struct exec_timer timed_burst_timers[BURST_THREADS];
+static struct exec_timer timed_burst_far;
 
 static void pool_timed_burst_of_blocking_items_all_run(struct kunit *test,
 							bool per_cpu)
@@ -839,6 +842,7 @@ static void pool_timed_burst_of_blocking_items_all_run(struct kunit *test,
 	n = min_t(unsigned int, exec_thread_pool_size(pool), BURST_THREADS);
 	for (i = 0; i < n; i++)
 		exec_timer_init(&timed_burst_timers[i], burst_func, NULL);
+	exec_timer_init(&timed_burst_far, burst_func, NULL);
 
 	for (round = 0; round < TIMED_BURST_ROUNDS && !stuck; round++) {
 		exec_test_gate_init(&burst_fx->gate);
@@ -848,8 +852,13 @@ static void pool_timed_burst_of_blocking_items_all_run(struct kunit *test,
 					exec_submit_at(ex, &timed_burst_timers[i],
 						       EXEC_CLOCK_MONOTONIC, at),
 					0);
+		if (!exec_test_gate_wait_for(&burst_fx->gate, 1))
+			stuck = round + 1;
+		KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &timed_burst_far,
+							60000000000ULL), 0);
 		if (!exec_test_gate_wait_for(&burst_fx->gate, n))
 			stuck = round + 1;
+		KUNIT_EXPECT_EQ(test, exec_timer_cancel(&timed_burst_far), 1);
 		exec_test_gate_open(&burst_fx->gate);
 		if (!exec_test_wait_atomic_ge(&burst_fx->done, (round + 1) * n,
 					      EXEC_TEST_TIMEOUT_MS))

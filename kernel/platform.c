@@ -634,6 +634,19 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 	finish_swait(&parker->wait, &wait);
 }
 
+/* hrtimer_setup() where the kernel has it, hrtimer_init() before 6.13. */
+static void exec_hrtimer_setup(struct hrtimer *timer,
+			       enum hrtimer_restart (*fn)(struct hrtimer *),
+			       clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef EXEC_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
 /* --- a timer of the arming CPU -------------------------------------------- */
 
 static enum hrtimer_restart exec_cpu_timer_fire(struct hrtimer *hr)
@@ -659,13 +672,8 @@ void exec_cpu_timer_init(struct exec_cpu_timer *t,
 			 u64 (*fn)(struct exec_cpu_timer *t))
 {
 	t->fn = fn;
-#ifdef EXEC_HAVE_HRTIMER_SETUP
-	hrtimer_setup(&t->hr, exec_cpu_timer_fire, CLOCK_MONOTONIC,
-		      HRTIMER_MODE_REL_PINNED_HARD);
-#else
-	hrtimer_init(&t->hr, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
-	t->hr.function = exec_cpu_timer_fire;
-#endif
+	exec_hrtimer_setup(&t->hr, exec_cpu_timer_fire, CLOCK_MONOTONIC,
+			   HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 /**
@@ -716,16 +724,6 @@ static enum hrtimer_restart exec_clockev_fire_real(struct hrtimer *timer)
 					      timer[1]));
 }
 
-static void exec_clockev_setup(struct hrtimer *timer, clockid_t clock,
-			       enum hrtimer_restart (*fn)(struct hrtimer *))
-{
-#ifdef EXEC_HAVE_HRTIMER_SETUP
-	hrtimer_setup(timer, fn, clock, HRTIMER_MODE_ABS_HARD);
-#else
-	hrtimer_init(timer, clock, HRTIMER_MODE_ABS_HARD);
-	timer->function = fn;
-#endif
-}
 
 /**
  * exec_clockev_init - prepare a clock event device (core/platform.h)
@@ -739,10 +737,10 @@ int exec_clockev_init(struct exec_clockev *ce,
 		      void (*handler)(struct exec_clockev *ce))
 {
 	ce->handler = handler;
-	exec_clockev_setup(&ce->timer[0], CLOCK_MONOTONIC,
-			   exec_clockev_fire_mono);
-	exec_clockev_setup(&ce->timer[1], CLOCK_REALTIME,
-			   exec_clockev_fire_real);
+	exec_hrtimer_setup(&ce->timer[0], exec_clockev_fire_mono,
+			   CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
+	exec_hrtimer_setup(&ce->timer[1], exec_clockev_fire_real,
+			   CLOCK_REALTIME, HRTIMER_MODE_ABS_HARD);
 	return 0;
 }
 

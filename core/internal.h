@@ -306,6 +306,7 @@ int exec_work_guard_take(struct exec_work_guard *guard,
 			 struct exec_executor *ex, enum exec_dep_kind kind);
 int exec_work_guard_drop(struct exec_work_guard *guard,
 			 enum exec_dep_kind kind);
+bool exec_executor_defers_freely(struct exec_executor *ex);
 
 /* Timed work of an executor (core/timer.c). */
 void exec_timer_sys_init(void);

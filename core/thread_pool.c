@@ -1225,6 +1225,16 @@ static void exec_pool_work_finished(struct exec_executor *ex)
 		exec_pool_wake_all(pool);
 }
 
+/*
+ * Whether @ex is a thread pool (fixed, growing or per-CPU) without a queue
+ * limit: an item that one of its workers posts with EXEC_SUBMIT_DEFER then
+ * wakes no worker and takes no room from submitters.
+ */
+bool exec_executor_defers_freely(struct exec_executor *ex)
+{
+	return ex->ops == &exec_pool_ops && !exec_to_pool(ex)->queue_limit;
+}
+
 /* @ex's statistics file, if it is a thread pool; else NULL. */
 void *exec_pool_stats_file(struct exec_executor *ex)
 {

@@ -814,6 +814,61 @@ static void serial_submissions_racing_pool_shutdown_end_once(struct kunit *test)
 	}
 }
 
+struct sx_counted {
+	struct exec_work work;
+	atomic_t runs;
+};
+
+static void sx_count(struct exec_work *work)
+{
+	exec_test_count(&container_of(work, struct sx_counted, work)->runs);
+}
+
+/*
+ * Over a thread pool, a serial executor whose queue empties lets its runner
+ * linger once at the back of the pool's queue before it lets go: a second
+ * scheduled run per item when items come one at a time, and no worker
+ * woken for it; meanwhile the pending count shows no item.  Rounds of one
+ * item far apart: the serial executor schedules its runner twice per item,
+ * the pool wakes a worker once per item, and the count pending is 0 as
+ * soon as each item has run.
+ */
+#define SX_LINGER_ROUNDS	20
+
+static void serial_runner_lingers_without_waking_a_worker(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
+	struct exec_stats pool_st, serial_st;
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct sx_counted item;
+	struct exec_executor *ex;
+	unsigned int round;
+
+	atomic_set(&item.runs, 0);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
+				exec_thread_pool_executor(pool)), 0);
+	ex = exec_serial_executor(serial);
+	exec_work_init(&item.work, sx_count);
+	/* Idle workers park; the rounds then start from parked workers. */
+	msleep(20);
+	for (round = 1; round <= SX_LINGER_ROUNDS; round++) {
+		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item.work), 0);
+		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item.runs, round,
+							EXEC_TEST_TIMEOUT_MS));
+		KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, exec_executor_stats(ex, &serial_st), 0);
+	KUNIT_EXPECT_EQ(test, exec_executor_stats(exec_thread_pool_executor(pool),
+						  &pool_st), 0);
+	KUNIT_EXPECT_EQ(test, serial_st.wakeups, 2ULL * SX_LINGER_ROUNDS);
+	KUNIT_EXPECT_LE(test, pool_st.wakeups, SX_LINGER_ROUNDS + 2ULL);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
 static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_runs_items_in_fifo_order),
 	KUNIT_CASE(serial_never_runs_two_items_at_once),
@@ -830,6 +885,7 @@ static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_try_submit_over_full_pool_runs_in_place),
 	KUNIT_CASE(serial_batch_left_over_full_pool_runs_not_dropped),
 	KUNIT_CASE(serial_submissions_racing_pool_shutdown_end_once),
+	KUNIT_CASE(serial_runner_lingers_without_waking_a_worker),
 	{}
 };
 

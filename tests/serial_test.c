@@ -817,23 +817,36 @@ static void serial_submissions_racing_pool_shutdown_end_once(struct kunit *test)
 struct sx_counted {
 	struct exec_work work;
 	atomic_t runs;
+	struct exec_test_gate *gate;	/* passed first, if set */
+	bool nap;			/* then sleeps 2 ms, if set */
 };
 
 static void sx_count(struct exec_work *work)
 {
-	exec_test_count(&container_of(work, struct sx_counted, work)->runs);
+	struct sx_counted *c = container_of(work, struct sx_counted, work);
+
+	if (c->gate)
+		exec_test_gate_pass(c->gate);
+	if (c->nap)
+		usleep_range(2000, 3000);
+	exec_test_count(&c->runs);
 }
 
 /*
- * Over a thread pool, a serial executor whose queue empties lets its runner
- * linger once at the back of the pool's queue before it lets go: a second
- * scheduled run per item when items come one at a time, and no worker
- * woken for it; meanwhile the pending count shows no item.  Rounds of one
- * item far apart: the serial executor schedules its runner twice per item,
- * the pool wakes a worker once per item, and the count pending is 0 as
- * soon as each item has run.
+ * Over a thread pool, a serial executor's run that took several items and
+ * emptied the queue lets its runner linger once at the back of the pool's
+ * queue before it lets go, and wakes no worker for it; meanwhile the
+ * pending count shows no item.  A run of one item lets go at once.
+ *
+ * Rounds far apart of three items: the first blocks until the other two
+ * are queued, so a second run takes those two and lingers: three scheduled
+ * runs per round.  The pool wakes a worker for the first run and one for
+ * the second (the running worker passes the wake-up on), but none for the
+ * lingering one: the last item sleeps long enough for the other worker to
+ * have parked again.  Then rounds of one item: one scheduled run each.
+ * Nothing is pending once a round's items have run.
  */
-#define SX_LINGER_ROUNDS	20
+#define SX_LINGER_ROUNDS	10
 
 static void serial_runner_lingers_without_waking_a_worker(struct kunit *test)
 {
@@ -841,30 +854,53 @@ static void serial_runner_lingers_without_waking_a_worker(struct kunit *test)
 	struct exec_stats pool_st, serial_st;
 	struct exec_thread_pool *pool;
 	struct exec_serial *serial;
-	struct sx_counted item;
+	struct exec_test_gate gate;
+	struct sx_counted item[3];
 	struct exec_executor *ex;
-	unsigned int round;
+	unsigned int round, i;
 
-	atomic_set(&item.runs, 0);
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
 	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
 				exec_thread_pool_executor(pool)), 0);
 	ex = exec_serial_executor(serial);
-	exec_work_init(&item.work, sx_count);
-	/* Idle workers park; the rounds then start from parked workers. */
+	for (i = 0; i < 3; i++) {
+		exec_work_init(&item[i].work, sx_count);
+		atomic_set(&item[i].runs, 0);
+		item[i].gate = i ? NULL : &gate;
+		item[i].nap = i == 2;
+	}
+	/* Idle workers park; every round starts from parked workers. */
 	msleep(20);
 	for (round = 1; round <= SX_LINGER_ROUNDS; round++) {
-		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item.work), 0);
-		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item.runs, round,
-							EXEC_TEST_TIMEOUT_MS));
+		exec_test_gate_init(&gate);
+		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[0].work), 0);
+		KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+		for (i = 1; i < 3; i++)
+			KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[i].work), 0);
+		exec_test_gate_open(&gate);
+		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item[2].runs,
+					round, EXEC_TEST_TIMEOUT_MS));
 		KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
 		msleep(20);
 	}
 	KUNIT_EXPECT_EQ(test, exec_executor_stats(ex, &serial_st), 0);
+	KUNIT_EXPECT_EQ(test, serial_st.wakeups, 3ULL * SX_LINGER_ROUNDS);
 	KUNIT_EXPECT_EQ(test, exec_executor_stats(exec_thread_pool_executor(pool),
 						  &pool_st), 0);
-	KUNIT_EXPECT_EQ(test, serial_st.wakeups, 2ULL * SX_LINGER_ROUNDS);
-	KUNIT_EXPECT_LE(test, pool_st.wakeups, SX_LINGER_ROUNDS + 2ULL);
+	KUNIT_EXPECT_LE(test, pool_st.wakeups, 2ULL * SX_LINGER_ROUNDS + 2);
+
+	item[0].gate = NULL;
+	item[2].nap = false;
+	for (round = 1; round <= SX_LINGER_ROUNDS; round++) {
+		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[1].work), 0);
+		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item[1].runs,
+					SX_LINGER_ROUNDS + round,
+					EXEC_TEST_TIMEOUT_MS));
+		KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
+		msleep(20);
+	}
+	KUNIT_EXPECT_EQ(test, exec_executor_stats(ex, &serial_st), 0);
+	KUNIT_EXPECT_EQ(test, serial_st.wakeups, 4ULL * SX_LINGER_ROUNDS);
 	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }

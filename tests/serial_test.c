@@ -905,6 +905,51 @@ static void serial_runner_lingers_without_waking_a_worker(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
+/*
+ * A serial executor destroyed while its runner lingers, or is about to: the
+ * last item has run, the runner's lingering pass is queued on the pool or
+ * running.  Destroy discards nothing, the pass only drops its reference
+ * (KASAN and ASan watch the memory), and the pool goes on.
+ */
+#define SX_LINGER_DESTROY_ROUNDS	200
+
+static void serial_destroy_while_runner_lingers(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct exec_test_gate gate;
+	struct sx_counted item[3];
+	struct exec_executor *ex;
+	unsigned int round, i;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	for (i = 0; i < 3; i++) {
+		exec_work_init(&item[i].work, sx_count);
+		atomic_set(&item[i].runs, 0);
+		item[i].gate = i ? NULL : &gate;
+		item[i].nap = false;
+	}
+	for (round = 1; round <= SX_LINGER_DESTROY_ROUNDS; round++) {
+		KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
+					exec_thread_pool_executor(pool)), 0);
+		ex = exec_serial_executor(serial);
+		exec_test_gate_init(&gate);
+		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[0].work), 0);
+		KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+		for (i = 1; i < 3; i++)
+			KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[i].work), 0);
+		exec_test_gate_open(&gate);
+		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item[2].runs,
+					round, EXEC_TEST_TIMEOUT_MS));
+		KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	}
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&item[i].runs),
+				SX_LINGER_DESTROY_ROUNDS);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
 static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_runs_items_in_fifo_order),
 	KUNIT_CASE(serial_never_runs_two_items_at_once),
@@ -922,6 +967,7 @@ static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_batch_left_over_full_pool_runs_not_dropped),
 	KUNIT_CASE(serial_submissions_racing_pool_shutdown_end_once),
 	KUNIT_CASE(serial_runner_lingers_without_waking_a_worker),
+	KUNIT_CASE(serial_destroy_while_runner_lingers),
 	{}
 };
 

@@ -832,6 +832,41 @@ static void sx_count(struct exec_work *work)
 	exec_test_count(&c->runs);
 }
 
+/* Three counted items, the first to wait at @gate; the last naps if @nap. */
+static void sx_three_init(struct sx_counted *item, struct exec_test_gate *gate,
+			  bool nap)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		exec_work_init(&item[i].work, sx_count);
+		atomic_set(&item[i].runs, 0);
+		item[i].gate = i ? NULL : gate;
+		item[i].nap = nap && i == 2;
+	}
+}
+
+/*
+ * Submits the three to @ex so that a second run takes the last two: the
+ * first waits at the gate until they are queued.  Then waits until the
+ * last has run for the @round-th time.
+ */
+static void sx_three_run(struct kunit *test, struct exec_executor *ex,
+			 struct sx_counted *item, struct exec_test_gate *gate,
+			 unsigned int round)
+{
+	unsigned int i;
+
+	exec_test_gate_init(gate);
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[0].work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(gate, 1));
+	for (i = 1; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[i].work), 0);
+	exec_test_gate_open(gate);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item[2].runs, round,
+							 EXEC_TEST_TIMEOUT_MS));
+}
+
 /*
  * Over a thread pool, a serial executor's run that took several items and
  * emptied the queue lets its runner linger once at the back of the pool's
@@ -857,29 +892,17 @@ static void serial_runner_lingers_without_waking_a_worker(struct kunit *test)
 	struct exec_test_gate gate;
 	struct sx_counted item[3];
 	struct exec_executor *ex;
-	unsigned int round, i;
+	unsigned int round;
 
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
 	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
 				exec_thread_pool_executor(pool)), 0);
 	ex = exec_serial_executor(serial);
-	for (i = 0; i < 3; i++) {
-		exec_work_init(&item[i].work, sx_count);
-		atomic_set(&item[i].runs, 0);
-		item[i].gate = i ? NULL : &gate;
-		item[i].nap = i == 2;
-	}
+	sx_three_init(item, &gate, true);
 	/* Idle workers park; every round starts from parked workers. */
 	msleep(20);
 	for (round = 1; round <= SX_LINGER_ROUNDS; round++) {
-		exec_test_gate_init(&gate);
-		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[0].work), 0);
-		KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
-		for (i = 1; i < 3; i++)
-			KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[i].work), 0);
-		exec_test_gate_open(&gate);
-		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item[2].runs,
-					round, EXEC_TEST_TIMEOUT_MS));
+		sx_three_run(test, ex, item, &gate, round);
 		KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
 		msleep(20);
 	}
@@ -920,28 +943,15 @@ static void serial_destroy_while_runner_lingers(struct kunit *test)
 	struct exec_serial *serial;
 	struct exec_test_gate gate;
 	struct sx_counted item[3];
-	struct exec_executor *ex;
 	unsigned int round, i;
 
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
-	for (i = 0; i < 3; i++) {
-		exec_work_init(&item[i].work, sx_count);
-		atomic_set(&item[i].runs, 0);
-		item[i].gate = i ? NULL : &gate;
-		item[i].nap = false;
-	}
+	sx_three_init(item, &gate, false);
 	for (round = 1; round <= SX_LINGER_DESTROY_ROUNDS; round++) {
 		KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
 					exec_thread_pool_executor(pool)), 0);
-		ex = exec_serial_executor(serial);
-		exec_test_gate_init(&gate);
-		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[0].work), 0);
-		KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
-		for (i = 1; i < 3; i++)
-			KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[i].work), 0);
-		exec_test_gate_open(&gate);
-		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item[2].runs,
-					round, EXEC_TEST_TIMEOUT_MS));
+		sx_three_run(test, exec_serial_executor(serial), item, &gate,
+			     round);
 		KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
 	}
 	for (i = 0; i < 3; i++)

@@ -17,16 +17,17 @@
  *
  * Lingering.  Over a thread pool without a queue limit (where @runner
  * would take room from submitters), a run that took several items and
- * emptied the queue does not let go at once: it adds EXEC_SERIAL_LINGERING to @nr_queued, standing
- * for no item, and posts @runner to the back of the pool's queue, deferred
- * (no worker woken).  Submitters meanwhile only push and count, as behind
- * a busy runner; the next run takes the addition back first and lets go
- * if nothing came.  Without it, a pool whose workers kept up with one
- * submitter ran each serial executor's items one or two at a time, the
- * submitter scheduling @runner for nearly every item: serial_throughput
- * fell into a slow mode of 13-20 M items/s (1.6-4 items per run) against
- * 35-50 M/s (63.5 per run) when the submitter got ahead at the start.
- * Lingering costs a pass through the pool's queue, and no wake-up.
+ * emptied the queue does not let go at once: it adds EXEC_SERIAL_LINGERING
+ * to @nr_queued, standing for no item, and posts @runner to the back of
+ * the pool's queue, deferred (no worker woken).  Submitters meanwhile
+ * only push and count, as behind a busy runner; the next run takes the
+ * addition back first and lets go if nothing came.  Without it, a pool
+ * whose workers kept up with one submitter ran each serial executor's
+ * items one or two at a time, the submitter scheduling @runner for nearly
+ * every item: serial_throughput fell into a slow mode of 13-20 M items/s
+ * (1.6-4 items per run) against 35-50 M/s (63.5 per run) when the
+ * submitter got ahead at the start.  Lingering costs a pass through the
+ * pool's queue, and no wake-up.
  *
  * Lifetime.  Each scheduled run of @runner holds a reference, and the handle
  * holds one; the structure is freed when the last goes.  exec_serial_destroy()
@@ -190,9 +191,9 @@ static int exec_serial_schedule(struct exec_serial *s, unsigned int flags)
  * The caller owns the consumer side, has taken @done items and is done with
  * the queue: hand the count of those back.  If nothing else is queued, the
  * caller took several and runs on the underlying thread pool, @runner
- * lingers instead of letting go (see the top of the file).  Returns the items still queued:
- * the caller lets go at 0 or less (0 too when @runner lingers, already
- * posted), and otherwise passes them on.
+ * lingers instead of letting go (see the top of the file).  Returns the
+ * items still queued: the caller lets go at 0 or less (0 too when @runner
+ * lingers, already posted), and otherwise passes them on.
  */
 static long exec_serial_taken(struct exec_serial *s, long done)
 {

@@ -832,6 +832,24 @@ static void sx_count(struct exec_work *work)
 	exec_test_count(&c->runs);
 }
 
+/*
+ * The pending count of @ex once a round's last item has run: its batch may
+ * still count up to @round_items until the batch ends, never more (a
+ * lingering runner's bias is no item), and it falls to 0.
+ */
+static void sx_expect_pending_drains(struct kunit *test,
+				     struct exec_executor *ex,
+				     unsigned long round_items)
+{
+	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	unsigned int spins = 0;
+
+	KUNIT_EXPECT_LE(test, exec_pending_count(ex), round_items);
+	while (exec_pending_count(ex) && !exec_test_expired(deadline))
+		exec_test_relax(&spins);
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
+}
+
 /* Three counted items, the first to wait at @gate; the last naps if @nap. */
 static void sx_three_init(struct sx_counted *item, struct exec_test_gate *gate,
 			  bool nap)
@@ -870,8 +888,8 @@ static void sx_three_run(struct kunit *test, struct exec_executor *ex,
 /*
  * Over a thread pool, a serial executor's run that took several items and
  * emptied the queue lets its runner linger once at the back of the pool's
- * queue before it lets go, and wakes no worker for it; meanwhile the
- * pending count shows no item.  A run of one item lets go at once.
+ * queue before it lets go, and wakes no worker for it; the pending count
+ * does not count it as an item.  A run of one item lets go at once.
  *
  * Rounds far apart of three items: the first blocks until the other two
  * are queued, so a second run takes those two and lingers: three scheduled
@@ -879,7 +897,9 @@ static void sx_three_run(struct kunit *test, struct exec_executor *ex,
  * the second (the running worker passes the wake-up on), but none for the
  * lingering one: the last item sleeps long enough for the other worker to
  * have parked again.  Then rounds of one item: one scheduled run each.
- * Nothing is pending once a round's items have run.
+ * Once a round's items have run, the pending count shows at most the
+ * round's items (a batch counts its own until it ends), never the bias of
+ * a lingering runner, and falls to 0.
  */
 #define SX_LINGER_ROUNDS	10
 
@@ -903,7 +923,7 @@ static void serial_runner_lingers_without_waking_a_worker(struct kunit *test)
 	msleep(20);
 	for (round = 1; round <= SX_LINGER_ROUNDS; round++) {
 		sx_three_run(test, ex, item, &gate, round);
-		KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
+		sx_expect_pending_drains(test, ex, 3);
 		msleep(20);
 	}
 	KUNIT_EXPECT_EQ(test, exec_executor_stats(ex, &serial_st), 0);
@@ -919,7 +939,7 @@ static void serial_runner_lingers_without_waking_a_worker(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item[1].runs,
 					SX_LINGER_ROUNDS + round,
 					EXEC_TEST_TIMEOUT_MS));
-		KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
+		sx_expect_pending_drains(test, ex, 1);
 		msleep(20);
 	}
 	KUNIT_EXPECT_EQ(test, exec_executor_stats(ex, &serial_st), 0);
@@ -960,6 +980,63 @@ static void serial_destroy_while_runner_lingers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
+/*
+ * While the runner lingers, the serial executor counts no item: one worker,
+ * and an item of the pool's own queued before the lingering runner and
+ * held at a gate, so that the runner waits behind it.  The pending count
+ * and the statistics show nothing queued; once the gate opens, the
+ * lingering pass finds nothing and lets go.
+ */
+static void serial_lingering_runner_counts_no_item(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct exec_test_gate gate, hold_gate;
+	struct exec_thread_pool *pool;
+	struct sx_counted item[3], hold;
+	struct exec_serial *serial;
+	struct exec_executor *ex;
+	struct exec_stats st;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
+				exec_thread_pool_executor(pool)), 0);
+	ex = exec_serial_executor(serial);
+	sx_three_init(item, &gate, false);
+	exec_work_init(&hold.work, sx_count);
+	atomic_set(&hold.runs, 0);
+	hold.gate = &hold_gate;
+	hold.nap = false;
+	exec_test_gate_init(&gate);
+	exec_test_gate_init(&hold_gate);
+
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[0].work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+	for (i = 1; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[i].work), 0);
+	/* Queued on the pool before the runner's lingering post. */
+	KUNIT_ASSERT_EQ(test, exec_submit(exec_thread_pool_executor(pool),
+					  &hold.work), 0);
+	exec_test_gate_open(&gate);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&hold_gate, 1));
+	KUNIT_EXPECT_EQ(test, atomic_read(&item[2].runs), 1);
+	/* The runner lingers behind @hold now. */
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
+	KUNIT_EXPECT_EQ(test, exec_executor_stats(ex, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.submitted, 3ULL);
+	KUNIT_EXPECT_EQ(test, st.completed, 3ULL);
+	KUNIT_EXPECT_EQ(test, st.wakeups, 3ULL);
+	exec_test_gate_open(&hold_gate);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&hold.runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* The lingering pass found nothing and let go: a new run is needed. */
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[1].work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item[1].runs, 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
 static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_runs_items_in_fifo_order),
 	KUNIT_CASE(serial_never_runs_two_items_at_once),
@@ -978,6 +1055,7 @@ static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_submissions_racing_pool_shutdown_end_once),
 	KUNIT_CASE(serial_runner_lingers_without_waking_a_worker),
 	KUNIT_CASE(serial_destroy_while_runner_lingers),
+	KUNIT_CASE(serial_lingering_runner_counts_no_item),
 	{}
 };
 

@@ -190,15 +190,15 @@ static int exec_serial_schedule(struct exec_serial *s, unsigned int flags)
 /*
  * The caller owns the consumer side, has taken @done items and is done with
  * the queue: hand the count of those back.  If nothing else is queued, the
- * caller took several and runs on the underlying thread pool, @runner
- * lingers instead of letting go (see the top of the file).  Returns the
- * items still queued: the caller lets go at 0 or less (0 too when @runner
- * lingers, already posted), and otherwise passes them on.
+ * caller took several and @linger (it is a worker of the underlying thread
+ * pool, see exec_serial_consume()), @runner lingers instead of letting go
+ * (see the top of the file).  Returns the items still queued: the caller
+ * lets go at 0 or less (0 too when @runner lingers, already posted), and
+ * otherwise passes them on.
  */
-static long exec_serial_taken(struct exec_serial *s, long done)
+static long exec_serial_taken(struct exec_serial *s, long done, bool linger)
 {
-	if (!s->linger || done < EXEC_SERIAL_LINGER_AFTER ||
-	    !exec_running_in_this_thread(s->underlying))
+	if (!linger || done < EXEC_SERIAL_LINGER_AFTER)
 		return atomic_long_sub_return(done, &s->nr_queued);
 	/*
 	 * Deferred: no worker is woken for it, and the worker that runs
@@ -219,8 +219,11 @@ static long exec_serial_taken(struct exec_serial *s, long done)
  * has no room for @runner (a bounded pool, full: -EAGAIN), the next batch
  * runs here instead, as the runner would have run it: the items were
  * accepted and must neither wait for a room nobody makes nor be dropped.
+ * @linger: @s->linger, and the caller is a thread of the underlying
+ * executor (a run of @runner, a dispatch from inside it); only a bounded
+ * pool, which gets no lingering runner, makes a submitter consume.
  */
-static void exec_serial_consume(struct exec_serial *s, bool run)
+static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 {
 	struct exec_frame frame;
 	unsigned long flags;
@@ -262,7 +265,7 @@ static void exec_serial_consume(struct exec_serial *s, bool run)
 		 */
 		if (READ_ONCE(s->dying))
 			break;
-		avail = exec_serial_taken(s, done);
+		avail = exec_serial_taken(s, done, linger);
 		if (avail <= 0)
 			break;
 		ret = exec_serial_schedule(s, EXEC_SUBMIT_NOWAIT);
@@ -287,15 +290,16 @@ out_put:
 
 static void exec_serial_runner_fn(struct exec_work *runner)
 {
-	exec_serial_consume(container_of(runner, struct exec_serial, runner),
-			    true);
+	struct exec_serial *s = container_of(runner, struct exec_serial, runner);
+
+	exec_serial_consume(s, true, s->linger);
 }
 
 /* The underlying executor dropped @runner: nobody else would run the queue. */
 static void exec_serial_runner_discarded(struct exec_work *runner)
 {
 	exec_serial_consume(container_of(runner, struct exec_serial, runner),
-			    false);
+			    false, false);
 }
 
 /*
@@ -332,7 +336,7 @@ static bool exec_serial_give_back(struct exec_serial *s,
 	if (atomic_long_sub_return(taken, &s->nr_queued) > 0) {
 		/* Still the owner: a run of @runner's reference. */
 		atomic_inc(&s->refs);
-		exec_serial_consume(s, true);
+		exec_serial_consume(s, true, false);
 	}
 	return found;
 }
@@ -358,7 +362,7 @@ static int exec_serial_submit_one(struct exec_executor *ex,
 		 * batch, ours included, here, as a dispatch would.
 		 */
 		atomic_inc(&s->refs);
-		exec_serial_consume(s, true);
+		exec_serial_consume(s, true, false);
 		return 0;
 	}
 	/* Our item may have been taken by an earlier owner: accepted. */
@@ -541,7 +545,7 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 	 * in order, and what is left is passed on to @runner.
 	 */
 	atomic_inc(&s->refs);
-	exec_serial_consume(s, true);
+	exec_serial_consume(s, true, s->linger);
 	exec_dispatch_leave(&df);
 	return 0;
 

@@ -634,19 +634,6 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 	finish_swait(&parker->wait, &wait);
 }
 
-/* hrtimer_setup() where the kernel has it, hrtimer_init() before 6.13. */
-static void exec_hrtimer_setup(struct hrtimer *timer,
-			       enum hrtimer_restart (*fn)(struct hrtimer *),
-			       clockid_t clock, enum hrtimer_mode mode)
-{
-#ifdef EXEC_HAVE_HRTIMER_SETUP
-	hrtimer_setup(timer, fn, clock, mode);
-#else
-	hrtimer_init(timer, clock, mode);
-	timer->function = fn;
-#endif
-}
-
 /* --- a timer of the arming CPU -------------------------------------------- */
 
 static enum hrtimer_restart exec_cpu_timer_fire(struct hrtimer *hr)

@@ -866,12 +866,11 @@ static void sx_three_init(struct sx_counted *item, struct exec_test_gate *gate,
 
 /*
  * Submits the three to @ex so that a second run takes the last two: the
- * first waits at the gate until they are queued.  Then waits until the
- * last has run for the @round-th time.
+ * first waits at the gate, still closed on return, until they are queued.
  */
-static void sx_three_run(struct kunit *test, struct exec_executor *ex,
-			 struct sx_counted *item, struct exec_test_gate *gate,
-			 unsigned int round)
+static void sx_three_submit(struct kunit *test, struct exec_executor *ex,
+			    struct sx_counted *item,
+			    struct exec_test_gate *gate)
 {
 	unsigned int i;
 
@@ -880,6 +879,14 @@ static void sx_three_run(struct kunit *test, struct exec_executor *ex,
 	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(gate, 1));
 	for (i = 1; i < 3; i++)
 		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[i].work), 0);
+}
+
+/* sx_three_submit(), then the last has run for the @round-th time. */
+static void sx_three_run(struct kunit *test, struct exec_executor *ex,
+			 struct sx_counted *item, struct exec_test_gate *gate,
+			 unsigned int round)
+{
+	sx_three_submit(test, ex, item, gate);
 	exec_test_gate_open(gate);
 	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&item[2].runs, round,
 							 EXEC_TEST_TIMEOUT_MS));
@@ -996,7 +1003,6 @@ static void serial_lingering_runner_counts_no_item(struct kunit *test)
 	struct exec_serial *serial;
 	struct exec_executor *ex;
 	struct exec_stats st;
-	unsigned int i;
 
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
 	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
@@ -1007,13 +1013,9 @@ static void serial_lingering_runner_counts_no_item(struct kunit *test)
 	atomic_set(&hold.runs, 0);
 	hold.gate = &hold_gate;
 	hold.nap = false;
-	exec_test_gate_init(&gate);
 	exec_test_gate_init(&hold_gate);
 
-	KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[0].work), 0);
-	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
-	for (i = 1; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item[i].work), 0);
+	sx_three_submit(test, ex, item, &gate);
 	/* Queued on the pool before the runner's lingering post. */
 	KUNIT_ASSERT_EQ(test, exec_submit(exec_thread_pool_executor(pool),
 					  &hold.work), 0);

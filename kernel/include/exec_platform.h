@@ -192,4 +192,22 @@ static inline bool exec_cpu_timer_pending(struct exec_cpu_timer *t)
 	return hrtimer_active(&t->hr);
 }
 
+/*
+ * hrtimer_setup() where the kernel has it (6.13: Kbuild defines
+ * EXEC_HAVE_HRTIMER_SETUP), hrtimer_init() before; for the kernel's own
+ * tests too.
+ */
+static inline void
+exec_hrtimer_setup(struct hrtimer *timer,
+		   enum hrtimer_restart (*fn)(struct hrtimer *),
+		   clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef EXEC_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
 #endif /* EXEC_KERNEL_PLATFORM_H */

@@ -219,8 +219,8 @@ static void ctx_create_pool(struct kunit *test, unsigned int nr,
 
 static void ctx_start_hrtimer(struct ctx_fx *fx)
 {
-	exec_kunit_hrtimer_setup(&fx->hrtimer, ctx_hrtimer_fn,
-				 HRTIMER_MODE_REL_HARD);
+	exec_hrtimer_setup(&fx->hrtimer, ctx_hrtimer_fn, CLOCK_MONOTONIC,
+			   HRTIMER_MODE_REL_HARD);
 	fx->hrtimer_armed = true;
 	hrtimer_start(&fx->hrtimer, ns_to_ktime(CTX_PERIOD_NS),
 		      HRTIMER_MODE_REL_HARD);

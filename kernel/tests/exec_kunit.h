@@ -1,32 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Helpers of the kernel-only KUnit suites (kernel/tests/): timer API names
- * across kernel versions, and counting kthreads by name.
+ * Helpers of the kernel-only KUnit suites (kernel/tests/): counting
+ * kthreads by name.  (Timer API names across kernel versions:
+ * exec_hrtimer_setup() in exec_platform.h.)
  */
 #ifndef EXEC_KUNIT_H
 #define EXEC_KUNIT_H
 
-#include <linux/hrtimer.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/timer.h>
 
 #include "exec_test.h"
-
-/* EXEC_HAVE_HRTIMER_SETUP: set by Kbuild when the kernel has it (6.13). */
-static inline void
-exec_kunit_hrtimer_setup(struct hrtimer *timer,
-			 enum hrtimer_restart (*fn)(struct hrtimer *),
-			 enum hrtimer_mode mode)
-{
-#ifdef EXEC_HAVE_HRTIMER_SETUP
-	hrtimer_setup(timer, fn, CLOCK_MONOTONIC, mode);
-#else
-	hrtimer_init(timer, CLOCK_MONOTONIC, mode);
-	timer->function = fn;
-#endif
-}
 
 /* Tasks whose name starts with @prefix, exiting ones included. */
 static inline unsigned int exec_kunit_count_tasks(const char *prefix)

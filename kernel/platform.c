@@ -711,7 +711,6 @@ static enum hrtimer_restart exec_clockev_fire_real(struct hrtimer *timer)
 					      timer[1]));
 }
 
-
 /**
  * exec_clockev_init - prepare a clock event device (core/platform.h)
  * @ce: the device

@@ -544,9 +544,16 @@ EXPORT_SYMBOL_FOR_TESTS(exec_thread_self_set);
 
 /*
  * The permit protocol is in core/parker.c; here are only the sleep and the
- * wake-up it asks for.  The sleep is a simple wait
- * queue in TASK_IDLE: an idle worker neither adds to the load average nor
- * trips the hung task detector, however long it sleeps.
+ * wake-up it asks for.  A parker has one sleeper at most, its owner, so it
+ * needs no queue: the owner publishes itself in an rcuwait, and the waker
+ * wakes the task it finds there, with no lock on either side.  The task
+ * cannot be freed under the waker: the owner takes itself out
+ * (finish_rcuwait()) before it can exit, the waker reads the pointer inside
+ * an RCU read-side section, and an exited task is freed only after a grace
+ * period.  The sleep is in TASK_IDLE: an idle worker neither adds to the
+ * load average nor trips the hung task detector, however long it sleeps.
+ * A wake-up that comes late (after the owner took itself out) is spurious
+ * for whatever the task sleeps on next, which every kernel sleep tolerates.
  */
 
 /**
@@ -560,7 +567,7 @@ int exec_parker_init(struct exec_parker *parker)
 {
 	parker->permit = 0;
 	parker->sleeping = 0;
-	init_swait_queue_head(&parker->wait);
+	rcuwait_init(&parker->wait);
 	return 0;
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_init);
@@ -574,6 +581,7 @@ EXPORT_SYMBOL_FOR_TESTS(exec_parker_init);
 void exec_parker_destroy(struct exec_parker *parker)
 {
 	WARN_ON_ONCE(READ_ONCE(parker->sleeping));
+	WARN_ON_ONCE(rcuwait_active(&parker->wait));
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_destroy);
 
@@ -585,7 +593,13 @@ EXPORT_SYMBOL_FOR_TESTS(exec_parker_destroy);
  */
 void exec_parker_sleep(struct exec_parker *parker)
 {
-	swait_event_idle_exclusive(parker->wait, READ_ONCE(parker->permit));
+	/*
+	 * rcuwait_wait_event() publishes the task, then sets the task state
+	 * (a full barrier) before it tests the permit: pairs with the barrier
+	 * between the exchange of the permit and the load of the task in
+	 * exec_parker_unpark() and rcuwait_wake_up().
+	 */
+	rcuwait_wait_event(&parker->wait, READ_ONCE(parker->permit), TASK_IDLE);
 }
 
 /**
@@ -597,7 +611,7 @@ void exec_parker_sleep(struct exec_parker *parker)
  */
 void exec_parker_wake(struct exec_parker *parker, int sleeping)
 {
-	swake_up_one(&parker->wait);
+	rcuwait_wake_up(&parker->wait);
 }
 
 /**
@@ -613,13 +627,14 @@ void exec_parker_wake(struct exec_parker *parker, int sleeping)
  */
 void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 {
-	DECLARE_SWAITQUEUE(wait);
 	unsigned int clock;
 	ktime_t expires;
 	u64 deadline;
 
 	deadline = exec_parker_first_deadline(when, &clock);
-	prepare_to_swait_exclusive(&parker->wait, &wait, TASK_IDLE);
+	prepare_to_rcuwait(&parker->wait);
+	/* Full barrier: as in exec_parker_sleep(). */
+	set_current_state(TASK_IDLE);
 	if (!READ_ONCE(parker->permit)) {
 		if (deadline == U64_MAX) {
 			schedule();
@@ -631,7 +646,7 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 							       CLOCK_MONOTONIC);
 		}
 	}
-	finish_swait(&parker->wait, &wait);
+	finish_rcuwait(&parker->wait);
 }
 
 /* --- a timer of the arming CPU -------------------------------------------- */

@@ -28,13 +28,13 @@
 #include <linux/minmax.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
+#include <linux/rcuwait.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
-#include <linux/swait.h>
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -107,16 +107,16 @@ unsigned int exec_cpu_ids(void);
  * @permit: 1 when an unpark() has not been consumed yet
  * @sleeping: EXEC_PARKER_* of core/platform.h: non-zero while the owner is
  *	(about to be) asleep; an unpark() that finds 0 does not touch @wait
- * @wait: where the owner sleeps.  A simple wait queue: its lock is a raw
- *	spinlock, so unpark() may be called from hard interrupt context, also
- *	on PREEMPT_RT.
+ * @wait: the owner's task while it sleeps (or is about to), else NULL.  An
+ *	rcuwait takes no lock, so unpark() may be called from hard interrupt
+ *	context, also on PREEMPT_RT.
  *
  * See core/platform.h for the contract.
  */
 struct exec_parker {
 	int permit;
 	int sleeping;
-	struct swait_queue_head wait;
+	struct rcuwait wait;
 };
 
 int exec_parker_init(struct exec_parker *parker);

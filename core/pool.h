@@ -104,7 +104,8 @@ struct exec_pool_grow;
  *	spinning worker.
  * @pool: the pool
  * @idle_next: L(idle_lock): link on the pool's idle list
- * @idle: L(idle_lock): on the idle list
+ * @idle: L(idle_lock): on the idle list; set only by the worker itself, so
+ *	the worker may read it without the lock (exec_pool_unidle())
  * @idle_cpu: L(idle_lock): the CPU it went idle on, a hint for wakers
  * @watching: L(idle_lock): while idle, it also waits for the pool's next
  *	timed event (exec_timers_watch()); wakers prefer other idle workers

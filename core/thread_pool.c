@@ -501,6 +501,14 @@ static bool exec_pool_unidle(struct exec_pool_worker *w)
 	unsigned long flags;
 	bool woken = true;
 
+	/*
+	 * Only the worker itself sets @idle, so false read here stays false:
+	 * its waker took it off the list, and the lock is not needed.  Read
+	 * after the permit's exchange in exec_parker_park(), which pairs with
+	 * the exchange in exec_parker_unpark() after the waker's store.
+	 */
+	if (!READ_ONCE(w->idle))
+		return true;
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	if (w->idle) {
 		woken = false;

@@ -851,17 +851,36 @@ static void sx_expect_pending_drains(struct kunit *test,
 }
 
 /* Three counted items, the first to wait at @gate; the last naps if @nap. */
+static void sx_counted_init(struct sx_counted *item,
+			    struct exec_test_gate *gate, bool nap)
+{
+	exec_work_init(&item->work, sx_count);
+	atomic_set(&item->runs, 0);
+	item->gate = gate;
+	item->nap = nap;
+}
+
 static void sx_three_init(struct sx_counted *item, struct exec_test_gate *gate,
 			  bool nap)
 {
 	unsigned int i;
 
-	for (i = 0; i < 3; i++) {
-		exec_work_init(&item[i].work, sx_count);
-		atomic_set(&item[i].runs, 0);
-		item[i].gate = i ? NULL : gate;
-		item[i].nap = nap && i == 2;
-	}
+	for (i = 0; i < 3; i++)
+		sx_counted_init(&item[i], i ? NULL : gate, nap && i == 2);
+}
+
+/* A pool of @nr_threads and a serial executor over it; returns the latter. */
+static struct exec_executor *sx_serial_over_pool(struct kunit *test,
+						 unsigned int nr_threads,
+						 struct exec_thread_pool **pool,
+						 struct exec_serial **serial)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = nr_threads };
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(pool, &attr), 0);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(serial,
+				exec_thread_pool_executor(*pool)), 0);
+	return exec_serial_executor(*serial);
 }
 
 /*
@@ -912,7 +931,6 @@ static void sx_three_run(struct kunit *test, struct exec_executor *ex,
 
 static void serial_runner_lingers_without_waking_a_worker(struct kunit *test)
 {
-	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
 	struct exec_stats pool_st, serial_st;
 	struct exec_thread_pool *pool;
 	struct exec_serial *serial;
@@ -921,10 +939,7 @@ static void serial_runner_lingers_without_waking_a_worker(struct kunit *test)
 	struct exec_executor *ex;
 	unsigned int round;
 
-	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
-	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
-				exec_thread_pool_executor(pool)), 0);
-	ex = exec_serial_executor(serial);
+	ex = sx_serial_over_pool(test, 2, &pool, &serial);
 	sx_three_init(item, &gate, true);
 	/* Idle workers park; every round starts from parked workers. */
 	msleep(20);
@@ -996,7 +1011,6 @@ static void serial_destroy_while_runner_lingers(struct kunit *test)
  */
 static void serial_lingering_runner_counts_no_item(struct kunit *test)
 {
-	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
 	struct exec_test_gate gate, hold_gate;
 	struct exec_thread_pool *pool;
 	struct sx_counted item[3], hold;
@@ -1004,15 +1018,9 @@ static void serial_lingering_runner_counts_no_item(struct kunit *test)
 	struct exec_executor *ex;
 	struct exec_stats st;
 
-	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
-	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
-				exec_thread_pool_executor(pool)), 0);
-	ex = exec_serial_executor(serial);
+	ex = sx_serial_over_pool(test, 1, &pool, &serial);
 	sx_three_init(item, &gate, false);
-	exec_work_init(&hold.work, sx_count);
-	atomic_set(&hold.runs, 0);
-	hold.gate = &hold_gate;
-	hold.nap = false;
+	sx_counted_init(&hold, &hold_gate, false);
 	exec_test_gate_init(&hold_gate);
 
 	sx_three_submit(test, ex, item, &gate);

@@ -618,7 +618,7 @@ void exec_parker_wake(struct exec_parker *parker, int sleeping)
  * exec_parker_sleep_until - the owner's sleep with deadlines (core/parker.c)
  * @parker: the caller's parker
  * @when: per clock (0 monotonic, 1 realtime), an absolute deadline in
- *	nanoseconds, or U64_MAX for none
+ *	nanoseconds, or U64_MAX for none; one clock at least has a deadline
  *
  * An hrtimer sleep on the clock of the earlier deadline
  * (exec_parker_first_deadline()).
@@ -636,15 +636,11 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 	/* Full barrier: as in exec_parker_sleep(). */
 	set_current_state(TASK_IDLE);
 	if (!READ_ONCE(parker->permit)) {
-		if (deadline == U64_MAX) {
-			schedule();
-		} else {
-			expires = ns_to_ktime(min_t(u64, deadline, KTIME_MAX));
-			schedule_hrtimeout_range_clock(&expires, 0,
-						       HRTIMER_MODE_ABS,
-						       clock ? CLOCK_REALTIME :
-							       CLOCK_MONOTONIC);
-		}
+		/* exec_parker_park_until() sleeps here only with a deadline. */
+		expires = ns_to_ktime(min_t(u64, deadline, KTIME_MAX));
+		schedule_hrtimeout_range_clock(&expires, 0, HRTIMER_MODE_ABS,
+					       clock ? CLOCK_REALTIME :
+						       CLOCK_MONOTONIC);
 	}
 	finish_rcuwait(&parker->wait);
 }

@@ -99,9 +99,11 @@ struct exec_pool_grow;
 /**
  * struct exec_pool_worker - one worker thread
  * @frame: pushed on the worker's thread while it runs; owner is the pool
- * @next: A: an item posted by this worker to its own pool.  Set only by the
- *	owner (when NULL); taken with xchg() by the owner or cmpxchg() by a
- *	spinning worker.
+ * @next: A: an item posted by this worker to its own pool, or handed to it
+ *	by the submitter that woke it.  Set only by the owner (when NULL), or
+ *	under @idle_lock by the waker that takes it off the idle list
+ *	(exec_pool_wake_one_with()); taken with xchg() by the owner or
+ *	cmpxchg() by a spinning worker.
  * @pool: the pool
  * @idle_next: L(idle_lock): link on the pool's idle list
  * @idle: L(idle_lock): on the idle list; set only by the worker itself, so
@@ -209,6 +211,8 @@ struct exec_pool_worker {
  * @idle_list: L(idle_lock): parked (or about to park) workers
  * @nr_wakeups: L(idle_lock): parked workers woken; WRITE_ONCE() as
  *	exec_executor_stats() reads it without the lock
+ * @nr_handed: L(idle_lock): items handed to the workers woken for them
+ *	(exec_pool_wake_one_with()); WRITE_ONCE() as for @nr_wakeups
  * @state: A: EXEC_POOL_* bits
  * @nr_guards: A: units of outstanding work taken with work guards
  * @queue_limit: most items waiting at once; 0 for no bound; set at creation
@@ -255,6 +259,7 @@ struct exec_thread_pool {
 	raw_spinlock_t idle_lock;
 	struct exec_pool_worker *idle_list;
 	unsigned long nr_wakeups;
+	unsigned long nr_handed;
 
 	unsigned long state ____cacheline_aligned;
 	atomic_long_t nr_guards;

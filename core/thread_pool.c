@@ -31,6 +31,19 @@
  * that takes an item from the shared queue and sees more behind it wakes
  * the next sleeper itself, so wake-ups are passed on, never absorbed.
  *
+ * A submitter from outside the pool that is going to wake a parked worker
+ * (it sees one idle and none spinning, before it publishes) hands the item
+ * to that worker instead of the shared queue: it takes the worker off the
+ * idle list and puts the item in the worker's @next slot, both under
+ * @idle_lock, then wakes it, and the worker runs the item first thing.  An
+ * idle worker's slot is empty (it parked with nothing left to take), and no
+ * other submitter can pick it until it has gone idle again.  It does so
+ * only while the shared queue is empty, so an item never overtakes an
+ * earlier one of the same submitter.  That spares
+ * the shared queue's push and count and the woken worker's pop under
+ * @consume_lock, on the path whose latency the wake-up is.  If no worker
+ * is left on the list by then, the item goes the usual way.
+ *
  * post, defer and plain submissions from a worker differ only in where the
  * item goes: post puts it on the shared queue, where any worker may take it;
  * defer puts it in the worker's @next slot and wakes nobody (it continues
@@ -90,10 +103,17 @@ static struct exec_pool_worker *exec_pool_self(const struct exec_thread_pool *po
  */
 #define EXEC_POOL_WAKE_SCAN	8
 
-static void exec_pool_wake_one(struct exec_thread_pool *pool)
+/*
+ * Wakes one idle worker, as above; with @work, hands the item to it in its
+ * own slot (see the top of the file).  Returns whether @work was handed
+ * over: false also when no worker was idle.
+ */
+static bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
+				    struct exec_work *work)
 {
 	struct exec_pool_worker *w, **link, **pick;
 	unsigned int scan, score, best = 0;
+	bool handed = false;
 	unsigned long flags;
 	int cpu;
 
@@ -119,10 +139,24 @@ static void exec_pool_wake_one(struct exec_thread_pool *pool)
 		WRITE_ONCE(w->idle, false);
 		atomic_dec(&pool->nr_idle);
 		exec_stats_inc(&pool->nr_wakeups);
+		/*
+		 * Empty while idle, but a full barrier either way: the item
+		 * is published before the unpark below.
+		 */
+		if (work && !cmpxchg(&w->next, NULL, work)) {
+			exec_stats_inc(&pool->nr_handed);
+			handed = true;
+		}
 	}
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 	if (w)
 		exec_parker_unpark(&w->parker);
+	return handed;
+}
+
+static void exec_pool_wake_one(struct exec_thread_pool *pool)
+{
+	exec_pool_wake_one_with(pool, NULL);
 }
 
 static void exec_pool_wake_all(struct exec_thread_pool *pool)
@@ -218,6 +252,24 @@ static void exec_pool_kick(struct exec_thread_pool *pool,
 	}
 }
 
+/*
+ * An outside submitter's item, before it is published: handed to the idle
+ * worker it would wake (exec_pool_wake_one_with()).  The same look as
+ * exec_pool_kick()'s; when it finds no worker to wake, the caller
+ * publishes the item and exec_pool_kick() looks again, after.  Only while
+ * the shared queue is empty: a worker runs its slot first, so an item
+ * handed over while an earlier one waits there (the same submitter's,
+ * seen by a worker that had just gone idle) would overtake it.
+ */
+static bool exec_pool_hand_to_idle(struct exec_thread_pool *pool,
+				   struct exec_work *work)
+{
+	return !exec_pool_has_work(pool) && atomic_read(&pool->nr_idle) &&
+	       !atomic_read(&pool->nr_spinning) &&
+	       !exec_pool_leave_local(pool, NULL) &&
+	       exec_pool_wake_one_with(pool, work);
+}
+
 /* Room in a bounded pool: reserve a slot, or wait, or fail. */
 static int exec_pool_reserve(struct exec_thread_pool *pool, unsigned int flags,
 			     bool from_worker)
@@ -269,6 +321,8 @@ static int exec_pool_push(struct exec_thread_pool *pool,
 		if (ret)
 			return ret;
 	}
+	if (!self && exec_pool_hand_to_idle(pool, work))
+		return 0;
 	if (self && !(flags & EXEC_SUBMIT_POST) && !READ_ONCE(self->next)) {
 		/* Full barrier: pairs with the idle worker's nr_idle++. */
 		(void)xchg(&self->next, work);
@@ -1277,6 +1331,7 @@ bool exec_pool_stats(struct exec_executor *ex, struct exec_stats *st)
 		st->submitted += READ_ONCE(w->nr_self_submitted);
 		exec_stats_add_run(st, &w->stats);
 	}
+	st->submitted += READ_ONCE(pool->nr_handed);
 	st->refused = atomic_long_read(&pool->nr_refused);
 	st->discarded = atomic_long_read(&pool->nr_discarded);
 	st->wakeups = READ_ONCE(pool->nr_wakeups);

@@ -1064,11 +1064,81 @@ static void pool_producer_stalled_in_push_is_waited_out(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
+struct tp_gated {
+	struct exec_work work;
+	struct exec_test_gate *gate;
+	atomic_t *order;
+	int seen;
+};
+
+static void tp_gated_fn(struct exec_work *work)
+{
+	struct tp_gated *g = container_of(work, struct tp_gated, work);
+
+	if (g->gate)
+		exec_test_gate_pass(g->gate);
+	g->seen = atomic_inc_return(g->order);
+}
+
+/*
+ * An outside submission that wakes a parked worker is handed to it in its
+ * own slot, not through the shared queue; one made while the worker is busy
+ * goes through the queue.  Both are counted as submitted and pending, and
+ * run in the order they were submitted.
+ */
+static void pool_item_for_a_parked_worker_is_handed_to_it(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct tp_gated first, second;
+	struct exec_thread_pool *pool;
+	struct exec_test_gate gate;
+	struct exec_executor *ex;
+	struct exec_stats st;
+	atomic_t order;
+	long queued;
+
+	atomic_set(&order, 0);
+	exec_test_gate_init(&gate);
+	exec_work_init(&first.work, tp_gated_fn);
+	first.gate = &gate;
+	first.order = &order;
+	exec_work_init(&second.work, tp_gated_fn);
+	second.gate = NULL;
+	second.order = &order;
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	ex = exec_thread_pool_executor(pool);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&pool->nr_idle, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	queued = atomic_long_read(&pool->nr_submitted);
+
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &first.work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&pool->nr_submitted), queued);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_handed), 1UL);
+
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &second.work), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&pool->nr_submitted),
+			queued + 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_handed), 1UL);
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 1UL);
+	KUNIT_EXPECT_EQ(test, exec_executor_stats(ex, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.submitted, 2ULL);
+
+	exec_test_gate_open(&gate);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&order, 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* Read after the join, which orders the workers' writes before. */
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, first.seen, 1);
+	KUNIT_EXPECT_EQ(test, second.seen, 2);
+}
+
 static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_runs_every_submitted_item),
 	KUNIT_CASE(pool_timed_burst_of_blocking_items_each_get_a_worker),
 	KUNIT_CASE(per_cpu_pool_timed_burst_of_blocking_items_each_get_a_worker),
 	KUNIT_CASE(pool_producer_stalled_in_push_is_waited_out),
+	KUNIT_CASE(pool_item_for_a_parked_worker_is_handed_to_it),
 	KUNIT_CASE(pool_size_defaults_to_online_cpus),
 	KUNIT_CASE(pool_create_rejects_too_many_threads_and_null_poolp),
 	KUNIT_CASE(pool_create_fails_cleanly_when_a_thread_cannot_start),

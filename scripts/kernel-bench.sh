@@ -177,8 +177,9 @@ print('median of %d run(s) per cell; ratio = best libexec executor '
       'libexec:managed_queue, a queue of a growing thread manager) / best '
       'workqueue, '
       '>= 1.00 means libexec is at least as good; hrtimer (raw timers, '
-      'the limit) and hrtimer:percpu (an hrtimer queuing the work on a '
-      'per-CPU workqueue) are not in the ratio' %
+      'the limit), hrtimer:percpu and hrtimer:unbound (an hrtimer queuing '
+      'the work on a per-CPU or an unbound workqueue) are not in the '
+      'ratio' %
       max((len(v) for v in groups.values()), default=0))
 head = ['workload', 'unit'] + cols + ['ratio', 'size']
 rows = []

@@ -91,7 +91,11 @@
  *                       callbacks queue_work() the item on the per-CPU
  *                       workqueue: the kernel's own way to run precisely
  *                       timed work in a thread, as libexec does, so the
- *                       cost of the thread's wake-up is in both figures
+ *                       cost of the thread's wake-up is in both figures;
+ *                       the reference of libexec:percpu
+ *   hrtimer:unbound     (timer_lateness only) the same on the unbound
+ *                       workqueue: the reference of libexec, whose workers
+ *                       are not bound to CPUs either
  *
  * Every run first warms its executor (4 items per thread, one per strand),
  * then verifies its result as the userspace runs do: every item ran exactly
@@ -229,6 +233,8 @@ MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
  * @KB_HRTIMER_WQ: an hrtimer whose callback queues the work on a per-CPU
  *	workqueue: the kernel's own precise timer with the work run in a
  *	thread, as libexec runs it (timer_lateness only)
+ * @KB_HRTIMER_WQ_UNBOUND: the same on an unbound workqueue, the counterpart
+ *	of a pool whose workers are not bound to CPUs (timer_lateness only)
  */
 enum kb_impl {
 	KB_LIBEXEC,
@@ -240,6 +246,7 @@ enum kb_impl {
 	KB_WQ_SYSTEM,
 	KB_HRTIMER,
 	KB_HRTIMER_WQ,
+	KB_HRTIMER_WQ_UNBOUND,
 };
 
 static bool kb_is_libexec(enum kb_impl impl)
@@ -259,6 +266,7 @@ static const char * const kb_impl_names[] = {
 	[KB_WQ_SYSTEM] = "\"impl\":\"workqueue\",\"wq\":\"system\"",
 	[KB_HRTIMER] = "\"impl\":\"hrtimer\"",
 	[KB_HRTIMER_WQ] = "\"impl\":\"hrtimer\",\"wq\":\"percpu\"",
+	[KB_HRTIMER_WQ_UNBOUND] = "\"impl\":\"hrtimer\",\"wq\":\"unbound\"",
 };
 
 /**
@@ -456,8 +464,9 @@ static int kb_managed_create(struct kb_exec *e, unsigned int nr)
 /**
  * kb_exec_create - create the executor of a run
  * @e: filled in
- * @impl: KB_LIBEXEC, KB_LIBEXEC_PERCPU, KB_WQ_UNBOUND, KB_WQ_PERCPU or
- *	KB_WQ_SYSTEM
+ * @impl: KB_LIBEXEC, KB_LIBEXEC_PERCPU, KB_WQ_UNBOUND, KB_WQ_PERCPU,
+ *	KB_WQ_SYSTEM, or KB_HRTIMER_WQ or KB_HRTIMER_WQ_UNBOUND for the
+ *	workqueue their hrtimers queue on
  * @nr: workers, or max_active (not for KB_WQ_SYSTEM, which has its own)
  *
  * Context: Process context; sleeps.
@@ -490,6 +499,7 @@ static int kb_exec_create(struct kb_exec *e, enum kb_impl impl,
 			return err;
 		break;
 	case KB_WQ_UNBOUND:
+	case KB_HRTIMER_WQ_UNBOUND:
 		e->q.wq = alloc_workqueue("exec-kbench", WQ_UNBOUND, nr);
 		break;
 	case KB_WQ_SYSTEM:
@@ -1066,7 +1076,7 @@ static struct {
 	unsigned int total;
 	atomic_t ran;
 	struct completion done;
-	struct workqueue_struct *wq;	/* KB_HRTIMER_WQ's */
+	struct workqueue_struct *wq;	/* KB_HRTIMER_WQ*'s */
 } kb_late;
 
 static void kb_late_ran(struct kb_late_item *it, u64 now)
@@ -1112,6 +1122,7 @@ static void kb_late_init(const struct kb_exec *e, struct kb_late_item *it)
 {
 	switch (e->impl) {
 	case KB_HRTIMER_WQ:
+	case KB_HRTIMER_WQ_UNBOUND:
 		hrtimer_init(&it->hw.hr, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 		it->hw.hr.function = kb_late_hwfn;
 		INIT_WORK(&it->hw.work, kb_late_hwwork);
@@ -1145,6 +1156,7 @@ static int kb_late_arm(const struct kb_exec *e, struct kb_late_item *it)
 			      HRTIMER_MODE_ABS);
 		return 0;
 	case KB_HRTIMER_WQ:
+	case KB_HRTIMER_WQ_UNBOUND:
 		hrtimer_start(&it->hw.hr, ns_to_ktime(it->deadline),
 			      HRTIMER_MODE_ABS);
 		return 0;
@@ -1176,6 +1188,7 @@ static unsigned int kb_late_quiesce(const struct kb_exec *e,
 			pending += hrtimer_cancel(&items[k].hr);
 			break;
 		case KB_HRTIMER_WQ:
+		case KB_HRTIMER_WQ_UNBOUND:
 			pending += hrtimer_cancel(&items[k].hw.hr);
 			pending += cancel_work_sync(&items[k].hw.work);
 			break;
@@ -1909,7 +1922,7 @@ out_free:
 struct kb_workload {
 	const char *name;
 	void (*run)(enum kb_impl impl, unsigned int run);
-	enum kb_impl impls[6];
+	enum kb_impl impls[7];
 	unsigned int nr_impls;
 };
 
@@ -1922,7 +1935,7 @@ static const struct kb_workload kb_workloads[] = {
 	  { KB_LIBEXEC, KB_LIBEXEC_PERCPU, KB_WQ_UNBOUND, KB_WQ_PERCPU }, 4 },
 	{ "timer_lateness", kb_timer_lateness,
 	  { KB_LIBEXEC, KB_LIBEXEC_PERCPU, KB_WQ_UNBOUND, KB_WQ_PERCPU,
-	    KB_HRTIMER_WQ, KB_HRTIMER }, 6 },
+	    KB_HRTIMER_WQ, KB_HRTIMER_WQ_UNBOUND, KB_HRTIMER }, 7 },
 	{ "timer_churn", kb_timer_churn,
 	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER }, 4 },
 	{ "serial_throughput", kb_serial_throughput,

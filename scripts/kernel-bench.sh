@@ -213,6 +213,19 @@ for bench, keys in figures.items():
 widths = [max(len(str(x)) for x in column) for column in zip(head, *rows)]
 for row in [head, ['-' * w for w in widths]] + rows:
     print('  '.join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
+# Each pool against the kernel's own hrtimer-then-queue_work() path on the
+# workqueue of its kind: the ratio of each run to the reference's run of the
+# same index (seconds apart in the same boot), and their median.
+pairs = [('libexec', 'hrtimer:unbound'), ('libexec:percpu', 'hrtimer:percpu')]
+for key, unit in (('p50_ns', 'p50'), ('p99_ns', 'p99')):
+    for lib, ref in pairs:
+        a = {r['run']: r[key] for r in groups.get(('timer_lateness', lib), [])}
+        b = {r['run']: r[key] for r in groups.get(('timer_lateness', ref), [])}
+        per_run = [a[k] / b[k] for k in sorted(a) if k in b and b[k]]
+        if per_run:
+            print('timer_lateness %s: %s / %s = %.2f (runs: %s)' %
+                  (unit, lib, ref, statistics.median(per_run),
+                   ' '.join('%.2f' % x for x in per_run)))
 viol = sum(r.get('order_violations', 0) for r in runs)
 print('order violations: %d; failed runs: %d' % (viol, len(fails)))
 for f in fails:

@@ -115,7 +115,9 @@
  * N = 10,000): its time is mostly sleeping and spinning, which emulation
  * does not slow down.
  * @runs repeats the whole set, the impls interleaved, so that drift of the
- * (shared, emulated) machine hits them alike.
+ * (shared, emulated) machine hits them alike; run r of a workload starts at
+ * its impl r (modulo their number), so that no impl always follows the
+ * same one (the teardown of the one before) or holds the same place.
  *
  * Loading returns 0 once everything has run, whether or not every run
  * verified (the log says), so the module stays loaded, holding nothing, until
@@ -1990,7 +1992,7 @@ static int __init exec_kbench_init(void)
 			if (!kb_selected(wl->name))
 				continue;
 			for (i = 0; i < wl->nr_impls; i++) {
-				wl->run(wl->impls[i], r);
+				wl->run(wl->impls[(r + i) % wl->nr_impls], r);
 				total++;
 				cond_resched();
 			}

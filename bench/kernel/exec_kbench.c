@@ -998,6 +998,22 @@ out_free:
 
 /* --- timers: what timer_lateness and timer_churn share ---------------------- */
 
+/*
+ * hrtimer_setup() where the kernel has it (6.13, which dropped
+ * hrtimer_init(); bench/kernel/Kbuild defines EXEC_HAVE_HRTIMER_SETUP),
+ * hrtimer_init() before.
+ */
+static void kb_hrtimer_setup(struct hrtimer *timer,
+			     enum hrtimer_restart (*fn)(struct hrtimer *))
+{
+#ifdef EXEC_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+#else
+	hrtimer_init(timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	timer->function = fn;
+#endif
+}
+
 #define KB_TIMER_SEED		0x6578656362656e63ULL	/* "execbenc" */
 #define KB_LATE_MIN_NS		(1 * NSEC_PER_MSEC)
 #define KB_LATE_MAX_NS		(50 * NSEC_PER_MSEC)
@@ -1125,8 +1141,7 @@ static void kb_late_init(const struct kb_exec *e, struct kb_late_item *it)
 	switch (e->impl) {
 	case KB_HRTIMER_WQ:
 	case KB_HRTIMER_WQ_UNBOUND:
-		hrtimer_init(&it->hw.hr, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-		it->hw.hr.function = kb_late_hwfn;
+		kb_hrtimer_setup(&it->hw.hr, kb_late_hwfn);
 		INIT_WORK(&it->hw.work, kb_late_hwwork);
 		break;
 	case KB_LIBEXEC:
@@ -1134,8 +1149,7 @@ static void kb_late_init(const struct kb_exec *e, struct kb_late_item *it)
 		exec_timer_init(&it->et, kb_late_efn, NULL);
 		break;
 	case KB_HRTIMER:
-		hrtimer_init(&it->hr, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-		it->hr.function = kb_late_hfn;
+		kb_hrtimer_setup(&it->hr, kb_late_hfn);
 		break;
 	default:
 		INIT_DELAYED_WORK(&it->dw, kb_late_wfn);
@@ -1490,8 +1504,7 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 			exec_timer_init(&et[i], kb_churn_efn, NULL);
 			break;
 		case KB_HRTIMER:
-			hrtimer_init(&hr[i], CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-			hr[i].function = kb_churn_hfn;
+			kb_hrtimer_setup(&hr[i], kb_churn_hfn);
 			break;
 		default:
 			INIT_DELAYED_WORK(&dw[i], kb_churn_wfn);

@@ -260,12 +260,20 @@ static void exec_pool_kick(struct exec_thread_pool *pool,
  * the shared queue is empty: a worker runs its slot first, so an item
  * handed over while an earlier one waits there (the same submitter's,
  * seen by a worker that had just gone idle) would overtake it.
+ *
+ * @nr_idle first, as in exec_pool_kick(): the queue's state is the line
+ * that every pop writes, and reading it on every submission while the
+ * workers were busy took post_throughput from 11.9-17.9 M/s to 4.9-7.9
+ * (6 interleaved rounds); with the queue looked at only when a worker
+ * is idle, 17.5 against 17.5 M/s (medians of 10) for the tree before the
+ * hand-over.
  */
 static bool exec_pool_hand_to_idle(struct exec_thread_pool *pool,
 				   struct exec_work *work)
 {
-	return !exec_pool_has_work(pool) && atomic_read(&pool->nr_idle) &&
+	return atomic_read(&pool->nr_idle) &&
 	       !atomic_read(&pool->nr_spinning) &&
+	       !exec_pool_has_work(pool) &&
 	       !exec_pool_leave_local(pool, NULL) &&
 	       exec_pool_wake_one_with(pool, work);
 }

@@ -1094,7 +1094,7 @@ static struct {
 	unsigned int total;
 	atomic_t ran;
 	struct completion done;
-	struct workqueue_struct *wq;	/* KB_HRTIMER_WQ*'s */
+	struct workqueue_struct *wq;	/* the hrtimer impls' workqueue */
 } kb_late;
 
 static void kb_late_ran(struct kb_late_item *it, u64 now)

@@ -10,7 +10,11 @@
  * it comes.  Expiry moves due items out of the wheel and submits each to the
  * executor it was armed on; from there it runs like any other item.  The
  * expiry runs in the clock event's context (hard interrupt in the kernel), so
- * it only hands work over; the work runs on the executor's threads.
+ * it only hands work over; the work runs on the executor's threads.  In both
+ * worlds an idle thread of the owning executor may instead wait for the next
+ * event itself (exec_timers_watch()) and expire the base when it wakes,
+ * running the first due item without a wake-up of its own; the device is
+ * then only a backstop in case that thread stays busy.
  *
  * An executor that runs timed work has a target (struct exec_timer_target):
  * which base, which executor.  A thread pool or a loop executor owns a base;
@@ -324,7 +328,7 @@ static void exec_timer_arm_device(struct exec_timer_base *base,
 
 /*
  * Keeps the clock event device in step with @programmed[@clock]: armed
- * for that time while no thread watches (always, in the kernel).  While a
+ * for that time while no thread watches.  While a
  * watcher waits for it, or runs what came due (@backstop), the device is
  * only a backstop, in case the watcher stays busy: armed between half
  * EXEC_TIMER_BACKSTOP_NS and EXEC_TIMER_BACKSTOP_NS after the next event,
@@ -1666,7 +1670,7 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
 {
 	struct exec_timer_target *target = ex->timers;
 
-	if (!exec_clockev_is_thread() || !target || !target->owns_base)
+	if (!target || !target->owns_base)
 		return NULL;
 	return target->base;
 }
@@ -1679,11 +1683,15 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
  *	(EXEC_TIME_NEVER for none), as exec_parker_park_until() takes them
  *
  * Where the clock event device is a thread (userspace), a due item costs
- * two wake-ups, the device's and then a worker's.  A thread of the
- * executor about to wait for work calls this instead, parks until @when,
- * and calls exec_timers_unwatch() when it stops waiting, which hands the
- * due items over with the first one kept for the caller: one wake-up per
- * timed item.  At most one thread watches a base at a time, and it stays
+ * two wake-ups, the device's and then a worker's; where it is an hrtimer
+ * (the kernel), the hard interrupt advances the wheel and submits the
+ * item, which hands it to an idle worker and wakes it, all with interrupts
+ * off.  A thread of the executor about to wait for work calls this
+ * instead, parks until @when, and calls exec_timers_unwatch() when it
+ * stops waiting, which hands the due items over with the first one kept
+ * for the caller: one wake-up per timed item, and in the kernel an
+ * interrupt that only wakes the watcher (the hrtimer of its timed sleep).
+ * At most one thread watches a base at a time, and it stays
  * the watcher while it runs what came due (exec_timers_unwatch() with
  * @keep), so that coming back to wait costs no lock.  Meanwhile the device
  * is only a backstop (exec_timer_sync_device()).  Items armed on other
@@ -1694,8 +1702,8 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
  *
  * Context: Process context, a thread of @ex.
  * Return: true if the caller watches (then exec_timers_unwatch() must
- * follow); false if it is not needed (the device is an hrtimer, another
- * thread watches, the base is shutting down).
+ * follow); false if it is not needed (another thread watches, the base is
+ * shutting down, the executor shares another's base).
  */
 bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 		       u64 *when)

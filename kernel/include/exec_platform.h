@@ -159,8 +159,9 @@ struct exec_clockev {
 };
 
 /*
- * The hrtimers wake the worker that runs a due item themselves: a worker
- * that waited for the next event on its own would save nothing.
+ * The device is an hrtimer, whose handler runs in hard interrupt context:
+ * the wheel's early cascades are left to the executor's idle threads
+ * (core/timer.c).
  */
 static inline bool exec_clockev_is_thread(void)
 {

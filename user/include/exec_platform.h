@@ -653,8 +653,8 @@ struct exec_clockev {
 };
 
 /*
- * The clock event device is a thread here: a thread of the executor that
- * waits for the next event itself saves a wake-up (core/timer.c).
+ * The clock event device is a thread here, which may take the wheel's early
+ * cascades after it has handed due items over (core/timer.c).
  */
 static inline bool exec_clockev_is_thread(void)
 {

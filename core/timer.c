@@ -328,9 +328,9 @@ static void exec_timer_arm_device(struct exec_timer_base *base,
 
 /*
  * Keeps the clock event device in step with @programmed[@clock]: armed
- * for that time while no thread watches.  While a
- * watcher waits for it, or runs what came due (@backstop), the device is
- * only a backstop, in case the watcher stays busy: armed between half
+ * for that time while no thread watches.  While a watcher waits for it,
+ * or runs what came due (@backstop), the device is only a backstop, in
+ * case the watcher stays busy: armed between half
  * EXEC_TIMER_BACKSTOP_NS and EXEC_TIMER_BACKSTOP_NS after the next event,
  * and armed again (for the latter) only when it falls outside that window.
  * So a watcher that takes the items as they come due arms the device once
@@ -1691,10 +1691,10 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
  * stops waiting, which hands the due items over with the first one kept
  * for the caller: one wake-up per timed item, and in the kernel an
  * interrupt that only wakes the watcher (the hrtimer of its timed sleep).
- * At most one thread watches a base at a time, and it stays
- * the watcher while it runs what came due (exec_timers_unwatch() with
- * @keep), so that coming back to wait costs no lock.  Meanwhile the device
- * is only a backstop (exec_timer_sync_device()).  Items armed on other
+ * At most one thread watches a base at a time, and it stays the watcher
+ * while it runs what came due (exec_timers_unwatch() with @keep), so that
+ * coming back to wait costs no lock.  Meanwhile the device is only a
+ * backstop (exec_timer_sync_device()).  Items armed on other
  * executors that share the base (serial executors over this one) are
  * handed over by the watcher too.  In both worlds, a caller also takes
  * a few steps of early cascade first, if the base has some to take and

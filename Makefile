@@ -262,6 +262,8 @@ check-abi: all $(LIB_EXPORTS)
 
 check-user:
 	@$(CHECK_RUN) user '$(CHECK_RESULTS)' -- $(SUBMAKE) test-run
+	@$(CHECK_RUN) user-hang-report '$(CHECK_RESULTS)' -- \
+		scripts/check-hang-report.sh $(TEST_BIN)
 
 check-fallback:
 	@$(CHECK_RUN) user-futex '$(CHECK_RESULTS)' -- \

@@ -28,6 +28,7 @@ packages=(
 	curl		# make check-httpd: the HTTP client of its checks
 	python3		# make check-httpd: its raw-socket clients
 	python3-matplotlib	# make bench-plot: the SVG charts
+	gdb		# exec-tests: a hung case's threads' stacks in the log
 )
 
 installed()

@@ -11,19 +11,26 @@
  *   EXEC_STRESS_TASKS     tasks per stress configuration (default 10000000)
  *   EXEC_TEST_TIMEOUT     seconds one case may take (default 300); a case
  *                         that takes longer is reported failed and the run
- *                         ends, so that a hung executor cannot hang CI
+ *                         ends, so that a hung executor cannot hang CI;
+ *                         first every thread's stack goes to stderr
  *
  * Exit status: 0 if no case failed and at least one ran, 1 otherwise.
  */
 #include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <kunit/test.h>
 
@@ -226,6 +233,145 @@ static void watchdog_disarm(void)
 	pthread_mutex_unlock(&wd_lock);
 }
 
+/*
+ * Before a hung run ends, every thread's stack, so that the hang can be
+ * read from a CI log.  gdb attached to the process prints them all, with
+ * names and lines (scripts/install-deps.sh installs it).  Without gdb,
+ * each thread that takes signals, signalled in turn, writes its own with
+ * backtrace_symbols_fd(), which does not allocate (a hung thread may hold
+ * the allocator's lock), and so does the listing of the threads; the
+ * library's threads block every signal and are only named.  Frames of
+ * static functions print as offsets into the binary there, which
+ * "addr2line -f -e exec-tests OFFSET" names for the same build.
+ */
+/* Ignored by default: a thread that takes it too late is not killed. */
+#define STACK_SIGNAL	SIGURG
+#define STACK_FRAMES	48
+#define STACK_WAIT_MS	200
+#define STACK_GDB_WAIT_S	120
+
+static int stack_written;	/* set by the signalled thread, atomically */
+
+/*
+ * Writes "    # <what> <n>:" and a newline to stderr, without stdio; @what
+ * is cut short if need be, @n is not negative.
+ */
+static void stack_write_header(const char *what, long n)
+{
+	char buf[128], digits[24];
+	size_t len = strlen(what), d = 0;
+
+	do {
+		digits[d++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n && d < sizeof(digits));
+	/* The prefix, a space, the digits, ':' and '\n' fit beside it. */
+	len = len < sizeof(buf) - 6 - 1 - d - 2 ?
+	      len : sizeof(buf) - 6 - 1 - d - 2;
+	memcpy(buf, "    # ", 6);
+	memcpy(buf + 6, what, len);
+	len += 6;
+	buf[len++] = ' ';
+	while (d)
+		buf[len++] = digits[--d];
+	buf[len++] = ':';
+	buf[len++] = '\n';
+	if (write(STDERR_FILENO, buf, len) < 0)
+		return;
+}
+
+static void stack_write_own(int sig)
+{
+	void *frames[STACK_FRAMES];
+	int saved = errno, n;
+
+	(void)sig;
+	stack_write_header("stack of thread", (long)syscall(SYS_gettid));
+	n = backtrace(frames, STACK_FRAMES);
+	backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	__atomic_store_n(&stack_written, 1, __ATOMIC_RELEASE);
+	errno = saved;
+}
+
+struct stack_dirent {
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/* gdb's "thread apply all bt" on this process; false if it did not run. */
+static bool stacks_write_gdb(void)
+{
+	char pid[24];
+	int status, s;
+	pid_t child;
+
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	/* Where Yama restricts ptrace to descendants, let the child in. */
+	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+	child = fork();
+	if (child < 0)
+		return false;
+	if (!child) {
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execlp("gdb", "gdb", "-nx", "-batch", "-p", pid,
+		       "-ex", "thread apply all bt", (char *)NULL);
+		_exit(127);
+	}
+	for (s = 0; s < STACK_GDB_WAIT_S * 10; s++) {
+		if (waitpid(child, &status, WNOHANG) == child)
+			return WIFEXITED(status) && !WEXITSTATUS(status);
+		usleep(100000);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	return false;
+}
+
+static void stacks_write_all(void)
+{
+	struct sigaction sa = { .sa_handler = stack_write_own };
+	long self = (long)syscall(SYS_gettid), tid;
+	char buf[4096];
+	long n, pos;
+	int fd, ms;
+
+	if (stacks_write_gdb())
+		return;
+	stack_write_header("no gdb; the stacks of threads that take signals, pid",
+			   (long)getpid());
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(STACK_SIGNAL, &sa, NULL))
+		return;
+	fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (pos = 0; pos < n;
+		     pos += ((struct stack_dirent *)(buf + pos))->reclen) {
+			tid = atol(((struct stack_dirent *)(buf + pos))->name);
+			if (tid <= 0 || tid == self)
+				continue;
+			__atomic_store_n(&stack_written, 0, __ATOMIC_RELAXED);
+			if (syscall(SYS_tgkill, (long)getpid(), tid,
+				    STACK_SIGNAL)) {
+				stack_write_header("cannot signal thread", tid);
+				continue;
+			}
+			for (ms = 0; ms < STACK_WAIT_MS &&
+			     !__atomic_load_n(&stack_written, __ATOMIC_ACQUIRE);
+			     ms++)
+				usleep(1000);
+			if (ms == STACK_WAIT_MS)
+				stack_write_header("no stack (signals blocked?) from thread",
+						   tid);
+		}
+	}
+	close(fd);
+}
+
 static void *watchdog(void *arg)
 {
 	struct timespec now;
@@ -250,7 +396,10 @@ static void *watchdog(void *arg)
 	 * the run with what is known.
 	 */
 	pthread_mutex_lock(&out_lock);
-	printf("    # %s: timed out after %u s\n", wd_case, case_timeout);
+	printf("    # %s: timed out after %u s; the threads' stacks follow on stderr\n",
+	       wd_case, case_timeout);
+	fflush(stdout);
+	stacks_write_all();
 	printf("    not ok %u - %s\n", wd_case_nr, wd_case);
 	printf("# exec-tests: aborted, remaining cases not run\n");
 	printf("%u passed, %u failed", nr_passed, nr_failed + 1);
@@ -398,6 +547,7 @@ int main(int argc, char **argv)
 	const char *s;
 	unsigned int nr_suites = 0, nr = 0;
 	pthread_condattr_t ca;
+	void *frame;
 	pthread_t wd;
 	size_t i;
 
@@ -407,6 +557,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* The unwinder's library is loaded now, not in a hung run's handler. */
+	backtrace(&frame, 1);
 	s = getenv("EXEC_TEST_TIMEOUT");
 	if (s && atoi(s) > 0)
 		case_timeout = (unsigned int)atoi(s);

@@ -99,7 +99,8 @@ static struct exec_pool_worker *exec_pool_self(const struct exec_thread_pool *po
  *    wakeup_latency's samples were woken on the other vCPU, 66 us there);
  *  - among equally placed ones, not the one watching for the pool's next
  *    timed event: it would hand the watch back to the clock event device
- *    first, which costs it a system call when something is armed.
+ *    first, which re-arms the device when something is armed (a system
+ *    call in userspace, an hrtimer's re-arm in the kernel).
  */
 #define EXEC_POOL_WAKE_SCAN	8
 

@@ -118,6 +118,29 @@ if what == "malformed":
         r = read_all(s)
         if not r.startswith(b"HTTP/1.1 400 "):
             fail("%r got %r" % (req, r[:40]))
+elif what == "headers":
+    # A body is refused, whichever header announces it, in any case.
+    for h in [b"Content-Length: 5", b"transfer-encoding: chunked",
+              b"CONTENT-LENGTH:0"]:
+        s = conn()
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n" + h + b"\r\n\r\n")
+        r = read_all(s)
+        if not r.startswith(b"HTTP/1.1 400 ") or b"Connection: close" not in r:
+            fail("%r got %r" % (h, r[:60]))
+    # Connection's value, matched without regard to case or blanks: close
+    # ends a 1.1 connection, keep-alive keeps a 1.0 one open for the next
+    # request, whose close ends it.
+    s = conn()
+    s.sendall(b"GET / HTTP/1.1\r\nconnection:\t cLoSe\r\n\r\n")
+    r = read_all(s)
+    if r.count(b"HTTP/1.1 200 OK") != 1 or b"Connection: close" not in r:
+        fail("1.1 close: got %r" % r)
+    s = conn()
+    s.sendall(b"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n" +
+              b"GET / HTTP/1.0\r\n\r\n")
+    r = read_all(s)
+    if r.count(b"HTTP/1.1 200 OK") != 2 or r.count(b"Connection: close") != 1:
+        fail("1.0 keep-alive: got %r" % r)
 elif what == "too-large":
     s = conn()
     s.sendall(b"GET / HTTP/1.1\r\nX-Long: " + b"a" * 2000)
@@ -210,6 +233,7 @@ EOF
 raw() { python3 "$tmp/raw.py" "$port" "$@"; }
 
 check "malformed requests get 400 and the connection closes" raw malformed
+check "request bodies refused, Connection honoured" raw headers
 check "a head past the limit gets 431" raw too-large
 check "one byte a second: closed by the header timeout" raw slow
 check "pipelined requests are answered in order" raw pipelined

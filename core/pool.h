@@ -100,14 +100,15 @@ struct exec_pool_grow;
  * struct exec_pool_worker - one worker thread
  * @frame: pushed on the worker's thread while it runs; owner is the pool
  * @next: A: an item posted by this worker to its own pool, or handed to it
- *	by the submitter that woke it.  Set only by the owner (when NULL), or
- *	under @idle_lock by the waker that takes it off the idle list
- *	(exec_pool_wake_one_with()); taken with xchg() by the owner or
- *	cmpxchg() by a spinning worker.
+ *	by the submitter that woke it.  Set only by the owner (when NULL,
+ *	off the idle list), or under @idle_lock by the waker that takes it
+ *	off the list, before it clears @idle (exec_pool_wake_one_with());
+ *	taken with xchg() by the owner or cmpxchg() by a spinning worker.
  * @pool: the pool
  * @idle_next: L(idle_lock): link on the pool's idle list
  * @idle: L(idle_lock): on the idle list; set only by the worker itself, so
- *	the worker may read it without the lock (exec_pool_unidle())
+ *	the worker may read it without the lock (exec_pool_unidle(), with
+ *	acquire: cleared with release after @next is filled)
  * @idle_cpu: L(idle_lock): the CPU it went idle on, a hint for wakers
  * @watching: L(idle_lock): while idle, it also waits for the pool's next
  *	timed event (exec_timers_watch()); wakers prefer other idle workers

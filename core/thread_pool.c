@@ -137,17 +137,25 @@ static bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
 	w = *pick;
 	if (w) {
 		*pick = w->idle_next;
-		WRITE_ONCE(w->idle, false);
-		atomic_dec(&pool->nr_idle);
-		exec_stats_inc(&pool->nr_wakeups);
 		/*
-		 * Empty while idle, but a full barrier either way: the item
-		 * is published before the unpark below.
+		 * The slot of a worker on the idle list is empty, and only
+		 * its waker fills it: the worker fills its own only once it
+		 * is off the list, and others only empty it.  The item goes
+		 * in before @idle is cleared: a worker that sees itself off
+		 * the list without the lock (exec_pool_unidle()) may at once
+		 * run other items, whose submissions to their own worker
+		 * would otherwise overwrite the item being handed over.
 		 */
-		if (work && !cmpxchg(&w->next, NULL, work)) {
+		if (work && !READ_ONCE(w->next)) {
+			/* Release: the item's contents before the pointer. */
+			smp_store_release(&w->next, work);
 			exec_stats_inc(&pool->nr_handed);
 			handed = true;
 		}
+		/* Release: pairs with the acquire in exec_pool_unidle(). */
+		smp_store_release(&w->idle, false);
+		atomic_dec(&pool->nr_idle);
+		exec_stats_inc(&pool->nr_wakeups);
 	}
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 	if (w)
@@ -566,11 +574,12 @@ static bool exec_pool_unidle(struct exec_pool_worker *w)
 
 	/*
 	 * Only the worker itself sets @idle, so false read here stays false:
-	 * its waker took it off the list, and the lock is not needed.  Read
-	 * after the permit's exchange in exec_parker_park(), which pairs with
-	 * the exchange in exec_parker_unpark() after the waker's store.
+	 * its waker took it off the list, and the lock is not needed.
+	 * Acquire: pairs with the waker's release in
+	 * exec_pool_wake_one_with(), so the item it handed over is seen
+	 * too, parked or not.
 	 */
-	if (!READ_ONCE(w->idle))
+	if (!smp_load_acquire(&w->idle))
 		return true;
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	if (w->idle) {

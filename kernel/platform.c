@@ -611,7 +611,19 @@ void exec_parker_sleep(struct exec_parker *parker)
  */
 void exec_parker_wake(struct exec_parker *parker, int sleeping)
 {
-	rcuwait_wake_up(&parker->wait);
+	struct task_struct *task;
+
+	/*
+	 * rcuwait_wake_up() without its smp_mb(): the exchange of the permit
+	 * in exec_parker_unpark(), before this load of the task, is already
+	 * the full barrier that pairs with set_current_state() in the
+	 * owner's sleep, and this runs on every wake-up of an idle worker.
+	 */
+	rcu_read_lock();
+	task = rcu_dereference(parker->wait.task);
+	if (task)
+		wake_up_process(task);
+	rcu_read_unlock();
 }
 
 /**

@@ -594,12 +594,26 @@ EXPORT_SYMBOL_FOR_TESTS(exec_parker_destroy);
 void exec_parker_sleep(struct exec_parker *parker)
 {
 	/*
-	 * rcuwait_wait_event() publishes the task, then sets the task state
-	 * (a full barrier) before it tests the permit: pairs with the barrier
-	 * between the exchange of the permit and the load of the task in
-	 * exec_parker_unpark() and rcuwait_wake_up().
+	 * rcuwait_wait_event() with one barrier less per wake-up.  The task
+	 * is published, then the task state set (a full barrier) before the
+	 * permit is tested: pairs with the exchange of the permit before the
+	 * load of the task in exec_parker_unpark() and exec_parker_wake().
 	 */
-	rcuwait_wait_event(&parker->wait, READ_ONCE(parker->permit), TASK_IDLE);
+	prepare_to_rcuwait(&parker->wait);
+	set_current_state(TASK_IDLE);
+	while (!READ_ONCE(parker->permit)) {
+		schedule();
+		/*
+		 * Woken with the permit, as nearly always: the caller's
+		 * exchange takes it, no need to set the state again (and
+		 * pay its barrier) only to test it.  A spurious wake-up sets
+		 * the state before the next test, as above.
+		 */
+		if (READ_ONCE(parker->permit))
+			break;
+		set_current_state(TASK_IDLE);
+	}
+	finish_rcuwait(&parker->wait);
 }
 
 /**

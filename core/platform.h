@@ -192,7 +192,10 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  * times on each clock (@when[EXEC_CLOCK_*], EXEC_TIME_NEVER for none);
  * core/parker.c builds exec_parker_park_until() on it.  exec_parker_wake()
  * is told which of the two sleeps the owner is in (EXEC_PARKER_SLEEP or
- * EXEC_PARKER_SLEEP_UNTIL), in case the backend wakes them differently.
+ * EXEC_PARKER_SLEEP_UNTIL), in case the backend wakes them differently;
+ * it is called after a full barrier that follows the permit's store (the
+ * exchange in exec_parker_unpark()), which a backend may count on instead
+ * of a barrier of its own.
  */
 
 #endif /* EXEC_CORE_PLATFORM_H */

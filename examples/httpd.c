@@ -616,7 +616,7 @@ static void conn_get_file(struct conn *c, const char *name)
 				     c->body_len, 0, &c->file_h));
 }
 
-/* Whether a header line's name, @len bytes at @name, is @want. */
+/* Whether @len bytes at @name are @want, regardless of case. */
 static bool header_is(const char *name, size_t len, const char *want)
 {
 	return len == strlen(want) && !strncasecmp(name, want, len);
@@ -679,6 +679,7 @@ static void conn_process(struct conn *c)
 	 */
 	for (p = line_end + 2; p < end; p = eol + 2) {
 		char *colon;
+		size_t name_len;
 
 		eol = strstr(p, "\r\n");
 		colon = memchr(p, ':', (size_t)(eol - p));
@@ -686,21 +687,20 @@ static void conn_process(struct conn *c)
 			conn_respond(c, 400, "Bad Request", "", 0, true);
 			return;
 		}
-		if (!v && header_is(p, (size_t)(colon - p), "Connection")) {
+		name_len = (size_t)(colon - p);
+		if (!v && header_is(p, name_len, "Connection")) {
 			v = colon + 1;
 			while (*v == ' ' || *v == '\t')
 				v++;
 			vlen = (size_t)(eol - v);
-		} else if (header_is(p, (size_t)(colon - p), "Content-Length") ||
-			   header_is(p, (size_t)(colon - p),
-				     "Transfer-Encoding")) {
+		} else if (header_is(p, name_len, "Content-Length") ||
+			   header_is(p, name_len, "Transfer-Encoding")) {
 			has_body = true;
 		}
 	}
 	if (http10)
-		c->keep_alive = v && vlen == 10 && !strncasecmp(v, "keep-alive",
-								10);
-	else if (v && vlen == 5 && !strncasecmp(v, "close", 5))
+		c->keep_alive = v && header_is(v, vlen, "keep-alive");
+	else if (v && header_is(v, vlen, "close"))
 		c->keep_alive = false;
 	/* A request body is not expected: refuse one rather than misparse. */
 	if (has_body) {

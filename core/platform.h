@@ -178,8 +178,6 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  *   void exec_clockev_fini(struct exec_clockev *ce);
  *   void exec_parker_sleep_until(struct exec_parker *parker,
  *                                const u64 *when);
- *   bool exec_parker_retime(struct exec_parker *parker, unsigned int clock,
- *                           u64 when);
  *
  * The clock event device: init() prepares it and cannot fail for lack of a
  * thread; start() is called before each arm, from any context, and may
@@ -198,15 +196,6 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  * it is called after a full barrier that follows the permit's store (the
  * exchange in exec_parker_unpark()), which a backend may count on instead
  * of a barrier of its own.
- *
- * exec_parker_retime() brings the end of the owner's timed sleep on @clock
- * forward to @when (on the system's clock) without waking it, where the
- * backend can move a sleeping thread's timeout; it returns false where it
- * cannot (the owner is not in exec_parker_sleep_until() on @clock, or the
- * backend has no means: userspace), and the caller unparks instead.  It
- * is called from any context, under the caller's raw spinlocks.  What the
- * caller stored before the call is seen by the owner's reads after its
- * sleep, whichever way it returns.
  */
 
 #endif /* EXEC_CORE_PLATFORM_H */

@@ -400,18 +400,12 @@ static bool exec_timer_program_at(struct exec_timer_base *base,
 	/* Read locklessly by exec_timers_watch_due(). */
 	WRITE_ONCE(base->programmed[clock], when);
 	/*
-	 * An earlier time: where the backend can, the watcher's timed sleep
-	 * is moved to end then, which costs no wake-up now (the kernel's
-	 * hrtimer); else it is unparked, to look again.  Either orders the
-	 * store above before the watcher's next look (the unpark's exchange
-	 * pairs with the permit's in its park).  A later time waits for the
-	 * watcher's next look: a spurious wake-up at the earlier one.  A
-	 * clock that was set needs a look at every item.
+	 * The unpark's exchange orders the store above before the watcher's
+	 * next look, which its park makes after taking the permit.  A later
+	 * time waits for the watcher's next look: a spurious wake-up at the
+	 * earlier one.
 	 */
-	if (base->watcher && (when < old || (flags & EXEC_TIMER_FORCE)) &&
-	    ((flags & EXEC_TIMER_FORCE) ||
-	     !exec_parker_retime(base->watcher, clock,
-				 exec_timer_backend_ns(clock, when))))
+	if (base->watcher && (when < old || (flags & EXEC_TIMER_FORCE)))
 		exec_parker_unpark(base->watcher);
 	exec_timer_sync_device(base, clock, flags & EXEC_TIMER_BACKSTOP, now);
 	return true;

@@ -554,42 +554,7 @@ EXPORT_SYMBOL_FOR_TESTS(exec_thread_self_set);
  * load average nor trips the hung task detector, however long it sleeps.
  * A wake-up that comes late (after the owner took itself out) is spurious
  * for whatever the task sleeps on next, which every kernel sleep tolerates.
- *
- * A timed sleep ends with the parker's own hrtimer, not an on-stack
- * hrtimer_sleeper, so that another thread can bring its end forward
- * (exec_parker_retime()) instead of waking the owner only for it to sleep
- * again until the new time: the watcher of a timer base, told of every
- * earlier deadline armed while it sleeps (core/timer.c).  @timed_lock
- * makes the move and the owner's arming and disarming of the timer
- * exclusive: a move lands either on the owner's armed sleep, which then
- * ends no later than the new time, or, once the owner has disarmed it,
- * nowhere, and the caller unparks as before; and what the mover stored
- * before the lock is seen by the owner's reads after its disarming.
  */
-
-/* Wakes the owner if it sleeps (or is about to), whatever it sleeps on. */
-static void exec_parker_wake_task(struct exec_parker *parker)
-{
-	struct task_struct *task;
-
-	rcu_read_lock();
-	task = rcu_dereference(parker->wait.task);
-	if (task)
-		wake_up_process(task);
-	rcu_read_unlock();
-}
-
-static enum hrtimer_restart exec_parker_timer_mono(struct hrtimer *timer)
-{
-	exec_parker_wake_task(container_of(timer, struct exec_parker, timer[0]));
-	return HRTIMER_NORESTART;
-}
-
-static enum hrtimer_restart exec_parker_timer_real(struct hrtimer *timer)
-{
-	exec_parker_wake_task(container_of(timer, struct exec_parker, timer[1]));
-	return HRTIMER_NORESTART;
-}
 
 /**
  * exec_parker_init - initialise a parker
@@ -603,12 +568,6 @@ int exec_parker_init(struct exec_parker *parker)
 	parker->permit = 0;
 	parker->sleeping = 0;
 	rcuwait_init(&parker->wait);
-	exec_hrtimer_setup(&parker->timer[0], exec_parker_timer_mono,
-			   CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
-	exec_hrtimer_setup(&parker->timer[1], exec_parker_timer_real,
-			   CLOCK_REALTIME, HRTIMER_MODE_ABS_HARD);
-	raw_spin_lock_init(&parker->timed_lock);
-	parker->timed = 0;
 	return 0;
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_init);
@@ -623,9 +582,6 @@ void exec_parker_destroy(struct exec_parker *parker)
 {
 	WARN_ON_ONCE(READ_ONCE(parker->sleeping));
 	WARN_ON_ONCE(rcuwait_active(&parker->wait));
-	/* The owner disarms its timed sleep before it returns. */
-	WARN_ON_ONCE(hrtimer_active(&parker->timer[0]) ||
-		     hrtimer_active(&parker->timer[1]));
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_destroy);
 
@@ -669,13 +625,19 @@ void exec_parker_sleep(struct exec_parker *parker)
  */
 void exec_parker_wake(struct exec_parker *parker, int sleeping)
 {
+	struct task_struct *task;
+
 	/*
 	 * rcuwait_wake_up() without its smp_mb(): the exchange of the permit
 	 * in exec_parker_unpark(), before this load of the task, is already
 	 * the full barrier that pairs with set_current_state() in the
 	 * owner's sleep, and this runs on every wake-up of an idle worker.
 	 */
-	exec_parker_wake_task(parker);
+	rcu_read_lock();
+	task = rcu_dereference(parker->wait.task);
+	if (task)
+		wake_up_process(task);
+	rcu_read_unlock();
 }
 
 /**
@@ -684,76 +646,30 @@ void exec_parker_wake(struct exec_parker *parker, int sleeping)
  * @when: per clock (0 monotonic, 1 realtime), an absolute deadline in
  *	nanoseconds, or U64_MAX for none; one clock at least has a deadline
  *
- * Ended by the parker's hrtimer on the clock of the earlier deadline
- * (exec_parker_first_deadline()), which exec_parker_retime() may move.
+ * An hrtimer sleep on the clock of the earlier deadline
+ * (exec_parker_first_deadline()).
  *
  * Context: Process context; sleeps.
  */
 void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 {
-	struct hrtimer *timer;
-	unsigned long flags;
 	unsigned int clock;
+	ktime_t expires;
 	u64 deadline;
 
 	deadline = exec_parker_first_deadline(when, &clock);
-	timer = &parker->timer[clock];
 	prepare_to_rcuwait(&parker->wait);
 	/* Full barrier: as in exec_parker_sleep(). */
 	set_current_state(TASK_IDLE);
 	if (!READ_ONCE(parker->permit)) {
 		/* exec_parker_park_until() sleeps here only with a deadline. */
-		raw_spin_lock_irqsave(&parker->timed_lock, flags);
-		parker->timed = clock + 1;
-		hrtimer_start(timer, ns_to_ktime(min_t(u64, deadline, KTIME_MAX)),
-			      HRTIMER_MODE_ABS_HARD);
-		raw_spin_unlock_irqrestore(&parker->timed_lock, flags);
-		schedule();
-		/*
-		 * No move after this (exec_parker_retime()), and the mover's
-		 * stores before its lock are seen by the caller's next look.
-		 */
-		raw_spin_lock_irqsave(&parker->timed_lock, flags);
-		parker->timed = 0;
-		raw_spin_unlock_irqrestore(&parker->timed_lock, flags);
-		hrtimer_cancel(timer);
+		expires = ns_to_ktime(min_t(u64, deadline, KTIME_MAX));
+		schedule_hrtimeout_range_clock(&expires, 0, HRTIMER_MODE_ABS,
+					       clock ? CLOCK_REALTIME :
+						       CLOCK_MONOTONIC);
 	}
-	__set_current_state(TASK_RUNNING);
 	finish_rcuwait(&parker->wait);
 }
-
-/**
- * exec_parker_retime - bring the end of the owner's timed sleep forward
- * @parker: the parker
- * @clock: EXEC_CLOCK_MONOTONIC or EXEC_CLOCK_REALTIME
- * @when: the new end, an absolute time on @clock's system clock
- *
- * See core/platform.h.  The owner's hrtimer is moved to @when if it sleeps
- * on @clock's until later; its wake-up then comes from the timer, at
- * @when, and none is spent now.
- *
- * Context: Any context, hard interrupt context and raw spinlocks included.
- * Return: true if the owner is in a timed sleep on @clock, which now ends
- * no later than @when; false if it is not, and the caller must unpark it.
- */
-bool exec_parker_retime(struct exec_parker *parker, unsigned int clock,
-			u64 when)
-{
-	struct hrtimer *timer = &parker->timer[clock];
-	ktime_t at = ns_to_ktime(min_t(u64, when, KTIME_MAX));
-	unsigned long flags;
-	bool moved = false;
-
-	raw_spin_lock_irqsave(&parker->timed_lock, flags);
-	if (parker->timed == clock + 1) {
-		if (ktime_before(at, hrtimer_get_expires(timer)))
-			hrtimer_start(timer, at, HRTIMER_MODE_ABS_HARD);
-		moved = true;
-	}
-	raw_spin_unlock_irqrestore(&parker->timed_lock, flags);
-	return moved;
-}
-EXPORT_SYMBOL_FOR_TESTS(exec_parker_retime);
 
 /* --- a timer of the arming CPU -------------------------------------------- */
 

@@ -1197,118 +1197,23 @@ static void timer_loop_executor_runs_timed_item(struct kunit *test)
 static void timer_parker_park_until_deadline(struct kunit *test)
 {
 	u64 when[EXEC_CLOCK_COUNT] = { 0, EXEC_TIME_NEVER };
-	struct exec_parker *parker;
+	struct exec_parker parker;
 	u64 start;
 
-	/* Not on the stack: the kernel's parker holds hrtimers. */
-	parker = kunit_kzalloc(test, sizeof(*parker), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, parker);
-	KUNIT_ASSERT_EQ(test, exec_parker_init(parker), 0);
+	KUNIT_ASSERT_EQ(test, exec_parker_init(&parker), 0);
 	start = exec_clock_now(EXEC_CLOCK_MONOTONIC);
 	when[EXEC_CLOCK_MONOTONIC] = start + 5 * TX_NS_PER_MS;
 	while (exec_clock_now(EXEC_CLOCK_MONOTONIC) < when[0])
-		exec_parker_park_until(parker, when);
+		exec_parker_park_until(&parker, when);
 	KUNIT_EXPECT_LT(test, exec_clock_now(EXEC_CLOCK_MONOTONIC) - start,
 			(u64)EXEC_TEST_TIMEOUT_MS * TX_NS_PER_MS);
 	/* A permit given first ends the park at once. */
 	when[EXEC_CLOCK_MONOTONIC] = EXEC_TIME_NEVER;
 	when[EXEC_CLOCK_REALTIME] = exec_clock_now(EXEC_CLOCK_REALTIME) +
 				    3600000 * TX_NS_PER_MS;
-	exec_parker_unpark(parker);
-	exec_parker_park_until(parker, when);
-	exec_parker_destroy(parker);
-}
-
-struct tx_retime {
-	struct exec_parker parker;
-	u64 until;
-	u64 woke_at;
-};
-
-static int tx_retime_sleeper(void *arg)
-{
-	struct tx_retime *r = arg;
-	u64 when[EXEC_CLOCK_COUNT] = { r->until, EXEC_TIME_NEVER };
-
-	exec_parker_park_until(&r->parker, when);
-	r->woke_at = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	return 0;
-}
-
-/*
- * Parks a helper until @until and, once it sleeps, asks for its sleep to
- * end at @at instead.  Where the backend moves timed sleeps, that must
- * succeed and the park end at the earlier of the two without a permit;
- * elsewhere the answer is no, and an unpark ends it.
- */
-static void tx_retime_round(struct kunit *test, struct tx_retime *r,
-			    u64 until, u64 at)
-{
-	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
-	struct exec_test_thread helper;
-	bool moved = false, asleep = false;
-	unsigned int spins = 0;
-
-	r->until = until;
-	r->woke_at = 0;
-	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&helper, tx_retime_sleeper,
-						     r, "tx-retime"), 0);
-	/*
-	 * Asleep is announced before the timer is armed: ask until the
-	 * answer is yes, where it can be.
-	 */
-	while (!exec_test_expired(deadline)) {
-		if (READ_ONCE(r->parker.sleeping) == EXEC_PARKER_SLEEP_UNTIL) {
-			asleep = true;
-			moved = exec_parker_retime(&r->parker,
-						   EXEC_CLOCK_MONOTONIC, at);
-			if (moved || !EXEC_HAVE_PARKER_RETIME)
-				break;
-		}
-		exec_test_relax(&spins);
-	}
-	KUNIT_EXPECT_TRUE(test, asleep);
-	KUNIT_EXPECT_EQ(test, moved, (bool)EXEC_HAVE_PARKER_RETIME);
-	if (!moved)
-		exec_parker_unpark(&r->parker);
-	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&helper,
-						      EXEC_TEST_TIMEOUT_MS));
-	if (moved)
-		KUNIT_EXPECT_GE(test, r->woke_at, min(at, until));
-	/* Ended early, by the move or the unpark; else at its own end. */
-	if (at < until || !moved)
-		KUNIT_EXPECT_LT(test, r->woke_at, until);
-	else
-		KUNIT_EXPECT_GE(test, r->woke_at, until);
-}
-
-/*
- * exec_parker_retime() brings a timed park's end forward, never back, and
- * answers no for an owner that is not in a timed sleep.
- */
-static void timer_parker_retime_moves_a_timed_sleep_forward(struct kunit *test)
-{
-	struct tx_retime *r;
-	u64 now;
-
-	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	KUNIT_ASSERT_EQ(test, exec_parker_init(&r->parker), 0);
-	now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	KUNIT_EXPECT_FALSE(test, exec_parker_retime(&r->parker,
-						    EXEC_CLOCK_MONOTONIC, now));
-	/* An hour's sleep ended after 20 ms. */
-	now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	tx_retime_round(test, r, now + 3600000 * TX_NS_PER_MS,
-			now + 20 * TX_NS_PER_MS);
-	/* A later time leaves a half-second sleep as it was. */
-	now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	tx_retime_round(test, r, now + 500 * TX_NS_PER_MS,
-			now + 3600000 * TX_NS_PER_MS);
-	/* Not asleep any more: no. */
-	KUNIT_EXPECT_FALSE(test, exec_parker_retime(&r->parker,
-						    EXEC_CLOCK_MONOTONIC, now));
-	exec_parker_destroy(&r->parker);
+	exec_parker_unpark(&parker);
+	exec_parker_park_until(&parker, when);
+	exec_parker_destroy(&parker);
 }
 
 static struct kunit_case exec_timer_cases[] = {
@@ -1336,7 +1241,6 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_slack_coalesces_close_deadlines),
 	KUNIT_CASE(timer_loop_executor_runs_timed_item),
 	KUNIT_CASE(timer_parker_park_until_deadline),
-	KUNIT_CASE(timer_parker_retime_moves_a_timed_sleep_forward),
 	{}
 };
 

@@ -620,25 +620,6 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 }
 
 /**
- * exec_parker_retime - bring the end of the owner's timed sleep forward
- * @parker: the parker
- * @clock: EXEC_CLOCK_MONOTONIC or EXEC_CLOCK_REALTIME
- * @when: the new end
- *
- * See core/platform.h.  Not here: the owner sleeps on a timeout of its own
- * ring, which only it submits to, or in a futex wait whose timeout is its
- * own, so the caller unparks it and it sleeps again until the new time.
- *
- * Context: Any context.
- * Return: false.
- */
-bool exec_parker_retime(struct exec_parker *parker, unsigned int clock,
-			u64 when)
-{
-	return false;
-}
-
-/**
  * exec_parker_wake - wake the owner (see core/parker.c)
  * @parker: the parker
  * @sleeping: EXEC_PARKER_SLEEP or EXEC_PARKER_SLEEP_UNTIL, the sleep the

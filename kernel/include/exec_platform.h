@@ -110,23 +110,13 @@ unsigned int exec_cpu_ids(void);
  * @wait: the owner's task while it sleeps (or is about to), else NULL.  An
  *	rcuwait takes no lock, so unpark() may be called from hard interrupt
  *	context, also on PREEMPT_RT.
- * @timer: per clock (0 monotonic, 1 realtime), the end of the owner's timed
- *	sleep; its callback wakes the task in @wait
- * @timed_lock: guards @timed, and orders the owner's arming and disarming
- *	of @timer with exec_parker_retime()'s move of it
- * @timed: T: 1 + the clock of @timer the owner sleeps on, from its arming
- *	until the end of exec_parker_sleep_until(); 0 otherwise
  *
- * T: under @timed_lock.  See core/platform.h for the contract.  A parker
- * holds hrtimers, so it must not live on the stack (CONFIG_DEBUG_OBJECTS_TIMERS).
+ * See core/platform.h for the contract.
  */
 struct exec_parker {
 	int permit;
 	int sleeping;
 	struct rcuwait wait;
-	struct hrtimer timer[2];
-	raw_spinlock_t timed_lock;
-	unsigned int timed;
 };
 
 int exec_parker_init(struct exec_parker *parker);
@@ -137,11 +127,6 @@ void exec_parker_wake(struct exec_parker *parker, int sleeping);
 void exec_parker_unpark(struct exec_parker *parker);
 void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when);
 void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
-bool exec_parker_retime(struct exec_parker *parker, unsigned int clock,
-			u64 when);
-
-/* exec_parker_retime() moves a timed sleep (core/platform.h). */
-#define EXEC_HAVE_PARKER_RETIME	1
 
 /* EXEC_CLOCK_MONOTONIC (0) or EXEC_CLOCK_REALTIME (1), in nanoseconds. */
 static inline u64 exec_clock_read(unsigned int clock)

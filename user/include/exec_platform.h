@@ -629,11 +629,6 @@ void exec_parker_wake(struct exec_parker *parker, int sleeping);
 void exec_parker_unpark(struct exec_parker *parker);
 void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when);
 void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
-bool exec_parker_retime(struct exec_parker *parker, unsigned int clock,
-			u64 when);
-
-/* exec_parker_retime() always says no (core/platform.h). */
-#define EXEC_HAVE_PARKER_RETIME	0
 
 /*
  * struct exec_clockev - a timer base's clock event device: one timerfd per

@@ -29,6 +29,13 @@
 #   --timeout SEC     QEMU's time limit (default 900)
 #   --log FILE        the console log (default build/kernel-bench/console.log)
 #   --table-only FILE print the table of an existing console log and exit
+#   --trace N         trace N samples of each wakeup_latency run (module
+#                     parameter trace_samples=N) on the benchmark kernel
+#                     built with event tracing as well
+#                     (scripts/kernel-config-bench-trace, cached as
+#                     "benchtrace"), and print where each sample's time
+#                     went (scripts/kernel-trace-wakeup.py on the console
+#                     log); use with only=wakeup_latency
 #
 # Environment:
 #   EXEC_KERNEL_CACHE   cache directory, shared with kernel-build.sh
@@ -60,6 +67,7 @@ accel=${EXEC_KUNIT_ACCEL:-tcg}
 timeout_s=900
 log=$top/build/kernel-bench/console.log
 table_only=
+trace=0
 params=()
 
 log()
@@ -91,12 +99,28 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=${2:?}; shift ;;
 	--log) log=${2:?}; shift ;;
 	--table-only) table_only=${2:?}; shift ;;
+	--trace) trace=${2:?}; shift ;;
 	-h | --help) usage 0 ;;
 	*=*) params+=("$1") ;;
 	*) echo "kernel-bench: unknown argument '$1'" >&2; usage 2 ;;
 	esac
 	shift
 done
+case $trace in
+0) ;;
+*[!0-9]*) die "--trace takes a number of samples" ;;
+*) params+=("trace_samples=$trace") ;;
+esac
+# Room in the ring buffer for every traced sample of every run (about ten
+# events each); what does not fit is overwritten, oldest first.  The kernel
+# keeps the buffer at a page per CPU until tracing is first set up from
+# tracefs or the command line, and exec_kbench.ko enables its events
+# through neither: a boot-time event (one that a boot without user
+# processes hardly fires) has the buffer allocated at that size.
+cmdline="console=ttyS0 panic=-1 rdinit=/init EXEC_UNLOAD=1"
+[ "$trace" = 0 ] ||
+	cmdline+=" trace_buf_size=16M trace_event=sched:sched_process_exit"
+
 
 # --- the benchmark kernel ------------------------------------------------------
 
@@ -105,6 +129,15 @@ done
 bench_kernel()
 {
 	local args=(--config "$fragment" --name bench)
+
+	if [ "$trace" != 0 ]; then
+		# One fragment file: kernel-build.sh keys its cache on it.
+		mkdir -p "$top/build/kernel-bench"
+		cat "$fragment" "$here/kernel-config-bench-trace" \
+			> "$top/build/kernel-bench/kernel-config-benchtrace"
+		args=(--config "$top/build/kernel-bench/kernel-config-benchtrace"
+		      --name benchtrace)
+	fi
 
 	[ "$build" = 1 ] || args+=(--no-build)
 	"$here/kernel-build.sh" "${args[@]}" ||
@@ -280,7 +313,7 @@ find "$out" \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
 	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel) |
 	tar xf - -C "$out/exec"
-cp "$top"/bench/kernel/Kbuild "$top"/bench/kernel/*.c "$out/kbench/"
+cp "$top"/bench/kernel/Kbuild "$top"/bench/kernel/*.[ch] "$out/kbench/"
 
 kbuild()
 {
@@ -328,7 +361,7 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 \
 	-display none -vga none -monitor none -nic none \
 	-serial stdio -no-reboot \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$cpio_file" \
-	-append "console=ttyS0 panic=-1 rdinit=/init EXEC_UNLOAD=1" \
+	-append "$cmdline" \
 	< /dev/null 2>&1 | tr -d '\r' > "$log"
 qemu_status=${PIPESTATUS[0]}
 set -e
@@ -336,6 +369,10 @@ log "QEMU ran $(($(date +%s) - start)) s, status $qemu_status"
 
 status=0
 print_table "$log" "$label" || status=1
+if [ "$trace" != 0 ]; then
+	echo
+	python3 "$here/kernel-trace-wakeup.py" "$log" || status=1
+fi
 [ "$qemu_status" = 0 ] || { log "QEMU failed or timed out"; status=1; }
 for name in exec.ko exec_kbench.ko; do
 	grep -q "exec-init: loaded $name" "$log" ||

@@ -132,6 +132,7 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -145,6 +146,7 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/trace_events.h>
 #include <linux/workqueue.h>
 
 #include <exec/executor.h>
@@ -152,6 +154,9 @@
 #include <exec/thread_manager.h>
 #include <exec/thread_pool.h>
 #include <exec/timer.h>
+
+#define CREATE_TRACE_POINTS
+#include "exec_kbench_trace.h"
 
 static unsigned int threads;
 module_param(threads, uint, 0444);
@@ -204,6 +209,10 @@ MODULE_PARM_DESC(runs, "times the whole set runs (default 3)");
 static char *only;
 module_param(only, charp, 0444);
 MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
+
+static unsigned int trace_samples;
+module_param(trace_samples, uint, 0444);
+MODULE_PARM_DESC(trace_samples, "wakeup_latency: samples of each run traced, from its middle (default 0: none; needs a kernel with event tracing)");
 
 /* Period of wakeup_latency's submissions. */
 #define KB_WAKE_PERIOD_NS	(200 * NSEC_PER_USEC)
@@ -821,6 +830,56 @@ static void kb_chain_latency(enum kb_impl impl, unsigned int run)
 	kb_line_end(&line);
 }
 
+/* --- tracing ----------------------------------------------------------------- */
+
+/*
+ * With @trace_samples, wakeup_latency runs @trace_samples of its samples,
+ * from the middle of each run, with the kernel's ring buffer on; the
+ * buffer is printed to the console at the end (ftrace_dump()), where
+ * scripts/kernel-trace-wakeup.py cuts each sample into steps.  The events:
+ * the scheduler's wake-up and switch, hrtimer starts (the submitter's
+ * sleep), the local timer interrupt, and three markers of the benchmark's
+ * own (exec_kbench_trace.h): "submit" just before the submission,
+ * "return" just after it, "start" first thing in the item, each with the
+ * impl.  The same for every impl, so the steps compare.  A kernel without
+ * event tracing (the benchmark kernel) compiles all of it to nothing.
+ */
+static const char * const kb_trace_events[][2] __maybe_unused = {
+	{ "sched", "sched_waking" },
+	{ "sched", "sched_switch" },
+	{ "timer", "hrtimer_start" },
+	{ "irq_vectors", "local_timer_entry" },
+	{ "irq_vectors", "local_timer_exit" },
+	{ "exec_kbench", "kb_mark" },
+};
+
+static void kb_trace_setup(void)
+{
+#ifdef CONFIG_EVENT_TRACING
+	unsigned int i;
+
+	if (!trace_samples)
+		return;
+	tracing_off();
+	for (i = 0; i < ARRAY_SIZE(kb_trace_events); i++)
+		if (trace_set_clr_event(kb_trace_events[i][0],
+					kb_trace_events[i][1], 1))
+			pr_warn("trace: no event %s:%s\n",
+				kb_trace_events[i][0], kb_trace_events[i][1]);
+#else
+	if (trace_samples)
+		pr_warn("trace: this kernel has no event tracing\n");
+#endif
+}
+
+/* Whether sample @k of @n is in the traced window. */
+static bool kb_traced(unsigned int k, unsigned int n)
+{
+	unsigned int first = n / 2;
+
+	return trace_samples && k >= first && k - first < trace_samples;
+}
+
 /* --- wakeup_latency ---------------------------------------------------------- */
 
 /**
@@ -840,6 +899,7 @@ struct kb_wake_item {
 
 static struct {
 	const struct kb_queue *q;
+	const char *impl;
 	struct kb_wake_item *items;
 	unsigned int total;
 	atomic_t ran;
@@ -852,6 +912,7 @@ static void kb_wake_body(struct kb_item *it)
 {
 	struct kb_wake_item *w = container_of(it, struct kb_wake_item, item);
 
+	trace_kb_mark("start", kb_wake.impl);
 	w->start_ns = ktime_get_ns();
 	if (atomic_inc_return(&kb_wake.ran) == kb_wake.total)
 		complete(&kb_wake.done);
@@ -877,14 +938,24 @@ static int kb_wake_submitter(void *arg)
 	struct kb_wake_item *w;
 	unsigned int k;
 	u64 deadline;
+	bool traced;
 	int err = 0;
 
 	deadline = ktime_get_ns() + KB_WAKE_SETTLE_NS;
 	for (k = 0; k < kb_wake.total; k++) {
 		kb_sleep_until(deadline);
 		w = &kb_wake.items[k];
+		traced = kb_traced(k, kb_wake.total);
+		if (traced) {
+			tracing_on();
+			trace_kb_mark("submit", kb_wake.impl);
+		}
 		w->submit_ns = ktime_get_ns();
 		err = kb_submit(kb_wake.q, &w->item);
+		if (traced)
+			trace_kb_mark("return", kb_wake.impl);
+		else if (kb_traced(k - 1, kb_wake.total))
+			tracing_off();
 		if (err)
 			break;
 		deadline += KB_WAKE_PERIOD_NS;
@@ -944,6 +1015,7 @@ static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
 		kb_item_init(&e.q, &kb_wake.items[k].item, kb_wake_body_efn,
 			     kb_wake_body_wfn);
 	kb_wake.q = &e.q;
+	kb_wake.impl = kb_impl_names[impl];
 	kb_wake.total = n;
 	kb_wake.err = 0;
 	atomic_set(&kb_wake.ran, 0);
@@ -1998,6 +2070,7 @@ static int __init exec_kbench_init(void)
 		blocking_tasks ? blocking_tasks : 4 * threads, cpu_tasks, runs,
 		KB_DEBUG_KERNEL ? " (debug kernel: timings distorted)" : "");
 
+	kb_trace_setup();
 	for (r = 0; r < runs; r++) {
 		for (w = 0; w < ARRAY_SIZE(kb_workloads); w++) {
 			const struct kb_workload *wl = &kb_workloads[w];
@@ -2010,6 +2083,10 @@ static int __init exec_kbench_init(void)
 				cond_resched();
 			}
 		}
+	}
+	if (trace_samples) {
+		tracing_off();
+		ftrace_dump(DUMP_ALL);
 	}
 	pr_info("done: %u runs, %u failed\n", total, kb_failed);
 	return 0;

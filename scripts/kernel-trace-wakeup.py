@@ -5,7 +5,8 @@
 Reads the console log of `scripts/kernel-bench.sh --trace N
 only=wakeup_latency`, in which exec_kbench.ko printed the ring buffer of its
 traced samples (ftrace_dump()), cuts every sample into steps and prints,
-per impl, the mean, median and p90 of each, in microseconds:
+per impl, the mean (of the fastest 95%), median and p90 of each, in
+microseconds:
 
   submit   "kb-trace submit" -> sched_waking of the worker (the submission
            up to the wake-up: the executor's own bookkeeping)
@@ -22,7 +23,9 @@ A sample counts when the item started on the submitter's CPU after the
 submitter went to sleep (on a per-CPU pool and a per-CPU workqueue, all of
 them); the others are counted apart.  The dump's timestamps are whole
 microseconds, so a step's mean over a few hundred samples is the figure
-to compare; the median and p90 show its spread.
+to compare; the median and p90 show its spread.  The slowest 5% of a
+step's values are left out of its mean: an unrelated interrupt in a step
+adds tens of microseconds to it and would drown the mean.
 
   scripts/kernel-trace-wakeup.py build/kernel-bench/console.log
 """
@@ -87,6 +90,11 @@ def samples(evs):
                 yield s['impl'], None
 
 
+def trimmed_mean(values):
+    v = sorted(values)
+    return statistics.mean(v[:max(1, len(v) * 95 // 100)])
+
+
 def p90(values):
     v = sorted(values)
     return v[min(len(v) - 1, (len(v) * 9 + 9) // 10 - 1)]
@@ -105,8 +113,8 @@ def main():
     if not per_impl:
         print('kernel-trace-wakeup: no traced sample in %s' % sys.argv[1])
         return 1
-    print('wakeup_latency, traced samples: mean / median / p90 of each '
-          'step, us')
+    print('wakeup_latency, traced samples: mean (fastest 95%) / median / '
+          'p90 of each step, us')
     print('%-44s %7s' % ('impl', 'samples') +
           ''.join(' %18s' % s for s in STEPS))
     for impl in sorted(per_impl):
@@ -115,7 +123,7 @@ def main():
         for step in STEPS:
             v = [r[step] for r in rows]
             cells.append('%6.2f /%4d /%4d' %
-                         (statistics.mean(v), statistics.median(v), p90(v)))
+                         (trimmed_mean(v), statistics.median(v), p90(v)))
         print('%-44s %7d' % (impl, len(rows)) +
               ''.join(' %18s' % c for c in cells))
     for impl in sorted(other):

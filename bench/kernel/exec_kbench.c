@@ -945,17 +945,21 @@ static int kb_wake_submitter(void *arg)
 	for (k = 0; k < kb_wake.total; k++) {
 		kb_sleep_until(deadline);
 		w = &kb_wake.items[k];
+		/*
+		 * Tracing stops at the first sample after the window: the
+		 * window's last item has run while this thread slept.
+		 */
 		traced = kb_traced(k, kb_wake.total);
 		if (traced) {
 			tracing_on();
 			trace_kb_mark("submit", kb_wake.impl);
+		} else if (k && kb_traced(k - 1, kb_wake.total)) {
+			tracing_off();
 		}
 		w->submit_ns = ktime_get_ns();
 		err = kb_submit(kb_wake.q, &w->item);
 		if (traced)
 			trace_kb_mark("return", kb_wake.impl);
-		else if (kb_traced(k - 1, kb_wake.total))
-			tracing_off();
 		if (err)
 			break;
 		deadline += KB_WAKE_PERIOD_NS;
@@ -966,6 +970,9 @@ static int kb_wake_submitter(void *arg)
 		if (w->submit_ns > deadline)
 			deadline = w->submit_ns + KB_WAKE_PERIOD_NS;
 	}
+	/* A window that reaches the run's end. */
+	if (trace_samples)
+		tracing_off();
 	kb_wake.err = err;
 	if (err && atomic_add_return(kb_wake.total - k, &kb_wake.ran) ==
 		   kb_wake.total)

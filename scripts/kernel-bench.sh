@@ -121,7 +121,6 @@ cmdline="console=ttyS0 panic=-1 rdinit=/init EXEC_UNLOAD=1"
 [ "$trace" = 0 ] ||
 	cmdline+=" trace_buf_size=16M trace_event=sched:sched_process_exit"
 
-
 # --- the benchmark kernel ------------------------------------------------------
 
 # Prints the benchmark kernel's build directory: scripts/kernel-build.sh
@@ -297,6 +296,7 @@ if grep -q '^CONFIG_KASAN=y' "$kdir/.config" ||
 else
 	label="benchmark kernel (no KASAN/lockdep) $kdir"
 fi
+[ "$trace" = 0 ] || label+=" with event tracing"
 label+=", QEMU $accel, $smp vCPUs"
 
 # --- the modules -----------------------------------------------------------------

@@ -100,16 +100,17 @@ struct exec_pool_grow;
  * struct exec_pool_worker - one worker thread
  * @frame: pushed on the worker's thread while it runs; owner is the pool
  * @next: A: an item posted by this worker to its own pool, or handed to it
- *	by the submitter that woke it.  Set only by the owner (when NULL,
- *	off the idle list), or under @idle_lock by the waker that takes it
- *	off the list, before it clears @idle (exec_pool_wake_one_with());
+ *	by the waker that claimed it.  Set only by the owner, when NULL;
  *	taken with xchg() by the owner or cmpxchg() by a spinning worker.
  * @pool: the pool
- * @idle_next: L(idle_lock): link on the pool's idle list
- * @idle: L(idle_lock): on the idle list; set only by the worker itself, so
- *	the worker may read it without the lock (exec_pool_unidle(), with
- *	acquire: cleared with release after @next is filled)
- * @idle_cpu: L(idle_lock): the CPU it went idle on, a hint for wakers
+ * @idle_state: A: EXEC_IDLE_*, or the item a waker handed over with its
+ *	claim (core/pool_idle.c)
+ * @idle_next: L(idle_lock): link on the pool's idle list; WRITE_ONCE(), as
+ *	wakers walk the list without the lock
+ * @idle_pprev: L(idle_lock): the link that points at this worker
+ * @idle_listed: L(idle_lock): on the idle list (also once claimed)
+ * @idle_cpu: L(idle_lock): the CPU it went idle on, a hint for wakers, who
+ *	read it without the lock
  * @watching: L(idle_lock): while idle, it also waits for the pool's next
  *	timed event (exec_timers_watch()); wakers prefer other idle workers
  * @steal_victim: O: next worker whose slot this one looks at while spinning
@@ -154,6 +155,9 @@ struct exec_pool_grow;
  * @stats: O, read by exec_executor_stats(): its longest run and queue wait
  * @nr_self_submitted: O, read by exec_executor_stats(): items it put in
  *	its own @next slot
+ * @nr_woken: O, read by exec_executor_stats(): times a waker claimed it
+ * @nr_handed: O, read by exec_executor_stats(): items handed to it with
+ *	the claim
  * @sample: M: for exec_thread_blocked()
  *
  * O: written only by the worker's own thread.  G: written by the manager
@@ -164,8 +168,10 @@ struct exec_pool_worker {
 	struct exec_frame frame;
 	struct exec_work *next;
 	struct exec_thread_pool *pool;
+	unsigned long idle_state;
 	struct exec_pool_worker *idle_next;
-	bool idle;
+	struct exec_pool_worker **idle_pprev;
+	bool idle_listed;
 	int idle_cpu;
 	bool watching;
 	unsigned int steal_victim;
@@ -194,6 +200,8 @@ struct exec_pool_worker {
 	int nr_hints;
 	struct exec_stats_run stats;
 	unsigned long nr_self_submitted;
+	unsigned long nr_woken;
+	unsigned long nr_handed;
 	struct exec_thread_sample sample;
 } ____cacheline_aligned;
 
@@ -207,13 +215,13 @@ struct exec_pool_worker {
  * @consume_lock: serialises pops from @queue
  * @nr_started: L(consume_lock): items popped from @queue, ever
  * @nr_spinning: A: workers spinning for work
- * @nr_idle: A: workers on the idle list
- * @idle_lock: guards the idle list; raw, as hardirq submitters take it
- * @idle_list: L(idle_lock): parked (or about to park) workers
- * @nr_wakeups: L(idle_lock): parked workers woken; WRITE_ONCE() as
- *	exec_executor_stats() reads it without the lock
- * @nr_handed: L(idle_lock): items handed to the workers woken for them
- *	(exec_pool_wake_one_with()); WRITE_ONCE() as for @nr_wakeups
+ * @nr_idle: A: workers WAITING (core/pool_idle.c), counted before they
+ *	store it and until just after they leave it
+ * @idle_lock: guards the idle list's links; raw, as hardirq wakers take it
+ *	when they walk it under the lock
+ * @idle_list: L(idle_lock): workers by when they went idle, latest first,
+ *	including claimed ones not yet idle again; read without the lock by
+ *	wakers (stored with release)
  * @state: A: EXEC_POOL_* bits
  * @nr_guards: A: units of outstanding work taken with work guards
  * @queue_limit: most items waiting at once; 0 for no bound; set at creation
@@ -259,8 +267,6 @@ struct exec_thread_pool {
 	atomic_t nr_idle ____cacheline_aligned;
 	raw_spinlock_t idle_lock;
 	struct exec_pool_worker *idle_list;
-	unsigned long nr_wakeups;
-	unsigned long nr_handed;
 
 	unsigned long state ____cacheline_aligned;
 	atomic_long_t nr_guards;
@@ -299,11 +305,30 @@ static inline bool exec_pool_has_work(struct exec_thread_pool *pool)
 	return exec_mpsc_maybe_nonempty(&pool->queue);
 }
 
+/* exec_pool_worker::idle_state, when it is not a handed item's address */
+#define EXEC_IDLE_AWAKE		0UL
+#define EXEC_IDLE_WAITING	1UL
+#define EXEC_IDLE_CLAIMED	2UL
+
+/* Whether @w is idle and no waker has claimed it yet. */
+static inline bool exec_pool_worker_idle(const struct exec_pool_worker *w)
+{
+	return READ_ONCE(w->idle_state) == EXEC_IDLE_WAITING;
+}
+
 static inline unsigned int exec_pool_nr_used(struct exec_thread_pool *pool)
 {
 	/* Pairs with the release that raises it in exec_grow_start(). */
 	return smp_load_acquire(&pool->nr_used);
 }
+
+/* pool_idle.c: idle workers and their wakers. */
+void exec_pool_go_idle(struct exec_pool_worker *w, bool watching);
+bool exec_pool_unidle(struct exec_pool_worker *w);
+void exec_pool_unlist(struct exec_pool_worker *w);
+bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
+			     struct exec_work *work);
+void exec_pool_wake_all(struct exec_thread_pool *pool);
 
 /* pool_grow.c: the manager of a growing pool. */
 int exec_grow_create(struct exec_thread_pool *pool,

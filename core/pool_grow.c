@@ -224,7 +224,7 @@ static void exec_grow_sample(struct exec_pool_grow *g,
 			st->kill_pending++;
 			continue;
 		}
-		if (READ_ONCE(w->idle)) {
+		if (exec_pool_worker_idle(w)) {
 			st->idle++;
 			st->blocked++;
 			continue;
@@ -276,7 +276,7 @@ static void exec_grow_retire(struct exec_pool_grow *g, unsigned int nr)
 	for (i = used; nr && i-- > pool->nr_threads;) {
 		w = &pool->workers[i];
 		if (READ_ONCE(w->slot) != EXEC_SLOT_LIVE ||
-		    !READ_ONCE(w->idle) || READ_ONCE(w->retire))
+		    !exec_pool_worker_idle(w) || READ_ONCE(w->retire))
 			continue;
 		WRITE_ONCE(w->retire, true);
 		exec_parker_unpark(&w->parker);

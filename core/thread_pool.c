@@ -33,16 +33,14 @@
  *
  * A submitter from outside the pool that is going to wake a parked worker
  * (it sees one idle and none spinning, before it publishes) hands the item
- * to that worker instead of the shared queue: it takes the worker off the
- * idle list and puts the item in the worker's @next slot, both under
- * @idle_lock, then wakes it, and the worker runs the item first thing.  An
- * idle worker's slot is empty (it parked with nothing left to take), and no
- * other submitter can pick it until it has gone idle again.  It does so
- * only while the shared queue is empty, so an item never overtakes an
- * earlier one of the same submitter.  That spares
- * the shared queue's push and count and the woken worker's pop under
- * @consume_lock, on the path whose latency the wake-up is.  If no worker
- * is left on the list by then, the item goes the usual way.
+ * to that worker instead of the shared queue: it claims the worker with
+ * the item (core/pool_idle.c: one cmpxchg() on the worker's state word, no
+ * lock), then wakes it, and the worker puts the item in its own @next slot
+ * and runs it first thing.  It does so only while the shared queue is
+ * empty, so an item never overtakes an earlier one of the same submitter.
+ * That spares the shared queue's push and count and the woken worker's pop
+ * under @consume_lock, on the path whose latency the wake-up is.  If no
+ * worker is left to claim by then, the item goes the usual way.
  *
  * post, defer and plain submissions from a worker differ only in where the
  * item goes: post puts it on the shared queue, where any worker may take it;
@@ -84,99 +82,9 @@ static struct exec_pool_worker *exec_pool_self(const struct exec_thread_pool *po
 		       NULL;
 }
 
-/*
- * Wakes one idle worker, looking at the first few on the list (the ones that
- * went idle last) for the best placed one:
- *
- *  - one that went idle on the waker's CPU, so that a wake-up from an
- *    interrupt (a timer coming due) or from a thread that then sleeps needs
- *    no cross-CPU interrupt when the scheduler keeps the worker where it
- *    was.  Waking an idle CPU is the slowest way to start a thread on a
- *    virtual machine (scripts/trace-wakeup.py: 8.6-35 us from sched_waking
- *    to the switch on an idle vCPU, against 1.1 us for a wakee that
- *    preempts its waker and 13.4 us for one that waits for its waker to
- *    sleep, on this project's 2-vCPU machines; the slowest 2% of
- *    wakeup_latency's samples were woken on the other vCPU, 66 us there);
- *  - among equally placed ones, not the one watching for the pool's next
- *    timed event: it would hand the watch back to the clock event device
- *    first, which re-arms the device when something is armed (a system
- *    call in userspace, an hrtimer's re-arm in the kernel).
- */
-#define EXEC_POOL_WAKE_SCAN	8
-
-/*
- * Wakes one idle worker, as above; with @work, hands the item to it in its
- * own slot (see the top of the file).  Returns whether @work was handed
- * over: false also when no worker was idle.
- */
-static bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
-				    struct exec_work *work)
-{
-	struct exec_pool_worker *w, **link, **pick;
-	unsigned int scan, score, best = 0;
-	bool handed = false;
-	unsigned long flags;
-	int cpu;
-
-	raw_spin_lock_irqsave(&pool->idle_lock, flags);
-	pick = &pool->idle_list;
-	if (*pick && (*pick)->idle_next) {
-		cpu = raw_smp_processor_id();
-		for (link = pick, scan = 0; *link && scan < EXEC_POOL_WAKE_SCAN;
-		     link = &(*link)->idle_next, scan++) {
-			score = ((*link)->idle_cpu == cpu) * 2 +
-				!(*link)->watching;
-			if (score > best) {
-				best = score;
-				pick = link;
-			}
-			if (score == 3)
-				break;
-		}
-	}
-	w = *pick;
-	if (w) {
-		*pick = w->idle_next;
-		/*
-		 * The slot of a worker on the idle list is empty, and only
-		 * its waker fills it: the worker fills its own only once it
-		 * is off the list, and others only empty it.  The item goes
-		 * in before @idle is cleared: a worker that sees itself off
-		 * the list without the lock (exec_pool_unidle()) may at once
-		 * run other items, whose submissions to their own worker
-		 * would otherwise overwrite the item being handed over.
-		 */
-		if (work && !READ_ONCE(w->next)) {
-			/* Release: the item's contents before the pointer. */
-			smp_store_release(&w->next, work);
-			exec_stats_inc(&pool->nr_handed);
-			handed = true;
-		}
-		/* Release: pairs with the acquire in exec_pool_unidle(). */
-		smp_store_release(&w->idle, false);
-		atomic_dec(&pool->nr_idle);
-		exec_stats_inc(&pool->nr_wakeups);
-	}
-	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
-	if (w)
-		exec_parker_unpark(&w->parker);
-	return handed;
-}
-
 static void exec_pool_wake_one(struct exec_thread_pool *pool)
 {
 	exec_pool_wake_one_with(pool, NULL);
-}
-
-static void exec_pool_wake_all(struct exec_thread_pool *pool)
-{
-	unsigned int i, used = exec_pool_nr_used(pool);
-
-	while (atomic_read(&pool->nr_idle))
-		exec_pool_wake_one(pool);
-	/* A free slot's parker only keeps a permit for its next thread. */
-	for (i = 0; i < used; i++)
-		exec_parker_unpark(&pool->workers[i].parker);
 }
 
 /*
@@ -193,7 +101,7 @@ static u64 exec_pool_local_check(struct exec_cpu_timer *t)
 	struct exec_thread_pool *pool = w->pool;
 	unsigned long seq = READ_ONCE(w->run_seq);
 
-	if (READ_ONCE(w->idle) || !exec_pool_has_work(pool) ||
+	if (exec_pool_worker_idle(w) || !exec_pool_has_work(pool) ||
 	    (READ_ONCE(pool->state) & EXEC_POOL_CLOSED))
 		return 0;
 	if (seq == READ_ONCE(w->local_seq) && atomic_read(&pool->nr_idle) &&
@@ -230,7 +138,7 @@ static bool exec_pool_leave_local(struct exec_thread_pool *pool,
 	if (!EXEC_HAVE_CPU_TIMER || !pool->cpu_workers || (!self && in_task()))
 		return false;
 	local = pool->cpu_workers[raw_smp_processor_id()];
-	if (!local || (self && self != local) || READ_ONCE(local->idle))
+	if (!local || (self && self != local) || exec_pool_worker_idle(local))
 		return false;
 	if (!exec_cpu_timer_pending(&local->local_timer)) {
 		WRITE_ONCE(local->local_seq, READ_ONCE(local->run_seq));
@@ -547,10 +455,12 @@ static unsigned long exec_pool_set_state(struct exec_thread_pool *pool,
 /*
  * A join is waiting and the pool has no outstanding work left: the calling
  * worker is the last one idle, no guard is held, nothing is queued, and no
- * outside submitter is inside a submission.  The caller has put itself on
- * the idle list with a full barrier (nr_idle++), which orders these reads
- * after it; an item that slips in after them is run by the drain that
- * EXEC_POOL_STOP starts.
+ * outside submitter is inside a submission.  The caller has gone idle with
+ * a full barrier (exec_pool_go_idle()), which orders these reads after it;
+ * an item that slips in after them is run by the drain that EXEC_POOL_STOP
+ * starts.  A worker that a waker claimed, or that has left WAITING itself,
+ * is counted in @nr_idle until just after: as if these reads came just
+ * before, which is a race the drain covers in the same way.
  */
 static bool exec_pool_join_done(struct exec_thread_pool *pool)
 {
@@ -559,42 +469,6 @@ static bool exec_pool_join_done(struct exec_thread_pool *pool)
 	       !atomic_long_read(&pool->nr_guards) &&
 	       !atomic_read(&pool->nr_submitting) &&
 	       !exec_pool_has_work(pool);
-}
-
-/*
- * Takes the worker off the idle list, if a waker has not; returns whether
- * one had (exec_pool_wake_one()).
- */
-static bool exec_pool_unidle(struct exec_pool_worker *w)
-{
-	struct exec_thread_pool *pool = w->pool;
-	struct exec_pool_worker **link;
-	unsigned long flags;
-	bool woken = true;
-
-	/*
-	 * Only the worker itself sets @idle, so false read here stays false:
-	 * its waker took it off the list, and the lock is not needed.
-	 * Acquire: pairs with the waker's release in
-	 * exec_pool_wake_one_with(), so the item it handed over is seen
-	 * too, parked or not.
-	 */
-	if (!smp_load_acquire(&w->idle))
-		return true;
-	raw_spin_lock_irqsave(&pool->idle_lock, flags);
-	if (w->idle) {
-		woken = false;
-		for (link = &pool->idle_list; *link; link = &(*link)->idle_next) {
-			if (*link == w) {
-				*link = w->idle_next;
-				break;
-			}
-		}
-		WRITE_ONCE(w->idle, false);
-		atomic_dec(&pool->nr_idle);
-	}
-	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
-	return woken;
 }
 
 /* A waiting worker has something to do: work queued, or the pool stops. */
@@ -620,35 +494,24 @@ static void exec_pool_unwatch(struct exec_pool_worker *w,
 
 /*
  * A worker a growing pool added has been idle until @deadline (or was told
- * to go, @w->retire): it leaves the idle list and exits, unless it was
- * woken meanwhile, items came, or the pool is stopping or joining, whose
- * last-idle-worker logic counts it.  Called parked-and-woken, on the idle
- * list unless a waker took it off.
+ * to go, @w->retire): it exits, unless items came, or the pool is stopping
+ * or joining, whose last-idle-worker logic counts it.  Called woken by
+ * neither a waker nor work, once it has left WAITING itself.
  */
 static bool exec_pool_retire_idle(struct exec_pool_worker *w, u64 deadline)
 {
 	struct exec_thread_pool *pool = w->pool;
-	unsigned long flags;
 
 	if (!READ_ONCE(w->retire) &&
 	    exec_clock_read(EXEC_CLOCK_MONOTONIC) < deadline)
 		return false;
-	raw_spin_lock_irqsave(&pool->idle_lock, flags);
-	if (!w->idle || READ_ONCE(pool->state)) {
-		raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
-		WRITE_ONCE(w->retire, false);
-		return false;
-	}
-	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
-	exec_pool_unidle(w);
 	/*
-	 * Full barrier: pairs with the submitter's publishing xchg() before
-	 * it reads @nr_idle.  Either it counted this worker and its wake-up
-	 * came first (then @idle was false above), or this look sees its
-	 * item.
+	 * exec_pool_unidle()'s decrement of @nr_idle was fully ordered
+	 * before this look: pairs with the submitter's publishing xchg()
+	 * before it reads @nr_idle.  Either the submitter did not count
+	 * this worker, or this look sees its item.
 	 */
-	smp_mb();
-	if (exec_pool_wait_over(pool)) {
+	if (READ_ONCE(pool->state) || exec_pool_wait_over(pool)) {
 		WRITE_ONCE(w->retire, false);
 		return false;
 	}
@@ -726,7 +589,6 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	bool added = w->index >= pool->nr_threads;
 	struct exec_work *work = NULL;
 	u64 when[EXEC_CLOCK_COUNT], parked_at, budget;
-	unsigned long flags;
 	bool watching = false, parked = false, woken, spun_out;
 
 	if (unlikely(exec_pool_halted(pool))) {
@@ -784,15 +646,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		return work;
 	}
 
-	raw_spin_lock_irqsave(&pool->idle_lock, flags);
-	WRITE_ONCE(w->idle, true);
-	w->watching = watching;
-	w->idle_cpu = raw_smp_processor_id();
-	w->idle_next = pool->idle_list;
-	pool->idle_list = w;
-	/* Full barrier: pairs with the submitter's publishing xchg(). */
-	atomic_inc_return(&pool->nr_idle);
-	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
+	exec_pool_go_idle(w, watching);
 
 	if (exec_pool_wait_over(pool)) {
 		/* Look again without sleeping. */
@@ -818,13 +672,13 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 			w->spin_credit = EXEC_POOL_SPIN_CREDIT;
 		else if (parked_at && w->spin_credit)
 			w->spin_credit--;
-		if (added && !work &&
-		    exec_pool_retire_idle(w, when[EXEC_CLOCK_MONOTONIC])) {
-			*exit = true;
-			return NULL;
-		}
 	}
 	woken = exec_pool_unidle(w);
+	if (added && !work && !woken &&
+	    exec_pool_retire_idle(w, when[EXEC_CLOCK_MONOTONIC])) {
+		*exit = true;
+		return NULL;
+	}
 	w->woken_idle = !work;
 	/*
 	 * Woken by a submitter (maybe through a passed-on wake-up), or back
@@ -895,6 +749,7 @@ static int exec_pool_worker_fn(void *arg)
 	}
 	/* An exiting worker no longer watches the timers. */
 	exec_timers_unwatch(&pool->ex, &w->parker, false);
+	exec_pool_unlist(w);
 	exec_frame_pop(&w->frame);
 	exec_frame_pop(&w->tag);
 	if (w->retired)
@@ -1346,13 +1201,13 @@ bool exec_pool_stats(struct exec_executor *ex, struct exec_stats *st)
 		seq = READ_ONCE(w->run_seq);
 		st->started += (seq + 1) / 2;
 		st->completed += seq / 2;
-		st->submitted += READ_ONCE(w->nr_self_submitted);
+		st->submitted += READ_ONCE(w->nr_self_submitted) +
+				 READ_ONCE(w->nr_handed);
+		st->wakeups += READ_ONCE(w->nr_woken);
 		exec_stats_add_run(st, &w->stats);
 	}
-	st->submitted += READ_ONCE(pool->nr_handed);
 	st->refused = atomic_long_read(&pool->nr_refused);
 	st->discarded = atomic_long_read(&pool->nr_discarded);
-	st->wakeups = READ_ONCE(pool->nr_wakeups);
 	st->nr_threads = atomic_read(&pool->nr_live);
 	return true;
 }

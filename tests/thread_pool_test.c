@@ -1114,12 +1114,12 @@ static void pool_item_for_a_parked_worker_is_handed_to_it(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, exec_submit(ex, &first.work), 0);
 	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&pool->nr_submitted), queued);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_handed), 1UL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->workers[0].nr_handed), 1UL);
 
 	KUNIT_ASSERT_EQ(test, exec_submit(ex, &second.work), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&pool->nr_submitted),
 			queued + 1);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->nr_handed), 1UL);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->workers[0].nr_handed), 1UL);
 	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 1UL);
 	KUNIT_EXPECT_EQ(test, exec_executor_stats(ex, &st), 0);
 	KUNIT_EXPECT_EQ(test, st.submitted, 2ULL);
@@ -1133,12 +1133,124 @@ static void pool_item_for_a_parked_worker_is_handed_to_it(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, second.seen, 2);
 }
 
+/*
+ * Outside submitters race to wake the pool's parked workers: each claims a
+ * worker without a lock (core/pool_idle.c), so two of them may pick the
+ * same one, and a worker may leave its idle state by itself (its spin, its
+ * deadline) while a submitter claims it.  Each submitter waits for its item
+ * to run and pauses, so that workers park between items and most items are
+ * handed over with a claim.  Every item runs once per submission; the
+ * workers count a wake-up for every hand-over; and once all is quiet, the
+ * count of idle workers is the number of workers that are idle, on the idle
+ * list, so no claim was lost or counted twice.
+ */
+#define CLAIM_SUBMITTERS	3
+#define CLAIM_WORKERS		4
+#define CLAIM_ROUNDS		1000
+
+struct claim_item {
+	struct exec_work work;
+	atomic_t runs;
+	int failed;
+	unsigned int seed;
+};
+
+static struct exec_executor *claim_ex;
+
+static void claim_item_fn(struct exec_work *work)
+{
+	exec_test_count(&container_of(work, struct claim_item, work)->runs);
+}
+
+static int claim_submit(void *arg)
+{
+	struct claim_item *it = arg;
+	unsigned int i;
+
+	for (i = 0; i < CLAIM_ROUNDS; i++) {
+		if (exec_submit(claim_ex, &it->work) ||
+		    !exec_test_wait_atomic_ge(&it->runs, i + 1,
+					      EXEC_TEST_TIMEOUT_MS)) {
+			it->failed = 1;
+			break;
+		}
+		/* Long enough, often, for the workers to park. */
+		it->seed = it->seed * 1103515245U + 12345U;
+		usleep_range(10 + (it->seed >> 16) % 40, 60);
+	}
+	return 0;
+}
+
+struct claim_fx {
+	struct exec_test_thread threads[CLAIM_SUBMITTERS];
+	struct claim_item items[CLAIM_SUBMITTERS];
+};
+
+static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = CLAIM_WORKERS };
+	struct claim_fx *fx = kzalloc(sizeof(*fx), GFP_KERNEL);
+	unsigned long woken = 0, handed = 0;
+	struct exec_thread_pool *pool;
+	unsigned int i, waiting = 0;
+	struct exec_pool_worker *w;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (exec_thread_pool_create(&pool, &attr)) {
+		kfree(fx);
+		KUNIT_FAIL(test, "exec_thread_pool_create failed");
+		return;
+	}
+	claim_ex = exec_thread_pool_executor(pool);
+	for (i = 0; i < CLAIM_SUBMITTERS; i++) {
+		exec_work_init(&fx->items[i].work, claim_item_fn);
+		atomic_set(&fx->items[i].runs, 0);
+		fx->items[i].seed = i + 1;
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->threads[i],
+				claim_submit, &fx->items[i], "exec-test-claim"),
+				0);
+	}
+	for (i = 0; i < CLAIM_SUBMITTERS; i++) {
+		if (!exec_test_thread_join(&fx->threads[i],
+					   2 * EXEC_TEST_TIMEOUT_MS)) {
+			/* Leaked: the submitters and the pool still run. */
+			KUNIT_FAIL(test, "a submitter did not finish");
+			return;
+		}
+	}
+	for (i = 0; i < CLAIM_SUBMITTERS; i++) {
+		KUNIT_EXPECT_EQ(test, fx->items[i].failed, 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[i].runs),
+				CLAIM_ROUNDS);
+	}
+
+	/* Quiet: every worker parks, counted once. */
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&pool->nr_idle,
+				CLAIM_WORKERS, EXEC_TEST_TIMEOUT_MS));
+	msleep(EXEC_TEST_SETTLE_MS);
+	for (i = 0; i < CLAIM_WORKERS; i++) {
+		w = &pool->workers[i];
+		waiting += exec_pool_worker_idle(w) && READ_ONCE(w->idle_listed);
+		woken += READ_ONCE(w->nr_woken);
+		handed += READ_ONCE(w->nr_handed);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool->nr_idle), CLAIM_WORKERS);
+	KUNIT_EXPECT_EQ(test, waiting, CLAIM_WORKERS);
+	kunit_info(test, "%lu wake-ups, %lu items handed over", woken,
+		   handed);
+	KUNIT_EXPECT_GE(test, handed, 1UL);
+	KUNIT_EXPECT_GE(test, woken, handed);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	kfree(fx);
+}
+
 static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_runs_every_submitted_item),
 	KUNIT_CASE(pool_timed_burst_of_blocking_items_each_get_a_worker),
 	KUNIT_CASE(per_cpu_pool_timed_burst_of_blocking_items_each_get_a_worker),
 	KUNIT_CASE(pool_producer_stalled_in_push_is_waited_out),
 	KUNIT_CASE(pool_item_for_a_parked_worker_is_handed_to_it),
+	KUNIT_CASE(pool_racing_wakers_claim_each_idle_worker_once),
 	KUNIT_CASE(pool_size_defaults_to_online_cpus),
 	KUNIT_CASE(pool_create_rejects_too_many_threads_and_null_poolp),
 	KUNIT_CASE(pool_create_fails_cleanly_when_a_thread_cannot_start),

@@ -99,9 +99,10 @@ struct exec_pool_grow;
 /**
  * struct exec_pool_worker - one worker thread
  * @frame: pushed on the worker's thread while it runs; owner is the pool
- * @next: A: an item posted by this worker to its own pool, or handed to it
- *	by the waker that claimed it.  Set only by the owner, when NULL;
- *	taken with xchg() by the owner or cmpxchg() by a spinning worker.
+ * @next: A: an item posted by this worker to its own pool (or handed to it
+ *	by its waker while it had stolen one).  Set only by the owner, when
+ *	NULL; taken with xchg() by the owner or cmpxchg() by a spinning
+ *	worker.
  * @pool: the pool
  * @idle_state: A: EXEC_IDLE_*, or the item a waker handed over with its
  *	claim (core/pool_idle.c)
@@ -324,7 +325,7 @@ static inline unsigned int exec_pool_nr_used(struct exec_thread_pool *pool)
 
 /* pool_idle.c: idle workers and their wakers. */
 void exec_pool_go_idle(struct exec_pool_worker *w, bool watching);
-bool exec_pool_unidle(struct exec_pool_worker *w);
+bool exec_pool_unidle(struct exec_pool_worker *w, struct exec_work **handed);
 void exec_pool_unlist(struct exec_pool_worker *w);
 bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
 			     struct exec_work *work);

@@ -21,11 +21,10 @@
  *
  * Whoever takes it off WAITING decrements @nr_idle, after the cmpxchg(); the
  * worker increments it before it stores WAITING, so a claim never makes it
- * negative.  Only the worker itself fills its @next slot: a handed item
- * travels in the state word, and the worker moves it to its slot once it
- * has taken the word back (exec_pool_unidle()).  So an item handed over
- * cannot meet a submission of the worker's own, which fills the slot when
- * it finds it empty.
+ * negative.  A handed item travels in the state word, not in the worker's
+ * @next slot, and the worker runs it once it has taken the word back
+ * (exec_pool_unidle()): so it cannot meet a submission of the worker's own,
+ * which fills the slot when it finds it empty.
  *
  * The idle list orders the idle workers by when they went idle, latest
  * first, for the wakers' preferences (exec_pool_claim()).  Its links change
@@ -113,20 +112,20 @@ void exec_pool_go_idle(struct exec_pool_worker *w, bool watching)
 /**
  * exec_pool_unidle - the worker takes its state back after waiting
  * @w: the calling worker, which went idle
+ * @handed: set to the item a waker handed over with its claim, or NULL
  *
- * If a waker claimed it, an item handed over is put in its own slot, which
- * is empty (the worker went idle with nothing left in it, and only the
- * worker fills it).  Otherwise it leaves WAITING itself, and @nr_idle's
+ * If no waker claimed it, it leaves WAITING itself, and @nr_idle's
  * decrement is fully ordered before the caller's next look at the queue:
  * pairs with the submitter's publishing xchg() before it reads @nr_idle.
  *
  * Return: whether a waker claimed it.
  */
-bool exec_pool_unidle(struct exec_pool_worker *w)
+bool exec_pool_unidle(struct exec_pool_worker *w, struct exec_work **handed)
 {
 	/* Acquire: pairs with the claim, for the handed item's contents. */
 	unsigned long state = smp_load_acquire(&w->idle_state);
 
+	*handed = NULL;
 	if (state == EXEC_IDLE_WAITING) {
 		if (try_cmpxchg(&w->idle_state, &state, EXEC_IDLE_AWAKE)) {
 			atomic_dec_return(&w->pool->nr_idle);
@@ -138,8 +137,7 @@ bool exec_pool_unidle(struct exec_pool_worker *w)
 	WRITE_ONCE(w->idle_state, EXEC_IDLE_AWAKE);
 	exec_stats_inc(&w->nr_woken);
 	if (state != EXEC_IDLE_CLAIMED) {
-		/* Release: the item's contents, for a worker that steals it. */
-		smp_store_release(&w->next, (struct exec_work *)state);
+		*handed = (struct exec_work *)state;
 		exec_stats_inc(&w->nr_handed);
 	}
 	return true;

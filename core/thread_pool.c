@@ -35,8 +35,7 @@
  * (it sees one idle and none spinning, before it publishes) hands the item
  * to that worker instead of the shared queue: it claims the worker with
  * the item (core/pool_idle.c: one cmpxchg() on the worker's state word, no
- * lock), then wakes it, and the worker puts the item in its own @next slot
- * and runs it first thing.  It does so only while the shared queue is
+ * lock), then wakes it, and the worker runs the item first thing.  It does so only while the shared queue is
  * empty, so an item never overtakes an earlier one of the same submitter.
  * That spares the shared queue's push and count and the woken worker's pop
  * under @consume_lock, on the path whose latency the wake-up is.  If no
@@ -326,9 +325,13 @@ static unsigned long exec_pool_pending(struct exec_executor *ex)
 		 (long)READ_ONCE(pool->nr_started);
 	unsigned int i, used = exec_pool_nr_used(pool);
 
-	for (i = 0; i < used; i++)
+	for (i = 0; i < used; i++) {
 		if (READ_ONCE(pool->workers[i].next))
 			n++;
+		/* Handed over with a claim, the worker not yet awake. */
+		if (READ_ONCE(pool->workers[i].idle_state) > EXEC_IDLE_CLAIMED)
+			n++;
+	}
 	return n > 0 ? n : 0;
 }
 
@@ -587,7 +590,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 {
 	struct exec_thread_pool *pool = w->pool;
 	bool added = w->index >= pool->nr_threads;
-	struct exec_work *work = NULL;
+	struct exec_work *work = NULL, *handed;
 	u64 when[EXEC_CLOCK_COUNT], parked_at, budget;
 	bool watching = false, parked = false, woken, spun_out;
 
@@ -673,7 +676,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		else if (parked_at && w->spin_credit)
 			w->spin_credit--;
 	}
-	woken = exec_pool_unidle(w);
+	woken = exec_pool_unidle(w, &handed);
 	if (added && !work && !woken &&
 	    exec_pool_retire_idle(w, when[EXEC_CLOCK_MONOTONIC])) {
 		*exit = true;
@@ -688,6 +691,15 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	 * woke the other worker for every deadline the watcher took.
 	 */
 	w->was_spinning = !work && (woken || !parked);
+	/*
+	 * The item its waker handed over runs first, or, after one it stole
+	 * on its way to park, next: its slot is empty, as it went idle with
+	 * nothing in it and only the worker fills it.
+	 */
+	if (handed && work)
+		smp_store_release(&w->next, handed);
+	else if (handed)
+		work = handed;
 	/* Its due items, deferred to this worker. */
 	if (watching)
 		exec_pool_unwatch(w, work);

@@ -105,7 +105,7 @@ struct exec_pool_grow;
  *	worker.
  * @pool: the pool
  * @idle_state: A: EXEC_IDLE_*, or the item a waker handed over with its
- *	claim (core/pool_idle.c)
+ *	claim (core/pool_idle.h)
  * @idle_next: L(idle_lock): link on the pool's idle list; WRITE_ONCE(), as
  *	wakers walk the list without the lock
  * @idle_pprev: L(idle_lock): the link that points at this worker
@@ -216,7 +216,7 @@ struct exec_pool_worker {
  * @consume_lock: serialises pops from @queue
  * @nr_started: L(consume_lock): items popped from @queue, ever
  * @nr_spinning: A: workers spinning for work
- * @nr_idle: A: workers WAITING (core/pool_idle.c), counted before they
+ * @nr_idle: A: workers WAITING (core/pool_idle.h), counted before they
  *	store it and until just after they leave it
  * @idle_lock: guards the idle list's links; raw, as hardirq wakers take it
  *	when they walk it under the lock
@@ -322,14 +322,6 @@ static inline unsigned int exec_pool_nr_used(struct exec_thread_pool *pool)
 	/* Pairs with the release that raises it in exec_grow_start(). */
 	return smp_load_acquire(&pool->nr_used);
 }
-
-/* pool_idle.c: idle workers and their wakers. */
-void exec_pool_go_idle(struct exec_pool_worker *w, bool watching);
-bool exec_pool_unidle(struct exec_pool_worker *w, struct exec_work **handed);
-void exec_pool_unlist(struct exec_pool_worker *w);
-bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
-			     struct exec_work *work);
-void exec_pool_wake_all(struct exec_thread_pool *pool);
 
 /* pool_grow.c: the manager of a growing pool. */
 int exec_grow_create(struct exec_thread_pool *pool,

@@ -34,7 +34,7 @@
  * A submitter from outside the pool that is going to wake a parked worker
  * (it sees one idle and none spinning, before it publishes) hands the item
  * to that worker instead of the shared queue: it claims the worker with
- * the item (core/pool_idle.c: one cmpxchg() on the worker's state word, no
+ * the item (core/pool_idle.h: one cmpxchg() on the worker's state word, no
  * lock), then wakes it, and the worker runs the item first thing.  It does so only while the shared queue is
  * empty, so an item never overtakes an earlier one of the same submitter.
  * That spares the shared queue's push and count and the woken worker's pop
@@ -68,7 +68,7 @@
  * meanwhile, and the workers exit.  The last guard released during a join
  * wakes every worker, so that one of them makes that check.
  */
-#include "pool.h"
+#include "pool_idle.h"
 
 static const struct exec_executor_ops exec_pool_ops;
 

@@ -99,6 +99,8 @@ static void exec_pool_go_idle(struct exec_pool_worker *w, bool watching)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
+	/* Only its own exec_pool_unidle() makes it AWAKE again. */
+	WARN_ON_ONCE(READ_ONCE(w->idle_state) != EXEC_IDLE_AWAKE);
 	if (w->idle_listed)
 		exec_pool_unlink(pool, w);
 	WRITE_ONCE(w->watching, watching);
@@ -143,6 +145,8 @@ static bool exec_pool_unidle(struct exec_pool_worker *w, struct exec_work **hand
 		/* A waker claimed it meanwhile; acquire as above. */
 		state = smp_load_acquire(&w->idle_state);
 	}
+	/* Only the worker leaves WAITING for AWAKE, and only just above. */
+	WARN_ON_ONCE(state == EXEC_IDLE_AWAKE);
 	WRITE_ONCE(w->idle_state, EXEC_IDLE_AWAKE);
 	exec_stats_inc(&w->nr_woken);
 	if (state != EXEC_IDLE_CLAIMED) {
@@ -280,23 +284,21 @@ static bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
 }
 
 /**
- * exec_pool_wake_all - wake every idle worker, and every free slot's parker
- * @pool: the pool
+ * exec_pool_wake_all - make every worker look at the pool's state again
+ * @pool: the pool, whose state the caller has changed, fully ordered
  *
- * For a change of the pool's state that every worker must see.
+ * Every slot's parker is unparked: a parked worker wakes, takes itself off
+ * WAITING and looks; one about to park finds the permit and does the same;
+ * one that goes idle after this looks at the state after storing WAITING
+ * with a full barrier, which pairs with the caller's change; a busy one
+ * only parks once for nothing.  A free slot's parker keeps the permit for
+ * its next thread.  No claim, and no look at @nr_idle: the wake-up does not
+ * depend on the count, and ends after one pass.
  */
 static void exec_pool_wake_all(struct exec_thread_pool *pool)
 {
 	unsigned int i, used = exec_pool_nr_used(pool);
 
-	/*
-	 * A worker between leaving WAITING and its decrement is still
-	 * counted: it is awake, and the count drops in a moment.
-	 */
-	while (atomic_read(&pool->nr_idle))
-		if (!exec_pool_wake_one_with(pool, NULL))
-			cpu_relax();
-	/* A free slot's parker only keeps a permit for its next thread. */
 	for (i = 0; i < used; i++)
 		exec_parker_unpark(&pool->workers[i].parker);
 }

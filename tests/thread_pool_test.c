@@ -1194,6 +1194,7 @@ static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
 	struct exec_thread_pool *pool;
 	unsigned int i, waiting = 0;
 	struct exec_pool_worker *w;
+	unsigned long flags;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	if (exec_thread_pool_create(&pool, &attr)) {
@@ -1228,12 +1229,14 @@ static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&pool->nr_idle,
 				CLAIM_WORKERS, EXEC_TEST_TIMEOUT_MS));
 	msleep(EXEC_TEST_SETTLE_MS);
+	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	for (i = 0; i < CLAIM_WORKERS; i++) {
 		w = &pool->workers[i];
-		waiting += exec_pool_worker_idle(w) && READ_ONCE(w->idle_listed);
+		waiting += exec_pool_worker_idle(w) && w->idle_listed;
 		woken += READ_ONCE(w->nr_woken);
 		handed += READ_ONCE(w->nr_handed);
 	}
+	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 	KUNIT_EXPECT_EQ(test, atomic_read(&pool->nr_idle), CLAIM_WORKERS);
 	KUNIT_EXPECT_EQ(test, waiting, CLAIM_WORKERS);
 	kunit_info(test, "%lu wake-ups, %lu items handed over", woken,

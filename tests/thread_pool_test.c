@@ -1081,10 +1081,10 @@ static void tp_gated_fn(struct exec_work *work)
 }
 
 /*
- * An outside submission that wakes a parked worker is handed to it in its
- * own slot, not through the shared queue; one made while the worker is busy
- * goes through the queue.  Both are counted as submitted and pending, and
- * run in the order they were submitted.
+ * An outside submission that wakes a parked worker is handed to it with the
+ * claim that wakes it, not through the shared queue; one made while the
+ * worker is busy goes through the queue.  Both are counted as submitted and
+ * pending, and run in the order they were submitted.
  */
 static void pool_item_for_a_parked_worker_is_handed_to_it(struct kunit *test)
 {

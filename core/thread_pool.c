@@ -35,11 +35,12 @@
  * (it sees one idle and none spinning, before it publishes) hands the item
  * to that worker instead of the shared queue: it claims the worker with
  * the item (core/pool_idle.h: one cmpxchg() on the worker's state word, no
- * lock), then wakes it, and the worker runs the item first thing.  It does so only while the shared queue is
- * empty, so an item never overtakes an earlier one of the same submitter.
- * That spares the shared queue's push and count and the woken worker's pop
- * under @consume_lock, on the path whose latency the wake-up is.  If no
- * worker is left to claim by then, the item goes the usual way.
+ * lock), then wakes it, and the worker runs the item first thing.  It does
+ * so only while the shared queue is empty, so an item never overtakes an
+ * earlier one of the same submitter.  That spares the shared queue's push
+ * and count and the woken worker's pop under @consume_lock, on the path
+ * whose latency the wake-up is.  If no worker is left to claim by then,
+ * the item goes the usual way.
  *
  * post, defer and plain submissions from a worker differ only in where the
  * item goes: post puts it on the shared queue, where any worker may take it;
@@ -696,10 +697,12 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	 * on its way to park, next: its slot is empty, as it went idle with
 	 * nothing in it and only the worker fills it.
 	 */
-	if (handed && work)
+	if (handed && work) {
+		/* Release: its contents, for a worker that steals it. */
 		smp_store_release(&w->next, handed);
-	else if (handed)
+	} else if (handed) {
 		work = handed;
+	}
 	/* Its due items, deferred to this worker. */
 	if (watching)
 		exec_pool_unwatch(w, work);

@@ -1135,14 +1135,17 @@ static void pool_item_for_a_parked_worker_is_handed_to_it(struct kunit *test)
 
 /*
  * Outside submitters race to wake the pool's parked workers: each claims a
- * worker without a lock (core/pool_idle.c), so two of them may pick the
- * same one, and a worker may leave its idle state by itself (its spin, its
- * deadline) while a submitter claims it.  Each submitter waits for its item
- * to run and pauses, so that workers park between items and most items are
- * handed over with a claim.  Every item runs once per submission; the
- * workers count a wake-up for every hand-over; and once all is quiet, the
- * count of idle workers is the number of workers that are idle, on the idle
- * list, so no claim was lost or counted twice.
+ * worker without a lock (core/pool_idle.h), so two of them may pick the
+ * same one, and a worker may leave its idle state by itself (its spin, or
+ * the deadline of a timed item it watches for) while a submitter claims
+ * it.  Each submitter waits for its item to run and pauses, so that
+ * workers park between items and most items are handed over with a claim;
+ * every fourth is a timed item instead.  Every item runs once per
+ * submission; the count of idle workers stays between 0 and the number of
+ * workers all along (sampled meanwhile); the workers count a wake-up for
+ * every hand-over; once all is quiet, the count is the number of workers
+ * idle on the idle list, so no claim was lost or counted twice; and a join
+ * then finishes.
  */
 #define CLAIM_SUBMITTERS	3
 #define CLAIM_WORKERS		4
@@ -1150,6 +1153,7 @@ static void pool_item_for_a_parked_worker_is_handed_to_it(struct kunit *test)
 
 struct claim_item {
 	struct exec_work work;
+	struct exec_timer timer;
 	atomic_t runs;
 	int failed;
 	unsigned int seed;
@@ -1162,21 +1166,32 @@ static void claim_item_fn(struct exec_work *work)
 	exec_test_count(&container_of(work, struct claim_item, work)->runs);
 }
 
+static void claim_timer_fn(struct exec_work *work)
+{
+	exec_test_count(&container_of(work, struct claim_item,
+				      timer.work)->runs);
+}
+
 static int claim_submit(void *arg)
 {
 	struct claim_item *it = arg;
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < CLAIM_ROUNDS; i++) {
-		if (exec_submit(claim_ex, &it->work) ||
-		    !exec_test_wait_atomic_ge(&it->runs, i + 1,
-					      EXEC_TEST_TIMEOUT_MS)) {
+		it->seed = it->seed * 1103515245U + 12345U;
+		if (i % 4 == 3)
+			ret = exec_submit_after(claim_ex, &it->timer,
+						(it->seed >> 16) % 50000);
+		else
+			ret = exec_submit(claim_ex, &it->work);
+		if (ret || !exec_test_wait_atomic_ge(&it->runs, i + 1,
+						     EXEC_TEST_TIMEOUT_MS)) {
 			it->failed = 1;
 			break;
 		}
 		/* Long enough, often, for the workers to park. */
-		it->seed = it->seed * 1103515245U + 12345U;
-		usleep_range(10 + (it->seed >> 16) % 40, 60);
+		usleep_range(10 + (it->seed >> 20) % 40, 60);
 	}
 	return 0;
 }
@@ -1191,10 +1206,12 @@ static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
 	struct exec_thread_pool_attr attr = { .nr_threads = CLAIM_WORKERS };
 	struct claim_fx *fx = kzalloc(sizeof(*fx), GFP_KERNEL);
 	unsigned long woken = 0, handed = 0;
+	int idle, low = CLAIM_WORKERS, high = 0;
 	struct exec_thread_pool *pool;
-	unsigned int i, waiting = 0;
+	unsigned int i, done, waiting = 0;
 	struct exec_pool_worker *w;
 	unsigned long flags;
+	u64 deadline;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	if (exec_thread_pool_create(&pool, &attr)) {
@@ -1205,15 +1222,25 @@ static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
 	claim_ex = exec_thread_pool_executor(pool);
 	for (i = 0; i < CLAIM_SUBMITTERS; i++) {
 		exec_work_init(&fx->items[i].work, claim_item_fn);
+		exec_timer_init(&fx->items[i].timer, claim_timer_fn, NULL);
 		atomic_set(&fx->items[i].runs, 0);
 		fx->items[i].seed = i + 1;
 		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->threads[i],
 				claim_submit, &fx->items[i], "exec-test-claim"),
 				0);
 	}
+	deadline = exec_test_deadline(2 * EXEC_TEST_TIMEOUT_MS);
+	do {
+		idle = atomic_read(&pool->nr_idle);
+		low = min(low, idle);
+		high = max(high, idle);
+		for (i = 0, done = 0; i < CLAIM_SUBMITTERS; i++)
+			done += exec_test_thread_done(&fx->threads[i]);
+		cond_resched();
+	} while (done < CLAIM_SUBMITTERS && !exec_test_expired(deadline));
 	for (i = 0; i < CLAIM_SUBMITTERS; i++) {
 		if (!exec_test_thread_join(&fx->threads[i],
-					   2 * EXEC_TEST_TIMEOUT_MS)) {
+					   EXEC_TEST_TIMEOUT_MS)) {
 			/* Leaked: the submitters and the pool still run. */
 			KUNIT_FAIL(test, "a submitter did not finish");
 			return;
@@ -1224,6 +1251,8 @@ static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[i].runs),
 				CLAIM_ROUNDS);
 	}
+	KUNIT_EXPECT_GE(test, low, 0);
+	KUNIT_EXPECT_LE(test, high, CLAIM_WORKERS);
 
 	/* Quiet: every worker parks, counted once. */
 	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&pool->nr_idle,
@@ -1239,10 +1268,11 @@ static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 	KUNIT_EXPECT_EQ(test, atomic_read(&pool->nr_idle), CLAIM_WORKERS);
 	KUNIT_EXPECT_EQ(test, waiting, CLAIM_WORKERS);
-	kunit_info(test, "%lu wake-ups, %lu items handed over", woken,
-		   handed);
+	kunit_info(test, "%lu wake-ups, %lu items handed over, idle count %d-%d",
+		   woken, handed, low, high);
 	KUNIT_EXPECT_GE(test, handed, 1UL);
 	KUNIT_EXPECT_GE(test, woken, handed);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_join(pool), 0);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 	kfree(fx);
 }

@@ -108,8 +108,8 @@ struct exec_pool_grow;
  *	claim (core/pool_idle.h)
  * @idle_next: L(idle_lock): link on the pool's idle list; WRITE_ONCE(), as
  *	wakers walk the list without the lock
- * @idle_pprev: L(idle_lock): the link that points at this worker
- * @idle_listed: L(idle_lock): on the idle list (also once claimed)
+ * @idle_pprev: L(idle_lock): the link that points at this worker on the
+ *	idle list (where it stays once claimed), NULL while it is not on it
  * @idle_cpu: L(idle_lock): the CPU it went idle on, a hint for wakers, who
  *	read it without the lock
  * @watching: L(idle_lock): while idle, it also waits for the pool's next
@@ -172,7 +172,6 @@ struct exec_pool_worker {
 	unsigned long idle_state;
 	struct exec_pool_worker *idle_next;
 	struct exec_pool_worker **idle_pprev;
-	bool idle_listed;
 	int idle_cpu;
 	bool watching;
 	unsigned int steal_victim;

@@ -81,7 +81,7 @@ static void exec_pool_unlink(struct exec_thread_pool *pool,
 	WRITE_ONCE(*w->idle_pprev, next);
 	if (next)
 		next->idle_pprev = w->idle_pprev;
-	w->idle_listed = false;
+	w->idle_pprev = NULL;
 }
 
 /**
@@ -101,7 +101,7 @@ static void exec_pool_go_idle(struct exec_pool_worker *w, bool watching)
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	/* Only its own exec_pool_unidle() makes it AWAKE again. */
 	WARN_ON_ONCE(READ_ONCE(w->idle_state) != EXEC_IDLE_AWAKE);
-	if (w->idle_listed)
+	if (w->idle_pprev)
 		exec_pool_unlink(pool, w);
 	WRITE_ONCE(w->watching, watching);
 	WRITE_ONCE(w->idle_cpu, raw_smp_processor_id());
@@ -112,7 +112,6 @@ static void exec_pool_go_idle(struct exec_pool_worker *w, bool watching)
 	w->idle_pprev = &pool->idle_list;
 	/* Release: a walker that finds @w finds its link and hints set. */
 	smp_store_release(&pool->idle_list, w);
-	w->idle_listed = true;
 	/* Counted before it can be claimed: a claim's decrement follows. */
 	atomic_inc(&pool->nr_idle);
 	/* Full barrier: pairs with the submitter's publishing xchg(). */
@@ -169,7 +168,7 @@ static void exec_pool_unlist(struct exec_pool_worker *w)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
-	if (w->idle_listed)
+	if (w->idle_pprev)
 		exec_pool_unlink(pool, w);
 	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
 }

@@ -1261,7 +1261,7 @@ static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
 	raw_spin_lock_irqsave(&pool->idle_lock, flags);
 	for (i = 0; i < CLAIM_WORKERS; i++) {
 		w = &pool->workers[i];
-		waiting += exec_pool_worker_idle(w) && w->idle_listed;
+		waiting += exec_pool_worker_idle(w) && w->idle_pprev;
 		woken += READ_ONCE(w->nr_woken);
 		handed += READ_ONCE(w->nr_handed);
 	}

@@ -66,6 +66,7 @@
 #ifndef EXEC_CORE_POOL_IDLE_H
 #define EXEC_CORE_POOL_IDLE_H
 
+#include "parker.h"
 #include "pool.h"
 
 /* How many workers a waker looks at without the lock. */
@@ -229,8 +230,8 @@ static struct exec_pool_worker *exec_pool_claim_locked(
  * If that finds none to claim (none WAITING among them, or another waker
  * was first), the walk under the lock decides.
  */
-static struct exec_pool_worker *exec_pool_claim(struct exec_thread_pool *pool,
-						unsigned long mark)
+static __always_inline struct exec_pool_worker *
+exec_pool_claim(struct exec_thread_pool *pool, unsigned long mark)
 {
 	struct exec_pool_worker *w, *best = NULL;
 	unsigned int scan, score, best_score = 0;
@@ -269,8 +270,8 @@ static struct exec_pool_worker *exec_pool_claim(struct exec_thread_pool *pool,
  * Return: whether a worker was claimed, and so @work handed over: false
  * when no worker was idle.
  */
-static bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
-			     struct exec_work *work)
+static __always_inline bool
+exec_pool_wake_one_with(struct exec_thread_pool *pool, struct exec_work *work)
 {
 	struct exec_pool_worker *w;
 
@@ -278,7 +279,7 @@ static bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
 					 EXEC_IDLE_CLAIMED);
 	if (!w)
 		return false;
-	exec_parker_unpark(&w->parker);
+	__exec_parker_unpark(&w->parker);
 	return true;
 }
 

@@ -14,6 +14,14 @@
  *                         ends, so that a hung executor cannot hang CI;
  *                         first every thread's stack goes to stderr
  *
+ * A WARN_ON_ONCE() of the library that fires during a case fails it, as a
+ * WARNING fails the kernel's KUnit run (scripts/kunit-qemu.sh): the runner
+ * takes the library's log (exec_user_set_log()) before every case.  A
+ * warning that a case provokes on purpose names its function in
+ * warn_allowed[], as the kernel run's --allow does; one that fires between
+ * cases fails the run.  A case that installs a log callback of its own
+ * sees the warnings of its time itself.
+ *
  * Exit status: 0 if no case failed and at least one ran, 1 otherwise.
  */
 #include <errno.h>
@@ -59,6 +67,21 @@ static jmp_buf case_env;
 static __thread struct kunit *case_thread_test;
 
 static unsigned int nr_passed, nr_failed, nr_skipped;
+
+/*
+ * The case running, for the library's log, whose warnings may come from any
+ * of its threads; NULL between cases.
+ */
+static struct kunit *case_running;
+static unsigned int nr_stray_warnings;
+
+/*
+ * Functions whose warning a case provokes on purpose: destroying an
+ * executor that something still uses (tests/lifetime_test.c).
+ */
+static const char *const warn_allowed[] = {
+	"exec_executor_check_unused()",
+};
 
 /* Watchdog state, read by the watchdog thread. */
 static pthread_mutex_t wd_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -158,6 +181,35 @@ static void free_allocs(struct kunit *test)
 		free(a);
 	}
 	test->allocs = NULL;
+}
+
+/*
+ * The library's log while a case runs: its WARN_ON_ONCE() messages
+ * ("WARNING at FILE:LINE FUNCTION(): CONDITION", user/include/
+ * exec_platform.h) fail the case unless warn_allowed[] names the function;
+ * other messages (a watchdog's report, a pr_warn() before a warning) are
+ * printed as the case's log lines.
+ */
+static void runner_log(int level, const char *msg, void *arg)
+{
+	struct kunit *test = __atomic_load_n(&case_running, __ATOMIC_ACQUIRE);
+	bool warning = !strncmp(msg, "WARNING at ", 11), allowed = false;
+	size_t i;
+
+	(void)level;
+	(void)arg;
+	for (i = 0; warning && i < sizeof(warn_allowed) / sizeof(*warn_allowed);
+	     i++)
+		allowed |= strstr(msg, warn_allowed[i]) != NULL;
+	pthread_mutex_lock(&out_lock);
+	if (warning && !allowed && test)
+		__atomic_store_n(&test->status, KUNIT_FAILURE,
+				 __ATOMIC_RELAXED);
+	else if (warning && !allowed)
+		nr_stray_warnings++;
+	printf("    # %s: %s%s\n", test ? test->name : "(between cases)",
+	       msg, warning ? (allowed ? " (provoked)" : " (fails)") : "");
+	pthread_mutex_unlock(&out_lock);
 }
 
 void kunit_user_fail_begin(struct kunit *test, const char *file, int line,
@@ -453,6 +505,9 @@ static int run_case(struct kunit_suite *suite, struct kunit_case *c,
 	test->status = KUNIT_SUCCESS;
 	test->abort_env = &case_env;
 	case_thread_test = test;
+	__atomic_store_n(&case_running, test, __ATOMIC_RELEASE);
+	/* Again for every case: one may have installed its own. */
+	exec_user_set_log(runner_log, NULL);
 	watchdog_arm(c->name, nr);
 
 	if (!suite_ok) {
@@ -470,6 +525,7 @@ static int run_case(struct kunit_suite *suite, struct kunit_case *c,
 		suite->exit(test);
 
 	watchdog_disarm();
+	__atomic_store_n(&case_running, NULL, __ATOMIC_RELEASE);
 	case_thread_test = NULL;
 	test->abort_env = NULL;
 	free_allocs(test);
@@ -589,6 +645,9 @@ int main(int argc, char **argv)
 
 	printf("# Totals: pass:%u fail:%u skip:%u total:%u\n", nr_passed,
 	       nr_failed, nr_skipped, nr_passed + nr_failed + nr_skipped);
+	if (nr_stray_warnings)
+		printf("# %u warning(s) of the library between cases\n",
+		       nr_stray_warnings);
 	printf("%u passed, %u failed", nr_passed, nr_failed);
 	if (nr_skipped)
 		printf(", %u skipped", nr_skipped);
@@ -597,5 +656,5 @@ int main(int argc, char **argv)
 	if (!nr_suites)
 		fprintf(stderr, "exec-tests: no case matches '%s'\n",
 			glob ? glob : "");
-	return nr_failed || !nr_suites ? 1 : 0;
+	return nr_failed || nr_stray_warnings || !nr_suites ? 1 : 0;
 }

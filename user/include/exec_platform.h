@@ -86,8 +86,8 @@ __printf(2, 3) void exec_user_log(int level, const char *fmt, ...);
 	if (unlikely(__c) &&						\
 	    !__atomic_exchange_n(&__warned, true, __ATOMIC_RELAXED))	\
 		exec_user_log(EXEC_USER_LOG_WARNING,	\
-			      "WARNING at %s:%d: %s",		\
-			      __FILE__, __LINE__, #cond);		\
+			      "WARNING at %s:%d %s(): %s",	\
+			      __FILE__, __LINE__, __func__, #cond);	\
 	unlikely(__c);							\
 })
 #define WARN_ON(cond)	WARN_ON_ONCE(cond)

@@ -1,9 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The parker's permit protocol, shared by both backends: the exported
- * functions around core/parker.h's inline ones, and the timed park.
+ * The parker's permit protocol, shared by both backends (contract in
+ * core/platform.h).  A backend provides only the sleep and the wake-up:
+ *
+ *   exec_parker_sleep()  sleep until woken; may return spuriously, and must
+ *                        return at once if @permit is already set (a wake
+ *                        that came before the sleep is not lost)
+ *   exec_parker_sleep_until()  the same, bounded by deadlines
+ *   exec_parker_wake()   wake the owner sleeping in either, told which
+ *
+ * The owner sets @sleeping and then tests @permit; unpark() sets @permit and
+ * then tests @sleeping, each with a full barrier between its store and its
+ * load (Dekker), so either the owner sees the permit and does not sleep, or
+ * the waker sees @sleeping and wakes it.  An unpark() that finds the owner
+ * awake costs one exchange and one load: no system call.  @sleeping says
+ * which of the two sleeps the owner is in (EXEC_PARKER_SLEEP or
+ * EXEC_PARKER_SLEEP_UNTIL), published by the same store, so a backend whose
+ * two sleeps wake differently knows which wake-up to send.
  */
-#include "parker.h"
+#include "internal.h"
 
 /**
  * exec_parker_park - sleep until the permit is available, and consume it
@@ -13,7 +28,23 @@
  */
 void exec_parker_park(struct exec_parker *parker)
 {
-	__exec_parker_park(parker);
+	might_sleep();
+	/*
+	 * Fully ordered: taking the permit pairs with the exchange in
+	 * exec_parker_unpark(), so what the waker wrote before is visible.
+	 */
+	while (!xchg(&parker->permit, 0)) {
+		/* Full barrier: pairs with the xchg() in unpark(). */
+		smp_store_mb(parker->sleeping, EXEC_PARKER_SLEEP);
+		/* Ordered after the store above by its full barrier. */
+		if (!smp_load_acquire(&parker->permit))
+			exec_parker_sleep(parker);
+		/*
+		 * A waker that still sees 1 only sends a wake that is not
+		 * needed; the next sleep sets it again before its test.
+		 */
+		WRITE_ONCE(parker->sleeping, 0);
+	}
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_park);
 
@@ -27,14 +58,41 @@ EXPORT_SYMBOL_FOR_TESTS(exec_parker_park);
  */
 void exec_parker_unpark(struct exec_parker *parker)
 {
-	__exec_parker_unpark(parker);
+	int sleeping;
+
+	/*
+	 * A permit already there was given by a waker that also wakes the
+	 * owner if needed.  Full barrier between this exchange and the load
+	 * of @sleeping: pairs with smp_store_mb() in exec_parker_park().
+	 */
+	if (xchg(&parker->permit, 1))
+		return;
+	/* Ordered after the exchange above, which is a full barrier. */
+	sleeping = smp_load_acquire(&parker->sleeping);
+	if (sleeping)
+		exec_parker_wake(parker, sleeping);
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_unpark);
 
-/* The timed half of __exec_parker_park_until(): some deadline is set. */
-void exec_parker_park_deadline(struct exec_parker *parker, const u64 *when)
+/**
+ * exec_parker_park_until - park, but not past a deadline
+ * @parker: the caller's parker
+ * @when: absolute deadline per clock (EXEC_CLOCK_*), EXEC_TIME_NEVER for none
+ *
+ * Returns when the permit is available (and consumes it), when a deadline has
+ * passed, or spuriously: callers look at the clock and their condition.
+ *
+ * Context: Process context; sleeps.
+ */
+void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
 {
-	/* As in __exec_parker_park(): pairs with the xchg() in unpark(). */
+	might_sleep();
+	/* No deadline: the plain sleep, which some backends wake faster. */
+	if (when[0] == U64_MAX && when[1] == U64_MAX) {
+		exec_parker_park(parker);
+		return;
+	}
+	/* As in exec_parker_park(): pairs with the xchg() in unpark(). */
 	if (xchg(&parker->permit, 0))
 		return;
 	/*
@@ -52,21 +110,6 @@ void exec_parker_park_deadline(struct exec_parker *parker, const u64 *when)
 	WRITE_ONCE(parker->sleeping, 0);
 	/* A wake that ended the sleep leaves its permit: take it. */
 	(void)xchg(&parker->permit, 0);
-}
-
-/**
- * exec_parker_park_until - park, but not past a deadline
- * @parker: the caller's parker
- * @when: absolute deadline per clock (EXEC_CLOCK_*), EXEC_TIME_NEVER for none
- *
- * Returns when the permit is available (and consumes it), when a deadline has
- * passed, or spuriously: callers look at the clock and their condition.
- *
- * Context: Process context; sleeps.
- */
-void exec_parker_park_until(struct exec_parker *parker, const u64 *when)
-{
-	__exec_parker_park_until(parker, when);
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_parker_park_until);
 

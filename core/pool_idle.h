@@ -66,7 +66,6 @@
 #ifndef EXEC_CORE_POOL_IDLE_H
 #define EXEC_CORE_POOL_IDLE_H
 
-#include "parker.h"
 #include "pool.h"
 
 /* How many workers a waker looks at without the lock. */
@@ -230,8 +229,8 @@ static struct exec_pool_worker *exec_pool_claim_locked(
  * If that finds none to claim (none WAITING among them, or another waker
  * was first), the walk under the lock decides.
  */
-static __always_inline struct exec_pool_worker *
-exec_pool_claim(struct exec_thread_pool *pool, unsigned long mark)
+static struct exec_pool_worker *exec_pool_claim(struct exec_thread_pool *pool,
+						unsigned long mark)
 {
 	struct exec_pool_worker *w, *best = NULL;
 	unsigned int scan, score, best_score = 0;
@@ -270,8 +269,8 @@ exec_pool_claim(struct exec_thread_pool *pool, unsigned long mark)
  * Return: whether a worker was claimed, and so @work handed over: false
  * when no worker was idle.
  */
-static __always_inline bool
-exec_pool_wake_one_with(struct exec_thread_pool *pool, struct exec_work *work)
+static bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
+			     struct exec_work *work)
 {
 	struct exec_pool_worker *w;
 
@@ -279,7 +278,7 @@ exec_pool_wake_one_with(struct exec_thread_pool *pool, struct exec_work *work)
 					 EXEC_IDLE_CLAIMED);
 	if (!w)
 		return false;
-	__exec_parker_unpark(&w->parker);
+	exec_parker_unpark(&w->parker);
 	return true;
 }
 

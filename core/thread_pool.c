@@ -113,14 +113,13 @@ static u64 exec_pool_local_check(struct exec_cpu_timer *t)
 
 /*
  * Whether an item just published may be left to the worker of the calling
- * CPU, in a per-CPU pool (exec_pool_leave_local() below): that worker is
- * awake (running an item, between two, or woken), so it takes the item
- * once it is done, on this CPU, as a per-CPU workqueue's worker does.
- * Waking another worker instead sent timed items that an hrtimer queued in
- * a batch to the other CPU, whose wake-up cost more than the items (kernel
- * timer_lateness p50, medians of three boots: 60, 68, 71 us; 44, 48, 47 us
- * left to the CPU's worker; hrtimer then queue_work(): 46-56 us;
- * executors.rst).
+ * CPU, in a per-CPU pool: that worker is awake (running an item, between
+ * two, or woken), so it takes the item once it is done, on this CPU, as
+ * a per-CPU workqueue's worker does.  Waking another worker instead sent
+ * timed items that an hrtimer queued in a batch to the other CPU, whose
+ * wake-up cost more than the items (kernel timer_lateness p50, medians
+ * of three boots: 60, 68, 71 us; 44, 48, 47 us left to the CPU's worker;
+ * hrtimer then queue_work(): 46-56 us; executors.rst).
  *
  * Only for items an interrupt submitted (@self NULL), which returns the
  * CPU to the worker at once, and for the worker itself passing a wake-up
@@ -131,11 +130,13 @@ static u64 exec_pool_local_check(struct exec_cpu_timer *t)
  * or the worker itself), and the worker's local timer makes sure it gets
  * to them.
  */
-static bool exec_pool_leave_to_local(struct exec_thread_pool *pool,
-				     struct exec_pool_worker *self)
+static bool exec_pool_leave_local(struct exec_thread_pool *pool,
+				  struct exec_pool_worker *self)
 {
 	struct exec_pool_worker *local;
 
+	if (!EXEC_HAVE_CPU_TIMER || !pool->cpu_workers || (!self && in_task()))
+		return false;
 	local = pool->cpu_workers[raw_smp_processor_id()];
 	if (!local || (self && self != local) || exec_pool_worker_idle(local))
 		return false;
@@ -145,16 +146,6 @@ static bool exec_pool_leave_to_local(struct exec_thread_pool *pool,
 				   EXEC_POOL_LOCAL_CHECK_NS);
 	}
 	return true;
-}
-
-/* The answer for most submissions, without a call on their way. */
-static __always_inline bool
-exec_pool_leave_local(struct exec_thread_pool *pool,
-		      struct exec_pool_worker *self)
-{
-	if (!EXEC_HAVE_CPU_TIMER || !pool->cpu_workers || (!self && in_task()))
-		return false;
-	return exec_pool_leave_to_local(pool, self);
 }
 
 /*
@@ -672,9 +663,9 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		if (!work) {
 			exec_trace_worker_park(&pool->ex, w->index);
 			if (watching || added)
-				__exec_parker_park_until(&w->parker, when);
+				exec_parker_park_until(&w->parker, when);
 			else
-				__exec_parker_park(&w->parker);
+				exec_parker_park(&w->parker);
 			exec_trace_worker_wake(&pool->ex, w->index);
 			parked = true;
 		}

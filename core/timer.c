@@ -80,11 +80,8 @@
  *	clock; EXEC_TIME_NEVER if disarmed or fired (exec_timer_sync_device())
  * @wheel: L: per clock, the armed items
  * @watcher: L: the parker of the thread of the owning executor that waits
- *	for the next event itself (exec_timers_watch()), or NULL.  Set under
- *	the lock; cleared under it, or without it by a watcher that leaves a
- *	base with nothing armed (exec_timers_unwatch(): Dekker with
- *	exec_timer_program_at()); so read with READ_ONCE(), also without the
- *	lock, as a hint, by exec_timers_watch()
+ *	for the next event itself (exec_timers_watch()), or NULL.  Also read
+ *	without the lock, as a hint, by exec_timers_watch()
  * @next: G: link in the list of all bases (exec_timer_bases_lock)
  * @clockev: the backend's clock event device
  */
@@ -365,7 +362,7 @@ static void exec_timer_sync_device(struct exec_timer_base *base,
 			exec_timer_arm_device(base, clock, EXEC_TIME_NEVER);
 		return;
 	}
-	if (!backstop && !READ_ONCE(base->watcher)) {
+	if (!backstop && !base->watcher) {
 		want = min(want, by);
 		if (dev != want)
 			exec_timer_arm_device(base, clock, want);
@@ -396,31 +393,20 @@ static bool exec_timer_program_at(struct exec_timer_base *base,
 				  unsigned int flags, u64 *now)
 {
 	u64 old = base->programmed[clock];
-	struct exec_parker *watcher;
 
 	lockdep_assert_held(&base->lock);
 	if (when == old && !flags)
 		return false;
-	/* Read locklessly by exec_timers_watch_due() and unwatch. */
+	/* Read locklessly by exec_timers_watch_due(). */
 	WRITE_ONCE(base->programmed[clock], when);
-	/*
-	 * Full barrier between the store above and the load of @watcher:
-	 * pairs with the one in exec_timers_unwatch() between the watcher's
-	 * lockless leave and its look at @programmed.  Either it sees this
-	 * time and syncs the device under the lock, or this sees it gone and
-	 * syncs the device below for no watcher.
-	 */
-	smp_mb();
-	watcher = READ_ONCE(base->watcher);
 	/*
 	 * The unpark's exchange orders the store above before the watcher's
 	 * next look, which its park makes after taking the permit.  A later
 	 * time waits for the watcher's next look: a spurious wake-up at the
-	 * earlier one.  A watcher that has just left only finds a permit
-	 * at its next park, which then returns at once.
+	 * earlier one.
 	 */
-	if (watcher && (when < old || (flags & EXEC_TIMER_FORCE)))
-		exec_parker_unpark(watcher);
+	if (base->watcher && (when < old || (flags & EXEC_TIMER_FORCE)))
+		exec_parker_unpark(base->watcher);
 	exec_timer_sync_device(base, clock, flags & EXEC_TIMER_BACKSTOP, now);
 	return true;
 }
@@ -1754,7 +1740,7 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 	if (watcher)
 		return false;
 	raw_spin_lock_irqsave(&base->lock, flags);
-	if (base->dead || READ_ONCE(base->watcher)) {
+	if (base->dead || base->watcher) {
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		return false;
 	}
@@ -1785,16 +1771,6 @@ bool exec_timers_watch_due(struct exec_executor *ex)
 	return READ_ONCE(base->due) || exec_timer_late(base, 0);
 }
 
-/* Nothing armed on either clock, nothing on the due list; without the lock. */
-static bool exec_timers_nothing_armed(struct exec_timer_base *base)
-{
-	return READ_ONCE(base->programmed[EXEC_CLOCK_MONOTONIC]) ==
-		       EXEC_TIME_NEVER &&
-	       READ_ONCE(base->programmed[EXEC_CLOCK_REALTIME]) ==
-		       EXEC_TIME_NEVER &&
-	       !READ_ONCE(base->due);
-}
-
 /**
  * exec_timers_unwatch - hand over what is due; maybe stop watching
  * @ex: the executor, whose thread may watch its base
@@ -1821,23 +1797,8 @@ void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 	if (!base || READ_ONCE(base->watcher) != parker ||
 	    (keep && !exec_timers_watch_due(ex)))
 		return;
-	if (!keep && exec_timers_nothing_armed(base)) {
-		/*
-		 * Nothing armed, nothing left due: the device is disarmed
-		 * and stays so, so the watch is left without the lock, on
-		 * the way from a waker's hand-over to its item (the locked
-		 * leave cost the kernel's wake-up about 2% under TCG;
-		 * benchmarks.rst).  Full barrier, then the look again:
-		 * pairs with the smp_mb() in exec_timer_program_at().
-		 */
-		smp_store_mb(base->watcher, NULL);
-		if (exec_timers_nothing_armed(base))
-			return;
-		/* Armed meanwhile: the device is synced below. */
-	}
 	raw_spin_lock_irqsave(&base->lock, flags);
-	/* Another thread may have taken the watch since a lockless leave. */
-	if (!keep && READ_ONCE(base->watcher) == parker)
+	if (!keep)
 		WRITE_ONCE(base->watcher, NULL);
 	/* Nothing armed: nothing comes due, and the device needs nothing. */
 	if (!base->dead &&

@@ -196,10 +196,7 @@ static void runner_log(int level, const char *msg, void *arg)
 	bool warning = !strncmp(msg, "WARNING at ", 11), allowed = false;
 	size_t i;
 
-	(void)level;
-	(void)arg;
-	for (i = 0; warning && i < sizeof(warn_allowed) / sizeof(*warn_allowed);
-	     i++)
+	for (i = 0; warning && i < ARRAY_SIZE(warn_allowed); i++)
 		allowed |= strstr(msg, warn_allowed[i]) != NULL;
 	pthread_mutex_lock(&out_lock);
 	if (warning && !allowed && test)

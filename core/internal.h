@@ -302,6 +302,8 @@ void exec_executor_undepend(struct exec_executor *ex, enum exec_dep_kind kind);
 void exec_executor_handover_begin(struct exec_executor *ex,
 				  enum exec_dep_kind kind);
 void exec_executor_handover_end(struct exec_executor *ex);
+void exec_executor_work_started(struct exec_executor *ex);
+void exec_executor_work_finished(struct exec_executor *ex);
 int exec_work_guard_take(struct exec_work_guard *guard,
 			 struct exec_executor *ex, enum exec_dep_kind kind);
 int exec_work_guard_drop(struct exec_work_guard *guard,
@@ -313,6 +315,7 @@ void exec_timer_sys_init(void);
 int exec_timers_create(struct exec_executor *ex);
 int exec_timers_share(struct exec_executor *ex, struct exec_executor *from);
 void exec_timers_count_work(struct exec_executor *ex);
+bool exec_timers_counts_work(const struct exec_executor *ex);
 long exec_timers_shutdown(struct exec_executor *ex);
 void exec_timers_free(struct exec_executor *ex);
 unsigned long exec_timers_armed(struct exec_executor *ex);

@@ -37,6 +37,14 @@
  * reference, so the underlying executor may still hold @runner after destroy
  * returns.  If the underlying executor discards @runner, or refuses it, the
  * owner of the consumer side discards the queued items, so none is stranded.
+ *
+ * Outstanding work.  A unit counted on the strand (a work guard, an I/O
+ * handler bound to it, a continuation or notification registered on it) is
+ * counted on the underlying executor, which is what runs the item the unit
+ * waits for (P0113 strand on_work_started: "Calls
+ * inner_ex_.on_work_started()").  Timed items armed on the strand count so
+ * when the underlying executor counts its own (a loop scheduler, a managed
+ * queue; not a thread pool).
  */
 #include "stats.h"
 
@@ -420,6 +428,9 @@ int exec_serial_create(struct exec_serial **serialp,
 	if (ret)
 		goto err_fini_executor;
 	s->underlying = underlying;
+	/* As the underlying counts its own: forwarded to it (work_started). */
+	if (exec_timers_counts_work(underlying))
+		exec_timers_count_work(&s->ex);
 	s->linger = exec_executor_defers_freely(underlying);
 	/* Until exec_serial_destroy(): the underlying cannot go first. */
 	exec_executor_depend(underlying, EXEC_DEP_SERIAL);
@@ -598,11 +609,33 @@ exec_serial_context_executor(struct exec_executor *ex)
 	return exec_to_serial(ex)->underlying;
 }
 
+/*
+ * P0113 strand: "on_work_started() Effects: Calls
+ * inner_ex_.on_work_started()", and the same for on_work_finished().  A
+ * strand has no outstanding work of its own: what a guard on it waits for
+ * runs on the underlying executor, whose join or run must wait with it.
+ * The unit is no dependent of the underlying executor: the strand is one
+ * until its destroy, which a unit held on the strand refuses (a guard, an
+ * I/O handler, a continuation or notification not yet handed over), and
+ * which releases the units of its timed items before it lets go.
+ */
+static void exec_serial_work_started(struct exec_executor *ex)
+{
+	exec_executor_work_started(exec_to_serial(ex)->underlying);
+}
+
+static void exec_serial_work_finished(struct exec_executor *ex)
+{
+	exec_executor_work_finished(exec_to_serial(ex)->underlying);
+}
+
 static const struct exec_executor_ops exec_serial_ops = {
 	.kind = "serial",
 	.submit = exec_serial_submit,
 	.pending = exec_serial_pending,
 	.running_in_this_thread = exec_serial_running,
 	.dispatch = exec_serial_dispatch,
+	.work_started = exec_serial_work_started,
+	.work_finished = exec_serial_work_finished,
 	.context_executor = exec_serial_context_executor,
 };

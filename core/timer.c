@@ -1487,6 +1487,22 @@ void exec_timers_count_work(struct exec_executor *ex)
 }
 
 /**
+ * exec_timers_counts_work - whether @ex counts its armed items as work
+ * @ex: the executor
+ *
+ * For an executor built on @ex, which counts its own armed items (and
+ * forwards them to @ex) exactly when @ex counts its: a timed item armed on
+ * a strand then holds what the strand runs on as one armed on that would.
+ *
+ * Context: Any context.
+ * Return: true after exec_timers_count_work() on @ex.
+ */
+bool exec_timers_counts_work(const struct exec_executor *ex)
+{
+	return ex->timers && ex->timers->counts_work;
+}
+
+/**
  * exec_timers_share - arm an executor's timed items on another's base
  * @ex: the executor (a serial executor)
  * @from: the executor whose base it uses; if that has none, neither has @ex

@@ -59,7 +59,11 @@ struct exec_dependents;
  *	the generic rule: run it in the caller if @running_in_this_thread
  *	says so, else post it
  * @work_started: count one unit of outstanding work (P0113
- *	on_work_started); NULL if the executor does not track it
+ *	on_work_started); NULL if the executor does not track it.  Any
+ *	context (the timer core calls it under a raw spinlock).  An
+ *	executor that runs its items on another forwards the unit there, as
+ *	P0113's strand does ("Calls inner_ex_.on_work_started()"), since
+ *	that one's join or run is what must wait for it
  * @work_finished: the matching decrement; NULL with @work_started
  * @context_executor: the executor whose execution context (context.h) @ex
  *	shares, as a serial executor shares its underlying executor's; NULL
@@ -143,9 +147,12 @@ void exec_executor_fini(struct exec_executor *ex);
  * userspace lines on stderr.  A continuation that is being handed to @ex
  * by another thread (its future completed, its group emptied, its latch
  * opened) is waited for rather than reported, so that an owner who saw the
- * continuation run may destroy @ex at once.  The count is a snapshot:
- * creating a dependent while the executor is being destroyed is a bug of
- * the caller's.
+ * continuation run may destroy @ex at once; so is a unit of outstanding
+ * work being released, so that an owner who saw the join or run that the
+ * unit held end (of @ex, or of the executor @ex runs on, which @ex
+ * forwards its units to) may destroy @ex at once.  The count is a
+ * snapshot: creating a dependent while the executor is being destroyed is
+ * a bug of the caller's.
  *
  * Context: Process context; may sleep while such a hand-over ends.
  * Return: 0 if nothing depends on @ex (or @ex counts nothing); -EBUSY
@@ -351,8 +358,13 @@ static inline bool exec_executor_equal(const struct exec_executor *a,
  * unit against the executor it will complete on, so that the executor does
  * not consider itself out of work while the operation is outstanding: a
  * thread pool's exec_thread_pool_join() and a loop scheduler's run functions
- * wait for the count to fall to zero.  Executors that do not track
- * outstanding work ignore the calls.
+ * wait for the count to fall to zero.  An executor built on another (a
+ * serial or priority executor, a managed queue) forwards each unit to the
+ * executor it runs on, as P0113's strand does: a unit on a strand over a
+ * pool holds the pool's join.  A managed queue also counts it itself.
+ * Executors with nothing that ends for lack of work (the inline, loop and
+ * thread-per-task executors) ignore the calls; the unit still keeps them
+ * from being destroyed.
  */
 
 /**
@@ -360,7 +372,9 @@ static inline bool exec_executor_equal(const struct exec_executor *a,
  * @ex: the executor; NULL is ignored
  *
  * The unit also keeps @ex from being destroyed (-EBUSY) until
- * exec_on_work_finished() releases it.
+ * exec_on_work_finished() releases it.  On an executor built on another
+ * it is counted there too (see above), and so holds that one's join or
+ * run.
  *
  * Context: Any context.
  */

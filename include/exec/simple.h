@@ -18,6 +18,9 @@ struct exec_thread_per_task;
 /**
  * exec_inline_executor - the inline executor
  *
+ * Outstanding work (exec_on_work_started()) means nothing to it: it has
+ * nothing to wait for, every item having run when its submission returns.
+ *
  * Context: Any context; an item runs in the submitter's context.
  * Return: the process-wide inline executor; never NULL.
  */
@@ -66,6 +69,12 @@ int exec_thread_per_task_create_attr(struct exec_thread_per_task **tptp,
  * error with which the system refused the thread's attributes (-EACCES or
  * -EPERM for a nice value, -EINVAL for a CPU mask whose CPUs all went
  * offline).
+ *
+ * It keeps no count of outstanding work (exec_on_work_started()): it has
+ * no join that ends once its work is done, and nothing of it stops for
+ * lack of work, as P0113's system_executor, whose on_work_started() and
+ * on_work_finished() do nothing.  A unit held on it keeps it from being
+ * destroyed, and its destroy waits for every item it started.
  *
  * Context: Any context.
  * Return: the executor.

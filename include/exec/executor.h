@@ -62,8 +62,9 @@ struct exec_dependents;
  *	on_work_started); NULL if the executor does not track it.  Any
  *	context (the timer core calls it under a raw spinlock).  An
  *	executor that runs its items on another forwards the unit there, as
- *	P0113's strand does ("Calls inner_ex_.on_work_started()"), since
- *	that one's join or run is what must wait for it
+ *	P0113's strand does (it "calls" its inner executor's
+ *	on_work_started()), since that one's join or run is what must wait
+ *	for it
  * @work_finished: the matching decrement; NULL with @work_started
  * @context_executor: the executor whose execution context (context.h) @ex
  *	shares, as a serial executor shares its underlying executor's; NULL

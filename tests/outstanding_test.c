@@ -505,6 +505,81 @@ static void outstanding_stacked_adapters(struct kunit *test)
 	oc_finish(fx, held);
 }
 
+/*
+ * An executor whose release of a unit takes its time, so that a strand's
+ * destroy comes while the unit forwarded to it is being released: after
+ * the moment a join or a run would have ended, before the releasing
+ * thread is done with the strand.
+ */
+struct oc_slow {
+	struct exec_executor ex;
+	atomic_t started;
+	atomic_t finishing;
+};
+
+#define OC_SLOW_RELEASE_MS	100U
+
+static int oc_slow_submit(struct exec_executor *ex, struct exec_work *work,
+			  unsigned int flags)
+{
+	return -EOPNOTSUPP;
+}
+
+static void oc_slow_work_started(struct exec_executor *ex)
+{
+	exec_test_count(&container_of(ex, struct oc_slow, ex)->started);
+}
+
+static void oc_slow_work_finished(struct exec_executor *ex)
+{
+	exec_test_count(&container_of(ex, struct oc_slow, ex)->finishing);
+	msleep(OC_SLOW_RELEASE_MS);
+}
+
+static const struct exec_executor_ops oc_slow_ops = {
+	.kind = "oc_slow",
+	.submit = oc_slow_submit,
+	.work_started = oc_slow_work_started,
+	.work_finished = oc_slow_work_finished,
+};
+
+static int oc_reset_fn(void *arg)
+{
+	return exec_work_guard_reset(arg);
+}
+
+/*
+ * Whoever saw the unit go from beneath (a join that ended) may destroy the
+ * strand at once: the destroy waits for the release to be over instead of
+ * finding the guard still counted (-EBUSY).
+ */
+static void outstanding_destroy_during_release(struct kunit *test)
+{
+	struct exec_work_guard guard;
+	struct exec_test_thread t;
+	struct exec_serial *serial;
+	struct oc_slow *slow;
+
+	slow = kzalloc(sizeof(*slow), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, slow);
+	KUNIT_ASSERT_EQ(test, exec_executor_init(&slow->ex, &oc_slow_ops), 0);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, &slow->ex), 0);
+	KUNIT_ASSERT_EQ(test, exec_work_guard_init(&guard,
+					exec_serial_executor(serial)), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&slow->started), 1);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t, oc_reset_fn, &guard,
+						     "exec-oc-rel"), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&slow->finishing, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&t,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, t.ret, 0L);
+	KUNIT_EXPECT_EQ(test, exec_executor_check_unused(&slow->ex), 0);
+	exec_executor_fini(&slow->ex);
+	kfree(slow);
+}
+
 #define OC_CASE_SET(name)						\
 	KUNIT_CASE(outstanding_##name##_guard),				\
 	KUNIT_CASE(outstanding_##name##_continuation),			\
@@ -521,6 +596,7 @@ static struct kunit_case exec_outstanding_cases[] = {
 	KUNIT_CASE(outstanding_mq_pool_timed_item_alone),
 	KUNIT_CASE(outstanding_destroy_strand_with_guard),
 	KUNIT_CASE(outstanding_destroy_strand_with_timed_item),
+	KUNIT_CASE(outstanding_destroy_during_release),
 	KUNIT_CASE(outstanding_mq_counts_and_forwards),
 	KUNIT_CASE(outstanding_stacked_adapters),
 	{}

@@ -456,13 +456,24 @@ const char *exec_executor_kind(const struct exec_executor *ex);
 
 /* The process-wide (module-wide, in the kernel) default executor. */
 
+/*
+ * Most workers the built-in default pool grows to: this, or four per online
+ * CPU where that is more, never more than EXEC_THREAD_POOL_MAX_THREADS.
+ */
+#define EXEC_DEFAULT_MAX_THREADS	256U
+
 /**
  * exec_default_executor - the current default executor
  *
  * Until exec_set_default_executor() installs another, this is a built-in
- * thread pool with one thread per online CPU, started on first use.  The
- * pointer is only safe to use while no other thread may replace and destroy
- * the default; exec_default_submit() is always safe.
+ * thread pool started on first use with one worker per online CPU, which
+ * grows (up to EXEC_DEFAULT_MAX_THREADS, or four per CPU where that is more)
+ * while its workers block and items wait: tasks on it may wait for each
+ * other (N3785), within that bound.  A wait is seen at once when hinted
+ * with exec_blocking_begin(), otherwise within about EXEC_POOL_SAMPLE_MS
+ * (thread_pool.h, @max_threads).  The pointer is only safe to use while no
+ * other thread may replace and destroy the default; exec_default_submit()
+ * is always safe.
  *
  * Context: Process context (the first call may start the built-in pool).
  * Return: the executor, or NULL if the built-in pool could not be started.

@@ -330,6 +330,26 @@ int exec_defer_fn(struct exec_executor *ex, exec_fn fn, void *arg);
 bool exec_running_in_this_thread(const struct exec_executor *ex);
 
 /**
+ * exec_current_executor - the executor whose item the caller is running
+ *
+ * N3378's "future directions": a way for a closure to find the executor it
+ * runs on.  The innermost one: an item of a serial, priority executor or
+ * managed queue is theirs, not that of the pool whose worker runs it; an
+ * item run by exec_dispatch() in its caller is the dispatched executor's;
+ * an item of the inline executor is the inline executor's.  An item of an
+ * I/O context's executor (exec_io_executor()) is that executor's, also when
+ * it was submitted to a pool of I/O contexts, which hands each item to one
+ * of its contexts.  A worker, loop or run function between items, a timed
+ * item's discard callback and any other code run by no executor answer
+ * for the thread around it.
+ *
+ * Context: Any context.  In the kernel an interrupt handler is a thread of
+ * its own: one that runs no item answers NULL whatever it interrupted.
+ * Return: the executor, or NULL if the calling thread runs no item.
+ */
+struct exec_executor *exec_current_executor(void);
+
+/**
  * exec_executor_equal - whether two handles name the same executor
  * @a: an executor
  * @b: another

@@ -51,10 +51,11 @@ static struct exec_thread_pool *exec_system_pool;
  */
 static unsigned int exec_system_max_threads(void)
 {
-	unsigned int cpus = min(exec_online_cpus(), EXEC_THREAD_POOL_MAX_THREADS);
+	unsigned int cpus = min(exec_online_cpus(),
+				EXEC_THREAD_POOL_MAX_THREADS);
 
 	return clamp_t(unsigned int, 4 * cpus, EXEC_DEFAULT_MAX_THREADS,
-		     EXEC_THREAD_POOL_MAX_THREADS);
+		       EXEC_THREAD_POOL_MAX_THREADS);
 }
 
 static struct exec_executor *exec_system_executor(void)

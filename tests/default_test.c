@@ -310,7 +310,7 @@ static void default_tasks_wait_on_each_other(struct kunit *test, bool hint)
 	all = exec_latch_wait(&fx->latch,
 			      (u64)EXEC_TEST_TIMEOUT_MS * NSEC_PER_MSEC) == 0;
 	KUNIT_EXPECT_TRUE_MSG(test, all,
-			      "%lu of %u tasks never started beside the waiting ones",
+			      "%lu of %u tasks never started beside the others",
 			      exec_latch_remaining(&fx->latch), n);
 	/* Frees the waiting tasks, so that the queued ones can run. */
 	while (exec_latch_remaining(&fx->latch))

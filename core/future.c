@@ -108,16 +108,26 @@ void exec_future_put(struct exec_future *fut)
 }
 EXPORT_SYMBOL_GPL(exec_future_put);
 
-static int exec_future_settle(struct exec_future *fut, long result);
+/* Claims the right to complete @fut and stores its result. */
+static bool exec_future_claim(struct exec_future *fut, long result)
+{
+	if (atomic_fetch_or(EXEC_FUTURE_COMPLETING, &fut->state) &
+	    EXEC_FUTURE_COMPLETING)
+		return false;
+	fut->result = result;
+	return true;
+}
 
 /*
  * Drops the continuation's reference, then calls it: runs exactly once.
  * @ran: it runs on its executor with the result; otherwise it was
  * discarded or refused and @result is -ECANCELED, which is also what a
  * chained continuation's future completes with, whatever it returns.
+ * Returns that future, claimed with its result, for exec_future_publish()
+ * (with the continuation's reference on it); NULL for a plain one.
  */
-static void exec_future_cont_call(struct exec_future *fut, long result,
-				  bool ran)
+static struct exec_future *exec_future_cont_call(struct exec_future *fut,
+						 long result, bool ran)
 {
 	struct exec_future *next = fut->cont_next;
 	exec_result_fn cont = fut->cont;
@@ -128,40 +138,32 @@ static void exec_future_cont_call(struct exec_future *fut, long result,
 	exec_future_put(fut);
 	if (!next) {
 		cont(arg, result);
-		return;
+		return NULL;
 	}
 	next_result = then_fn(arg, result);
-	exec_future_settle(next, ran ? next_result : -ECANCELED);
-	exec_future_put(next);
-}
-
-static void exec_future_cont_run(struct exec_work *work)
-{
-	struct exec_future *fut = container_of(work, struct exec_future,
-					       cont_work);
-
-	/* READY was seen before the item was submitted: @result is there. */
-	exec_future_cont_call(fut, fut->result, true);
-}
-
-static void exec_future_cont_drop(struct exec_work *work)
-{
-	exec_future_cont_call(container_of(work, struct exec_future,
-					   cont_work), -ECANCELED, false);
+	/* Nobody else completes it (SPAWNED): the claim cannot fail. */
+	if (WARN_ON_ONCE(!exec_future_claim(next, ran ? next_result :
+							 -ECANCELED))) {
+		exec_future_put(next);
+		return NULL;
+	}
+	return next;
 }
 
 /*
  * Called once READY and ARMED are both set, by whichever of the completer
  * and then() set the second one.  The caller holds a reference; once the
  * item is accepted the future may be gone, so the guard is moved out of it
- * first.
+ * first.  Returns what exec_future_cont_call() returned if the executor
+ * refused the continuation, else NULL.
  */
-static void exec_future_submit_cont(struct exec_future *fut)
+static struct exec_future *exec_future_submit_cont(struct exec_future *fut)
 {
 	struct exec_executor *ex = fut->cont_ex;
 	struct exec_work_guard guard = {
 		.ex = xchg(&fut->cont_guard.ex, NULL),
 	};
+	struct exec_future *next = NULL;
 	int ret;
 
 	/* No longer a dependent, but destroy waits until we are done. */
@@ -171,33 +173,71 @@ static void exec_future_submit_cont(struct exec_future *fut)
 	if (ret == -EOPNOTSUPP || ret == -EAGAIN)
 		ret = exec_submit(ex, &fut->cont_work);
 	if (unlikely(ret))
-		exec_future_cont_call(fut, -ECANCELED, false);
+		next = exec_future_cont_call(fut, -ECANCELED, false);
 	if (guard.ex)
 		exec_work_guard_drop(&guard, EXEC_DEP_NONE);
 	/* Now the executor's own work: @ex may be destroyed after this. */
 	exec_executor_handover_end(ex);
+	return next;
+}
+
+/*
+ * Publishes the result of @fut, claimed by the caller, and submits its
+ * continuation; then, while a chained continuation is refused and so
+ * completes its future here, that future's: a loop, where nested calls
+ * would take stack for each step of a chain.  @put: drop a reference on
+ * @fut once done, the one a chained continuation held on it.
+ */
+static void exec_future_publish(struct exec_future *fut, bool put)
+{
+	struct exec_future *next;
+	int old;
+
+	while (fut) {
+		/*
+		 * Full barrier: publishes @result before READY (pairs with
+		 * the acquire reads of READY in exec_future_ready() and the
+		 * cmpxchg of exec_future_wait()), and pairs with then()'s
+		 * fetch_or of ARMED: one of the two sees the other's bit.
+		 */
+		old = atomic_fetch_or(EXEC_FUTURE_READY, &fut->state);
+		next = NULL;
+		if (old & EXEC_FUTURE_ARMED)
+			next = exec_future_submit_cont(fut);
+		/* READY set by a full barrier: pairs with wait_event()'s. */
+		if (wq_has_sleeper(&fut->wq))
+			wake_up_all(&fut->wq);
+		if (put)
+			exec_future_put(fut);
+		fut = next;
+		put = true;
+	}
+}
+
+static void exec_future_cont_run(struct exec_work *work)
+{
+	struct exec_future *fut = container_of(work, struct exec_future,
+					       cont_work);
+
+	/* READY was seen before the item was submitted: @result is there. */
+	exec_future_publish(exec_future_cont_call(fut, fut->result, true),
+			    true);
+}
+
+static void exec_future_cont_drop(struct exec_work *work)
+{
+	struct exec_future *fut = container_of(work, struct exec_future,
+					       cont_work);
+
+	exec_future_publish(exec_future_cont_call(fut, -ECANCELED, false),
+			    true);
 }
 
 static int exec_future_settle(struct exec_future *fut, long result)
 {
-	int old;
-
-	if (atomic_fetch_or(EXEC_FUTURE_COMPLETING, &fut->state) &
-	    EXEC_FUTURE_COMPLETING)
+	if (!exec_future_claim(fut, result))
 		return -EALREADY;
-	fut->result = result;
-	/*
-	 * Full barrier: publishes @result before READY (pairs with the
-	 * acquire reads of READY in exec_future_ready() and the cmpxchg of
-	 * exec_future_wait()), and pairs with then()'s fetch_or of ARMED:
-	 * one of the two sees the other's bit.
-	 */
-	old = atomic_fetch_or(EXEC_FUTURE_READY, &fut->state);
-	if (old & EXEC_FUTURE_ARMED)
-		exec_future_submit_cont(fut);
-	/* READY set by a full barrier first: pairs with wait_event()'s. */
-	if (wq_has_sleeper(&fut->wq))
-		wake_up_all(&fut->wq);
+	exec_future_publish(fut, false);
 	return 0;
 }
 
@@ -269,7 +309,7 @@ EXPORT_SYMBOL_GPL(exec_future_complete);
 
 bool exec_future_ready(const struct exec_future *fut)
 {
-	/* Pairs with the fetch_or of READY in exec_future_settle(). */
+	/* Pairs with the fetch_or of READY in exec_future_publish(). */
 	return fut && (atomic_read_acquire(&fut->state) & EXEC_FUTURE_READY);
 }
 EXPORT_SYMBOL_GPL(exec_future_ready);
@@ -338,11 +378,11 @@ static int exec_future_attach(struct exec_future *fut, struct exec_executor *ex,
 	exec_future_get(fut);
 	/*
 	 * Full barrier: publishes the fields above before ARMED, and pairs
-	 * with the completer's fetch_or of READY in exec_future_settle().
+	 * with the completer's fetch_or of READY in exec_future_publish().
 	 */
 	old = atomic_fetch_or(EXEC_FUTURE_ARMED, &fut->state);
 	if (old & EXEC_FUTURE_READY)
-		exec_future_submit_cont(fut);
+		exec_future_publish(exec_future_submit_cont(fut), true);
 	return 0;
 }
 

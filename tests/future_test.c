@@ -1171,6 +1171,71 @@ static void future_chain_discarded_ecanceled(struct kunit *test)
 	ffx_finish(fx);
 }
 
+/*
+ * A long chain whose every step is refused (its pool shut down): each step
+ * completes the next future in the completer's thread, in a loop, not in
+ * nested calls.  The completer is a worker with a small stack (a kthread's
+ * in the kernel, 64 KiB in userspace), which nested calls would overflow.
+ */
+#define FX_CHAIN_LONG	2000
+#define FX_SMALL_STACK	(64 * 1024)
+
+struct chain_long {
+	struct exec_future *first;
+	int ret;
+	atomic_t done;
+};
+
+static void chain_complete_fn(void *arg)
+{
+	struct chain_long *cl = arg;
+
+	cl->ret = exec_future_complete(cl->first, 1);
+	exec_test_count(&cl->done);
+}
+
+static void future_chain_long_refused_chain(struct kunit *test)
+{
+	struct exec_thread_pool_attr one = { .nr_threads = 1 };
+	struct exec_thread_pool *pool, *small;
+	struct exec_future *fut, *next;
+	struct chain_long cl = { 0 };
+	struct exec_executor *ex;
+	struct chain_fx c;
+	long result = 0;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &one), 0);
+	if (exec_test_stack_size_settable())
+		one.thread.stack_size = FX_SMALL_STACK;
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&small, &one), 0);
+	ex = exec_thread_pool_executor(pool);
+	memset(&c, 0, sizeof(c));
+	KUNIT_ASSERT_EQ(test, exec_future_create(&cl.first), 0);
+	fut = exec_future_get(cl.first);
+	for (i = 0; i < FX_CHAIN_LONG; i++) {
+		if (exec_future_then_future(&next, fut, ex, chain_ignore, &c)) {
+			KUNIT_FAIL(test, "step %d not chained", i);
+			break;
+		}
+		exec_future_put(fut);
+		fut = next;
+	}
+	KUNIT_EXPECT_GE(test, exec_thread_pool_shutdown_hard(pool), 0L);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(exec_thread_pool_executor(small),
+					     chain_complete_fn, &cl), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&cl.done, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, cl.ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.steps), i);
+	KUNIT_EXPECT_EQ(test, exec_future_wait(fut, 0, &result), 0);
+	KUNIT_EXPECT_EQ(test, result, (long)-ECANCELED);
+	exec_future_put(fut);
+	exec_future_put(cl.first);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(small), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
 static void future_chain_misuse(struct kunit *test)
 {
 	struct exec_executor *ex = exec_inline_executor();
@@ -1241,6 +1306,7 @@ static struct kunit_case exec_future_cases[] = {
 	KUNIT_CASE(future_chain_added_after_completion),
 	KUNIT_CASE(future_chain_error_travels_and_recovers),
 	KUNIT_CASE(future_chain_discarded_ecanceled),
+	KUNIT_CASE(future_chain_long_refused_chain),
 	KUNIT_CASE(future_chain_misuse),
 	{}
 };

@@ -22,7 +22,15 @@
  * the setter's xchg, so it uses the new executor.
  *
  * Until a default is installed the slot is NULL and the built-in thread pool
- * (one worker per online CPU) is used, started on first use.
+ * is used, started on first use: one worker per online CPU, growing up to
+ * exec_system_max_threads() while its workers block.  N3785 (default_executor):
+ * "implementations are encouraged to ensure that separate tasks added to the
+ * initial default executor can wait on each other without deadlocks".  A
+ * fixed pool cannot: once every worker waits for a task still queued behind
+ * it, nothing runs.  A growing pool (pool_grow.c) starts another worker
+ * while items wait, none is idle and fewer than one per CPU run, so tasks
+ * that sleep waiting for each other make room for the ones they wait for,
+ * up to the bound.
  */
 #include "internal.h"
 
@@ -33,6 +41,22 @@ static DEFINE_MUTEX(exec_default_mutex);
 /* Separate: the built-in pool starts inside a read-side section. */
 static DEFINE_MUTEX(exec_system_mutex);
 static struct exec_thread_pool *exec_system_pool;
+
+/*
+ * The bound: EXEC_DEFAULT_MAX_THREADS, as many items as one of the kernel's
+ * workqueues runs at once by default (WQ_DFL_ACTIVE), and four per CPU
+ * where that is more, so that a large machine keeps room above its one
+ * worker per CPU; within what one pool may have.  Each added worker costs a
+ * stack, and exits after EXEC_POOL_IDLE_TIMEOUT_MS idle.
+ */
+static unsigned int exec_system_max_threads(void)
+{
+	unsigned int cpus = min(exec_online_cpus(),
+				EXEC_THREAD_POOL_MAX_THREADS);
+
+	return clamp_t(unsigned int, 4 * cpus, EXEC_DEFAULT_MAX_THREADS,
+		       EXEC_THREAD_POOL_MAX_THREADS);
+}
 
 static struct exec_executor *exec_system_executor(void)
 {
@@ -47,6 +71,7 @@ static struct exec_executor *exec_system_executor(void)
 	if (!pool) {
 		struct exec_thread_pool_attr attr = {
 			.thread.name = "exec-system",
+			.max_threads = exec_system_max_threads(),
 		};
 
 		if (exec_thread_pool_create(&pool, &attr))

@@ -742,6 +742,18 @@ bool exec_running_in_this_thread(const struct exec_executor *ex)
 }
 EXPORT_SYMBOL_GPL(exec_running_in_this_thread);
 
+struct exec_executor *exec_current_executor(void)
+{
+	struct exec_frame *frame;
+
+	/* The innermost frame around items: a strand's over its pool's. */
+	for (frame = exec_thread_self_get(); frame; frame = frame->prev)
+		if (frame->ex)
+			return frame->ex;
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(exec_current_executor);
+
 int exec_post(struct exec_executor *ex, struct exec_work *work)
 {
 	return exec_submit_flags(ex, work, EXEC_POST_FLAGS);
@@ -768,7 +780,7 @@ int exec_dispatch(struct exec_executor *ex, struct exec_work *work)
 		return -EALREADY;
 	exec_trace_work_queue(ex, work);
 	if (!ex->ops->dispatch && exec_running_in_this_thread(ex) &&
-	    exec_dispatch_enter(&df)) {
+	    exec_dispatch_enter(&df, ex)) {
 		exec_work_run(ex, work);
 		exec_dispatch_leave(&df);
 		return 0;
@@ -808,7 +820,7 @@ int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 		return -EINVAL;
 	/* The generic rule needs no item: call @fn right here. */
 	if (!ex->ops->dispatch && exec_running_in_this_thread(ex) &&
-	    exec_dispatch_enter(&df)) {
+	    exec_dispatch_enter(&df, ex)) {
 		fn(arg);
 		exec_dispatch_leave(&df);
 		return 0;

@@ -185,18 +185,32 @@ static inline bool exec_mpsc_maybe_nonempty(struct exec_mpsc *q)
  * The per-thread frame stack: each executor that runs items on a thread
  * pushes a frame naming itself while it does, so "is the caller running
  * inside executor X" (destroy from inside, running_in_this_thread, posts from
- * a worker to its own pool) is a walk over a few frames.
+ * a worker to its own pool) is a walk over a few frames.  A frame pushed
+ * around items also names, in @ex, the executor whose items they are, so
+ * that exec_current_executor() is the first such frame from the top; other
+ * frames (a timed item's record, a group's, a service's, the pool worker's
+ * tag) have @ex NULL.
  */
 struct exec_frame {
 	const void *owner;
 	struct exec_frame *prev;
+	struct exec_executor *ex;
 };
+
+/* Pushes a frame around the items of @ex, owned by @owner. */
+static inline void exec_frame_push_ex(struct exec_frame *frame,
+				      const void *owner,
+				      struct exec_executor *ex)
+{
+	frame->owner = owner;
+	frame->ex = ex;
+	frame->prev = exec_thread_self_get();
+	exec_thread_self_set(frame);
+}
 
 static inline void exec_frame_push(struct exec_frame *frame, const void *owner)
 {
-	frame->owner = owner;
-	frame->prev = exec_thread_self_get();
-	exec_thread_self_set(frame);
+	exec_frame_push_ex(frame, owner, NULL);
 }
 
 static inline void exec_frame_pop(struct exec_frame *frame)
@@ -254,8 +268,12 @@ struct exec_dispatch_frame {
 	unsigned int depth;
 };
 
-/* Enters an inline run; false, and nothing pushed, if too deep already. */
-static inline bool exec_dispatch_enter(struct exec_dispatch_frame *df)
+/*
+ * Enters an inline run of an item of @ex; false, and nothing pushed, if too
+ * deep already.
+ */
+static inline bool exec_dispatch_enter(struct exec_dispatch_frame *df,
+				       struct exec_executor *ex)
 {
 	struct exec_frame *frame = exec_frame_find(&exec_dispatch_marker);
 	unsigned int depth = frame ? container_of(frame,
@@ -265,7 +283,7 @@ static inline bool exec_dispatch_enter(struct exec_dispatch_frame *df)
 	if (depth >= EXEC_DISPATCH_DEPTH)
 		return false;
 	df->depth = depth + 1;
-	exec_frame_push(&df->frame, &exec_dispatch_marker);
+	exec_frame_push_ex(&df->frame, &exec_dispatch_marker, ex);
 	return true;
 }
 

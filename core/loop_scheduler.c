@@ -422,7 +422,7 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 	ret = exec_ls_enter(ls);
 	if (ret)
 		return ret;
-	exec_frame_push(&frame, ls);
+	exec_frame_push_ex(&frame, ls, &ls->ex);
 	if (!atomic_long_read(&ls->work))
 		__exec_ls_stop(ls);
 	while (n < max && !exec_ls_is_stopped(ls)) {

@@ -598,7 +598,7 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 		exec_prio_wake_room(p);
 		if (extra)
 			exec_prio_schedule_extra(p, extra, 0);
-		exec_frame_push(&frame, p);
+		exec_frame_push_ex(&frame, p, &p->ex);
 		start = exec_stats_run_begin(&p->stats, false);
 		exec_work_run(&p->ex, work);
 		exec_frame_pop(&frame);

@@ -254,7 +254,7 @@ static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 					       &s->nr_queued);
 	while (run && avail > 0) {
 		done = 0;
-		exec_frame_push(&frame, s);
+		exec_frame_push_ex(&frame, s, &s->ex);
 		while (done < avail && done < EXEC_SERIAL_BATCH &&
 		       !READ_ONCE(s->dying)) {
 			struct exec_work *work = exec_mpsc_pop_wait(&s->queue);
@@ -325,7 +325,7 @@ static bool exec_serial_give_back(struct exec_serial *s,
 	bool found = true;
 	long taken = 0;
 
-	exec_frame_push(&frame, s);
+	exec_frame_push_ex(&frame, s, &s->ex);
 	for (;;) {
 		work = exec_mpsc_pop_wait(&s->queue);
 		if (!work) {
@@ -527,7 +527,7 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 	struct exec_serial *s = exec_to_serial(ex);
 	struct exec_dispatch_frame df;
 
-	if (!exec_dispatch_enter(&df))
+	if (!exec_dispatch_enter(&df, ex))
 		goto post;
 	if (exec_frame_find(s)) {
 		exec_work_run(ex, work);

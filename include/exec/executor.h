@@ -338,6 +338,26 @@ int exec_defer_fn(struct exec_executor *ex, exec_fn fn, void *arg);
 bool exec_running_in_this_thread(const struct exec_executor *ex);
 
 /**
+ * exec_current_executor - the executor whose item the caller is running
+ *
+ * N3378's "future directions": a way for a closure to find the executor it
+ * runs on.  The innermost one: an item of a serial, priority executor or
+ * managed queue is theirs, not that of the pool whose worker runs it; an
+ * item run by exec_dispatch() in its caller is the dispatched executor's;
+ * an item of the inline executor is the inline executor's.  An item of an
+ * I/O context's executor (exec_io_executor()) is that executor's, also when
+ * it was submitted to a pool of I/O contexts, which hands each item to one
+ * of its contexts.  A worker, loop or run function between items, a timed
+ * item's discard callback and any other code run by no executor answer
+ * for the thread around it.
+ *
+ * Context: Any context.  In the kernel an interrupt handler is a thread of
+ * its own: one that runs no item answers NULL whatever it interrupted.
+ * Return: the executor, or NULL if the calling thread runs no item.
+ */
+struct exec_executor *exec_current_executor(void);
+
+/**
  * exec_executor_equal - whether two handles name the same executor
  * @a: an executor
  * @b: another
@@ -471,13 +491,24 @@ const char *exec_executor_kind(const struct exec_executor *ex);
 
 /* The process-wide (module-wide, in the kernel) default executor. */
 
+/*
+ * Most workers the built-in default pool grows to: this, or four per online
+ * CPU where that is more, never more than EXEC_THREAD_POOL_MAX_THREADS.
+ */
+#define EXEC_DEFAULT_MAX_THREADS	256U
+
 /**
  * exec_default_executor - the current default executor
  *
  * Until exec_set_default_executor() installs another, this is a built-in
- * thread pool with one thread per online CPU, started on first use.  The
- * pointer is only safe to use while no other thread may replace and destroy
- * the default; exec_default_submit() is always safe.
+ * thread pool started on first use with one worker per online CPU, which
+ * grows (up to EXEC_DEFAULT_MAX_THREADS, or four per CPU where that is more)
+ * while its workers block and items wait: tasks on it may wait for each
+ * other (N3785), within that bound.  A wait is seen at once when hinted
+ * with exec_blocking_begin(), otherwise within about EXEC_POOL_SAMPLE_MS
+ * (thread_pool.h, @max_threads).  The pointer is only safe to use while no
+ * other thread may replace and destroy the default; exec_default_submit()
+ * is always safe.
  *
  * Context: Process context (the first call may start the built-in pool).
  * Return: the executor, or NULL if the built-in pool could not be started.

@@ -28,6 +28,12 @@
  * after it; the shutdown operations run, newest first, over the list as it
  * then is; then the services are unlinked and destroyed one at a time,
  * newest first, so that a destroy operation still finds the older ones.
+ *
+ * exec_context_notify_fork() walks the list as a lookup does, from one
+ * acquire load, newest first for the prepare step and oldest first for
+ * the others (P0113's orders), which a singly linked list gives without
+ * memory by looking, each time, for the node whose next is the last one
+ * notified: quadratic in the number of services, which is small.
  */
 #include "internal.h"
 
@@ -212,6 +218,47 @@ long exec_context_destroy(struct exec_context *ctx)
 	return exec_context_teardown(ctx);
 }
 EXPORT_SYMBOL_GPL(exec_context_destroy);
+
+static void exec_service_notify_fork(struct exec_service *svc,
+				     enum exec_fork_event event)
+{
+	if (svc->ops->notify_fork)
+		svc->ops->notify_fork(svc, event);
+}
+
+int exec_context_notify_fork(struct exec_context *ctx,
+			     enum exec_fork_event event)
+{
+	struct exec_service *head, *svc, *done;
+
+	if (!ctx || (event != EXEC_FORK_PREPARE && event != EXEC_FORK_PARENT &&
+		     event != EXEC_FORK_CHILD))
+		return -EINVAL;
+	might_sleep();
+	/*
+	 * One snapshot of the list for the whole call; nodes are not
+	 * unlinked before teardown, and their links never change.  Pairs
+	 * with smp_store_release() in exec_context_insert().
+	 */
+	head = smp_load_acquire(&ctx->services);
+	if (event == EXEC_FORK_PREPARE) {
+		/* The list is newest first: P0113's reverse order. */
+		for (svc = head; svc; svc = svc->next)
+			exec_service_notify_fork(svc, event);
+		return 0;
+	}
+	/*
+	 * Oldest first, without memory (a child may be short of it): each
+	 * pass finds the service added just after the last one notified.
+	 */
+	for (done = NULL; done != head; done = svc) {
+		for (svc = head; svc->next != done; svc = svc->next)
+			;
+		exec_service_notify_fork(svc, event);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_context_notify_fork);
 
 struct exec_context *exec_executor_context(struct exec_executor *ex)
 {

@@ -64,6 +64,12 @@ struct exec_service_frame {
 /* The owner of every exec_service_frame: no executor has this address. */
 static const char exec_service_frame_tag;
 
+/*
+ * F: the inline executor's context whose lock the fork's prepare step
+ * took; only the forking thread uses it, between the steps of a fork.
+ */
+static struct exec_context *exec_fork_locked_context;
+
 static struct exec_context *exec_context_alloc(bool executor)
 {
 	struct exec_context *ctx;
@@ -317,6 +323,47 @@ void exec_executor_context_release(struct exec_executor *ex)
 void exec_static_context_release(void)
 {
 	exec_executor_context_release(exec_inline_executor());
+}
+
+/**
+ * exec_static_context_fork - the inline executor's context across fork()
+ * @event: the step of the fork
+ *
+ * The one context the child of a fork can go on using (the others belong
+ * to executors whose threads stay in the parent): its lock is taken
+ * before the fork, so that no other thread holds it when the child is
+ * made, and released after it on both sides.  Its services are not
+ * notified: that is exec_context_notify_fork(), the application's call.
+ *
+ * Context: Process context; from the pthread_atfork() handlers of the
+ * userspace library (the kernel has no fork).
+ */
+void exec_static_context_fork(enum exec_fork_event event)
+{
+	struct exec_context *locked = exec_fork_locked_context;
+	struct exec_context *ctx = READ_ONCE(exec_inline_executor()->context);
+
+	switch (event) {
+	case EXEC_FORK_PREPARE:
+		exec_fork_locked_context = ctx;
+		if (ctx)
+			spin_lock(&ctx->lock);
+		break;
+	case EXEC_FORK_PARENT:
+		if (locked)
+			spin_unlock(&locked->lock);
+		break;
+	case EXEC_FORK_CHILD:
+		/*
+		 * One created after the prepare step, by another thread, may
+		 * have been inside its lock at the fork: alone now, free it.
+		 */
+		if (locked)
+			spin_unlock(&locked->lock);
+		if (ctx && ctx != locked)
+			spin_lock_init(&ctx->lock);
+		break;
+	}
 }
 
 int exec_use_service(struct exec_context *ctx,

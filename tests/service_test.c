@@ -862,6 +862,7 @@ static void service_notify_fork_order(struct kunit *test)
 		SV_DESTROY + 5, SV_DESTROY + 4, SV_DESTROY + 3,
 		SV_DESTROY + 2, SV_DESTROY + 1,
 	};
+	enum exec_fork_event bad;
 	struct exec_context *ctx;
 	struct tsvc *t[5];
 	struct sv_log log;
@@ -895,8 +896,8 @@ static void service_notify_fork_order(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(NULL, EXEC_FORK_CHILD),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx,
-					(enum exec_fork_event)3), -EINVAL);
+	bad = (enum exec_fork_event)3;
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, bad), -EINVAL);
 
 	KUNIT_EXPECT_EQ(test, exec_context_shutdown(ctx), 0);
 	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, EXEC_FORK_PARENT),
@@ -918,15 +919,16 @@ static void service_notify_fork_executor_context(struct kunit *test)
 	struct exec_thread_pool *pool;
 	struct exec_serial *serial;
 	struct exec_context *ctx;
+	struct exec_executor *ex;
 	struct sv_log log;
 	struct tsvc *t[2];
 	int i;
 
 	sv_log_init(&log);
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
-	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
-					exec_thread_pool_executor(pool)), 0);
-	ctx = exec_executor_context(exec_thread_pool_executor(pool));
+	ex = exec_thread_pool_executor(pool);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, ex), 0);
+	ctx = exec_executor_context(ex);
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
 	for (i = 0; i < 2; i++) {
 		t[i] = kzalloc(sizeof(*t[i]), GFP_KERNEL);

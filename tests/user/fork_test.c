@@ -333,7 +333,7 @@ static int fork_wait(struct kunit *test, pid_t pid)
 				   (int)pid, FORK_CHILD_TIMEOUT_MS);
 			return -1;
 		}
-		msleep(1);
+		usleep(1000);
 	}
 	if (!WIFEXITED(status)) {
 		KUNIT_FAIL(test, "child %d died of signal %d", (int)pid,
@@ -364,7 +364,9 @@ static void fork_child_uses_library(struct kunit *test)
 	struct exec_handler rh;
 	char buf[8] = { 0 };
 	struct exec_io *io;
+	unsigned int to = EXEC_TEST_TIMEOUT_MS;
 	int p[2], runs;
+	bool ok;
 	pid_t pid;
 
 	fork_say_tsan(test);
@@ -388,15 +390,14 @@ static void fork_child_uses_library(struct kunit *test)
 	/* The parent goes on: its items, its timers, its pending read. */
 	KUNIT_EXPECT_EQ(test, fork_use_default(FORK_ITEMS), FORK_OK);
 	KUNIT_EXPECT_TRUE(test, fork_timer_fires(ex, NSEC_PER_MSEC));
-	runs = atomic_read(&on_pool.runs);
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&on_pool.runs,
-				runs + 3, EXEC_TEST_TIMEOUT_MS));
-	runs = atomic_read(&on_default.runs);
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&on_default.runs,
-				runs + 3, EXEC_TEST_TIMEOUT_MS));
+	runs = atomic_read(&on_pool.runs) + 3;
+	ok = exec_test_wait_atomic_ge(&on_pool.runs, runs, to);
+	KUNIT_EXPECT_TRUE(test, ok);
+	runs = atomic_read(&on_default.runs) + 3;
+	ok = exec_test_wait_atomic_ge(&on_default.runs, runs, to);
+	KUNIT_EXPECT_TRUE(test, ok);
 	KUNIT_EXPECT_EQ(test, write(p[1], "fork", 4), 4);
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&rd.calls, 1,
-						 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&rd.calls, 1, to));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rd.result), 4L);
 	KUNIT_EXPECT_EQ(test, memcmp(buf, "fork", 4), 0);
 
@@ -487,18 +488,22 @@ static void fork_while_threads_use_library(struct kunit *test)
 	struct exec_thread_pool *pool;
 	struct fork_busy busy;
 	unsigned int i;
+	bool ok;
 	pid_t pid;
+	int ret;
 
 	fork_say_tsan(test);
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
 	atomic_set(&busy.stop, 0);
 	atomic_set(&busy.rounds, 0);
 	busy.ex = exec_thread_pool_executor(pool);
-	for (i = 0; i < ARRAY_SIZE(threads); i++)
-		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&threads[i],
-					fork_busy_fn, &busy, "fork-busy"), 0);
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&busy.rounds, 2,
-						 EXEC_TEST_TIMEOUT_MS));
+	for (i = 0; i < ARRAY_SIZE(threads); i++) {
+		ret = exec_test_thread_start(&threads[i], fork_busy_fn, &busy,
+					     "fork-busy");
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
+	ok = exec_test_wait_atomic_ge(&busy.rounds, 2, EXEC_TEST_TIMEOUT_MS);
+	KUNIT_EXPECT_TRUE(test, ok);
 
 	for (i = 0; i < FORK_REPEAT; i++) {
 		pid = fork_start(NULL);
@@ -508,9 +513,10 @@ static void fork_while_threads_use_library(struct kunit *test)
 	}
 
 	atomic_set_release(&busy.stop, 1);
-	for (i = 0; i < ARRAY_SIZE(threads); i++)
-		KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&threads[i],
-						EXEC_TEST_TIMEOUT_MS));
+	for (i = 0; i < ARRAY_SIZE(threads); i++) {
+		ok = exec_test_thread_join(&threads[i], EXEC_TEST_TIMEOUT_MS);
+		KUNIT_EXPECT_TRUE(test, ok);
+	}
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 

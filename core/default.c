@@ -179,3 +179,44 @@ void exec_default_shutdown(void)
 		exec_thread_pool_destroy(pool);
 	exec_local_closures_release();
 }
+
+/**
+ * exec_default_fork - the default executor across fork()
+ * @event: the step of the fork
+ *
+ * The built-in pool's threads and those of an installed executor stay in
+ * the parent.  The child forgets both, leaking their memory on purpose
+ * (destroying them would wait for threads it does not have): its default
+ * is the built-in pool again, a new one, started on its first use as in a
+ * new process.  The mutexes are taken before the fork so that no other
+ * thread holds them in the child (one starting the built-in pool, one
+ * installing a default), and the read-side counts of the parent's other
+ * threads are dropped with them.
+ *
+ * Context: Process context; from the pthread_atfork() handlers of the
+ * userspace library (the kernel has no fork); not from inside a default
+ * submission (an item of an inline default executor that forks).
+ */
+void exec_default_fork(enum exec_fork_event event)
+{
+	switch (event) {
+	case EXEC_FORK_PREPARE:
+		/* The order of exec_set_default_executor() and the readers. */
+		mutex_lock(&exec_default_mutex);
+		mutex_lock(&exec_system_mutex);
+		break;
+	case EXEC_FORK_PARENT:
+		mutex_unlock(&exec_system_mutex);
+		mutex_unlock(&exec_default_mutex);
+		break;
+	case EXEC_FORK_CHILD:
+		WRITE_ONCE(exec_system_pool, NULL);
+		/* Its dependency stays: the child must not destroy it. */
+		WRITE_ONCE(exec_default_slot, NULL);
+		atomic_long_set(&exec_default_readers[0], 0);
+		atomic_long_set(&exec_default_readers[1], 0);
+		mutex_unlock(&exec_system_mutex);
+		mutex_unlock(&exec_default_mutex);
+		break;
+	}
+}

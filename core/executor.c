@@ -259,6 +259,27 @@ void exec_closure_orphans_release(void)
 	}
 }
 
+/**
+ * exec_closures_fork - the closure caches across fork()
+ * @event: the step of the fork
+ *
+ * The orphans' lock is taken before the fork, so that no thread that was
+ * exiting holds it in the child.  The rings stay as they are: closures in
+ * flight on the parent's executors stay in use in the child for good (a
+ * ring skips them), and the caches of the parent's other threads are lost
+ * with those threads.
+ *
+ * Context: Process context; from the pthread_atfork() handlers of the
+ * userspace library (the kernel has no fork).
+ */
+void exec_closures_fork(enum exec_fork_event event)
+{
+	if (event == EXEC_FORK_PREPARE)
+		raw_spin_lock(&exec_orphans_lock);
+	else
+		raw_spin_unlock(&exec_orphans_lock);
+}
+
 static void exec_closure_free(struct exec_closure *c)
 {
 	/* Release: the reads of @c come first (exec_closure_take()). */

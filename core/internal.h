@@ -429,6 +429,20 @@ void exec_watchdog_exit(void);
 void exec_default_shutdown(void);
 
 /*
+ * The library-wide state across fork(), for the userspace library's
+ * pthread_atfork() handlers (user/init.c; the kernel has no fork).  Each
+ * takes its locks at EXEC_FORK_PREPARE, so that no other thread holds them
+ * when the child is made, releases them at EXEC_FORK_PARENT, and at
+ * EXEC_FORK_CHILD releases them and forgets what belongs to the parent's
+ * other threads and executors.
+ */
+void exec_default_fork(enum exec_fork_event event);
+void exec_watchdog_fork(enum exec_fork_event event);
+void exec_timer_sys_fork(enum exec_fork_event event);
+void exec_closures_fork(enum exec_fork_event event);
+void exec_static_context_fork(enum exec_fork_event event);
+
+/*
  * Every allocation of the core passes the allocation fault point first, so
  * that the tests can fail each one in turn.  The platform's functions (or,
  * in userspace, macros) are taken before they are renamed here; nothing

@@ -14,7 +14,8 @@
 # own (parker-wake.c), built by hand.
 BENCH_SRC := bench/exec-bench.c bench/bench-throughput.c \
 	bench/bench-latency.c bench/bench-timer.c bench/bench-idle.c \
-	bench/bench-raw.c bench/bench-refpool.c bench/bench-blocking.c
+	bench/bench-raw.c bench/bench-refpool.c bench/bench-blocking.c \
+	bench/bench-load.c
 BENCH_HDR := bench/bench.h $(wildcard include/exec/*.h)
 BENCH_BIN := $(O)/exec-bench
 

@@ -13,8 +13,10 @@
 #   scripts/bench-vs.sh timer_lateness raw_uring_timeout
 #   scripts/bench-vs.sh wakeup_latency raw_futex --executor loop
 #   scripts/bench-vs.sh blocking_mix condvar_spare --threads 2
+#   scripts/bench-vs.sh post_throughput idle --load
 #
-# REFERENCE is the reference's --executor kind.  ARGS go to both sides
+# REFERENCE is the reference's --executor kind, or idle: the same libexec
+# run without --load (what the load costs it).  ARGS go to both sides
 # (for instance --samples 5000), except --executor and --threads, which
 # pick the libexec executor under test (for instance --executor loop);
 # the reference pools (condvar_pool, condvar_spare) take --threads as
@@ -28,7 +30,7 @@ BENCH=${EXEC_BENCH:-build/exec-bench}
 ROUNDS=${ROUNDS:-5}
 
 if [ $# -lt 2 ]; then
-	sed -n '3,22s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,24s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 fi
 workload=$1
@@ -67,11 +69,24 @@ json_get() {
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# The reference's arguments: ARGS without --executor and --threads, one
-# per line in $tmp/refargs.
+# The reference's arguments: ARGS without --executor and --threads (for
+# idle, without --load and its count), one per line in $tmp/refargs.
 : > "$tmp/refargs"
 skip=0
 for a in "$@"; do
+	if [ "$ref" = idle ]; then
+		case $skip$a in
+		1--*) ;;
+		1*) skip=0; continue ;;
+		esac
+		skip=0
+		case $a in
+		--load=*) ;;
+		--load) skip=1 ;;
+		*) printf '%s\n' "$a" >> "$tmp/refargs" ;;
+		esac
+		continue
+	fi
 	if [ "$skip" -eq 1 ]; then
 		skip=0
 		continue
@@ -90,6 +105,7 @@ done
 # run_ref: one reference run, with its arguments read back.
 run_ref() {
 	set -- --executor "$ref"
+	[ "$ref" = idle ] && set --
 	while IFS= read -r a; do
 		set -- "$@" "$a"
 	done < "$tmp/refargs"

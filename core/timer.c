@@ -586,12 +586,20 @@ static void exec_timer_leave_due(struct exec_timer_base *base,
  * @self, if not NULL, is the executor the caller is a thread of, which
  * waited for these items (exec_timers_unwatch()): the first item due on it
  * is deferred (EXEC_SUBMIT_DEFER), so that the caller runs it next without
- * waking anybody.  With @leave (the caller stays the watcher), the others
- * due on it stay on the due list for the caller's next passes, one item a
- * pass, and the device is armed to fire within EXEC_TIMER_LEFT_NS in case
- * the caller stays busy: its handler then hands them to other threads
+ * waking anybody.  With @leave (the caller stays the watcher), the pass
+ * ends at the next item due on it: that item and all behind it stay on the
+ * due list, in their order, for the caller's next passes, one item a pass,
+ * and the device is armed to fire within EXEC_TIMER_LEFT_NS in case the
+ * caller stays busy: its handler then hands them to other threads
  * (exec_timer_leave_due()).  So a batch of short items costs no wake-up,
  * and a batch whose first item blocks still gets other threads.
+ *
+ * The rest of the list is left as it is, not walked: a watcher that fell
+ * behind (preempted while other processes keep the CPUs busy) finds
+ * thousands of items due, and walking all of them on each of its
+ * one-item passes made catching up quadratic; it never did
+ * (Documentation/benchmarks.rst, "Under load").  Items due on other
+ * executors behind the one left wait for the caller's next pass with it.
  *
  * Deferring the whole batch to the caller, with a helper woken only when
  * it took its third item, left the rest waiting for a first item that
@@ -606,7 +614,7 @@ static void exec_timer_leave_due(struct exec_timer_base *base,
 static void exec_timer_hand_over_to(struct exec_timer_base *base,
 				    struct exec_executor *self, bool leave)
 {
-	struct exec_work *list, *next, *left = NULL, **left_tail = &left;
+	struct exec_work *list, *next, *left = NULL, **left_tail = NULL;
 	bool deferred = false;
 	unsigned long flags;
 	unsigned int defer;
@@ -619,8 +627,10 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 	}
 	base->handing = true;
 	preempt_disable();
-	while ((list = base->due)) {
+	while (!left && (list = base->due)) {
 		WRITE_ONCE(base->due, NULL);
+		/* The list's last link, should its rest be left. */
+		left_tail = base->due_tail;
 		base->due_tail = &base->due;
 		base->left_by = EXEC_TIME_NEVER;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -631,11 +641,9 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 			if (self && exec_flags_target(READ_ONCE(t->work.flags))->ex ==
 				    self) {
 				if (deferred && leave) {
-					/* For the caller's next pass. */
-					list->next = NULL;
-					*left_tail = list;
-					left_tail = &list->next;
-					continue;
+					/* This one on: the next passes'. */
+					left = list;
+					break;
 				}
 				defer = deferred ? 0 : EXEC_SUBMIT_DEFER;
 				deferred = true;

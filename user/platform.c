@@ -50,16 +50,12 @@ void exec_user_yield(void)
 void exec_user_spin_wait(spinlock_t *lock)
 {
 	unsigned int spins = 0;
-	u32 v, free;
+	u32 v;
 
 	for (;;) {
 		v = __atomic_load_n(&lock->locked, __ATOMIC_RELAXED);
 		if (!v) {
-			free = 0;
-			if (__atomic_compare_exchange_n(&lock->locked, &free,
-							1, false,
-							__ATOMIC_ACQUIRE,
-							__ATOMIC_RELAXED))
+			if (__sync_bool_compare_and_swap(&lock->locked, 0, 1))
 				return;
 			continue;
 		}

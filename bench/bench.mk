@@ -6,6 +6,7 @@
 #
 #   make bench           build $(O)/exec-bench
 #   make bench-plot      run it and draw charts, in $(O)/bench-plot
+#   make peer-asio       $(O)/peer-asio, timer_lateness on Boost.Asio
 #
 # The benchmark includes only the public headers; CPPFLAGS_LIB's extra
 # include directories are harmless to it.
@@ -30,6 +31,20 @@ $(BENCH_BIN): $(BENCH_SRC) $(BENCH_HDR) $(LIB_A)
 
 bench: $(BENCH_BIN)
 
+# make peer-asio: timer_lateness on Boost.Asio (libboost-dev), the peer read
+# against libexec's timed work; on demand only, never by make check.
+CXX ?= c++
+PEER_ASIO := $(O)/peer-asio
+
+$(PEER_ASIO): bench/peer-asio.cc bench/bench-load.c bench/bench.h
+	@mkdir -p $(O)/bench
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -c -o $(O)/bench/peer-load.o \
+		bench/bench-load.c
+	$(CXX) -std=c++14 -O2 -g -Wall -pthread $(LDFLAGS) -o $@ \
+		bench/peer-asio.cc $(O)/bench/peer-load.o
+
+peer-asio: $(PEER_ASIO)
+
 # make bench-plot: exec-bench's workloads on libexec and on the references,
 # interleaved, and SVG charts of them, in $(BENCH_PLOT_OUT); the sizes are
 # scripts/bench-plot.sh's BENCH_PLOT_* variables (make bench-plot
@@ -46,7 +61,7 @@ check-bench-plot: $(BENCH_BIN)
 		env PYTHON3='$(PYTHON3)' scripts/check-bench-plot.sh \
 		$(BENCH_BIN) $(O)/check-bench-plot
 
-.PHONY: bench bench-plot
+.PHONY: bench bench-plot peer-asio
 
 # An empty value lets the next target defined become the default, as usual.
 .DEFAULT_GOAL := $(bench_saved_goal)

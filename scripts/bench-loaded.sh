@@ -13,8 +13,11 @@
 # thread pool and on the loop executor against raw_uring_timeout, and
 # wakeup_latency against raw_futex.  --throughput adds post_throughput and
 # serial_throughput loaded against the same runs idle (bench-vs.sh's idle
-# reference).  Environment: as bench-vs.sh's (EXEC_BENCH, ROUNDS,
-# BENCH_LOG).  Exit status 1 if any run failed or did not verify.
+# reference).  Where the Boost.Asio peer is built (make peer-asio; PEER_ASIO,
+# default build/peer-asio), timer_lateness on both executors is also run
+# against it.  Environment: as bench-vs.sh's (EXEC_BENCH, ROUNDS,
+# BENCH_LOG), PEER_ASIO.  Exit status 1 if any run failed or did not
+# verify.
 
 set -u
 
@@ -41,6 +44,10 @@ echo "# load: $load spinning threads; $ROUNDS rounds; load average" \
 	"$(cut -d' ' -f1-3 /proc/loadavg) before"
 pair timer_lateness raw_uring_timeout "$@"
 pair timer_lateness raw_uring_timeout --executor loop "$@"
+if [ -x "${PEER_ASIO:=build/peer-asio}" ]; then
+	REF_BENCH=$PEER_ASIO pair timer_lateness io_context "$@"
+	REF_BENCH=$PEER_ASIO pair timer_lateness io_context --executor loop "$@"
+fi
 pair wakeup_latency raw_futex "$@"
 if [ "$throughput" -eq 1 ]; then
 	pair post_throughput idle "$@"

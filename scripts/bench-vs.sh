@@ -16,29 +16,32 @@
 #   scripts/bench-vs.sh post_throughput idle --load
 #
 # REFERENCE is the reference's --executor kind, or idle: the same libexec
-# run without --load (what the load costs it).  ARGS go to both sides
+# run without --load (what the load costs it).  REF_BENCH names another
+# program for the reference side, run the same way (build/peer-asio
+# timer_lateness --executor io_context).  ARGS go to both sides
 # (for instance --samples 5000), except --executor and --threads, which
 # pick the libexec executor under test (for instance --executor loop);
 # the reference pools (condvar_pool, condvar_spare) take --threads as
-# well.  Environment: EXEC_BENCH (default build/exec-bench),
+# well.  Environment: EXEC_BENCH (default build/exec-bench), REF_BENCH,
 # ROUNDS, BENCH_LOG (a file to which every JSON line is appended).  Exit
 # status 1 if any run failed or did not verify.
 
 set -u
 
 BENCH=${EXEC_BENCH:-build/exec-bench}
+REF_BENCH=${REF_BENCH:-$BENCH}
 ROUNDS=${ROUNDS:-5}
 
 if [ $# -lt 2 ]; then
-	sed -n '3,24s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,26s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 fi
 workload=$1
 ref=$2
 shift 2
 
-if [ ! -x "$BENCH" ]; then
-	echo "bench-vs.sh: $BENCH not found; run 'make bench' first" >&2
+if [ ! -x "$BENCH" ] || [ ! -x "$REF_BENCH" ]; then
+	echo "bench-vs.sh: $BENCH or $REF_BENCH not found; run 'make bench' first" >&2
 	exit 2
 fi
 
@@ -116,8 +119,10 @@ run_ref() {
 run() {
 	side=$1
 	shift
-	if ! line=$("$BENCH" "$workload" "$@" 2>"$tmp/err"); then
-		echo "bench-vs.sh: $workload $* failed:" >&2
+	prog=$BENCH
+	[ "$side" = ref ] && prog=$REF_BENCH
+	if ! line=$("$prog" "$workload" "$@" 2>"$tmp/err"); then
+		echo "bench-vs.sh: $prog $workload $* failed:" >&2
 		cat "$tmp/err" >&2
 		: > "$tmp/failed"
 		return

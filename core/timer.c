@@ -553,6 +553,9 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
  */
 #define EXEC_TIMER_LEFT_NS	(4 * EXEC_TIMER_BACKSTOP_NS)
 
+/* The caller's items a hand-over pass walks past (exec_timer_hand_over_to()). */
+#define EXEC_TIMER_LEAVE_WALK	16
+
 /*
  * Puts @left, due items that a watcher left for its next passes, back at
  * the head of @base's due list, and makes sure that the clock event device
@@ -586,20 +589,20 @@ static void exec_timer_leave_due(struct exec_timer_base *base,
  * @self, if not NULL, is the executor the caller is a thread of, which
  * waited for these items (exec_timers_unwatch()): the first item due on it
  * is deferred (EXEC_SUBMIT_DEFER), so that the caller runs it next without
- * waking anybody.  With @leave (the caller stays the watcher), the pass
- * ends at the next item due on it: that item and all behind it stay on the
- * due list, in their order, for the caller's next passes, one item a pass,
- * and the device is armed to fire within EXEC_TIMER_LEFT_NS in case the
- * caller stays busy: its handler then hands them to other threads
+ * waking anybody.  With @leave (the caller stays the watcher), the others
+ * due on it stay on the due list for the caller's next passes, one item a
+ * pass, and the device is armed to fire within EXEC_TIMER_LEFT_NS in case
+ * the caller stays busy: its handler then hands them to other threads
  * (exec_timer_leave_due()).  So a batch of short items costs no wake-up,
  * and a batch whose first item blocks still gets other threads.
  *
- * The rest of the list is left as it is, not walked: a watcher that fell
- * behind (preempted while other processes keep the CPUs busy) finds
- * thousands of items due, and walking all of them on each of its
- * one-item passes made catching up quadratic; it never did
- * (Documentation/benchmarks.rst, "Under load").  Items due on other
- * executors behind the one left wait for the caller's next pass with it.
+ * A pass walks past at most EXEC_TIMER_LEAVE_WALK of the caller's items,
+ * handing over the others' items among them; the rest of the list stays
+ * as it is, in its order, items of other executors in it included, for
+ * the caller's next passes.  A watcher that fell behind (preempted while
+ * other processes keep the CPUs busy) finds thousands of items due, and
+ * walking all of them on each of its one-item passes made catching up
+ * quadratic; it never did (Documentation/benchmarks.rst, "Under load").
  *
  * Deferring the whole batch to the caller, with a helper woken only when
  * it took its third item, left the rest waiting for a first item that
@@ -614,10 +617,11 @@ static void exec_timer_leave_due(struct exec_timer_base *base,
 static void exec_timer_hand_over_to(struct exec_timer_base *base,
 				    struct exec_executor *self, bool leave)
 {
-	struct exec_work *list, *next, *left = NULL, **left_tail = NULL;
-	bool deferred = false;
+	struct exec_work *list, *next, *left = NULL, **left_tail = &left;
+	struct exec_work **tail;
+	unsigned int defer, walked = 0;
+	bool deferred = false, rest = false;
 	unsigned long flags;
-	unsigned int defer;
 	struct exec_timer *t;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
@@ -627,10 +631,10 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 	}
 	base->handing = true;
 	preempt_disable();
-	while (!left && (list = base->due)) {
+	while (!rest && (list = base->due)) {
 		WRITE_ONCE(base->due, NULL);
 		/* The list's last link, should its rest be left. */
-		left_tail = base->due_tail;
+		tail = base->due_tail;
 		base->due_tail = &base->due;
 		base->left_by = EXEC_TIME_NEVER;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -640,10 +644,20 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 			defer = 0;
 			if (self && exec_flags_target(READ_ONCE(t->work.flags))->ex ==
 				    self) {
-				if (deferred && leave) {
-					/* This one on: the next passes'. */
-					left = list;
+				if (deferred && leave &&
+				    ++walked > EXEC_TIMER_LEAVE_WALK) {
+					/* This one on, unwalked. */
+					*left_tail = list;
+					left_tail = tail;
+					rest = true;
 					break;
+				}
+				if (deferred && leave) {
+					/* For the caller's next pass. */
+					list->next = NULL;
+					*left_tail = list;
+					left_tail = &list->next;
+					continue;
 				}
 				defer = deferred ? 0 : EXEC_SUBMIT_DEFER;
 				deferred = true;

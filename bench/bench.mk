@@ -7,6 +7,7 @@
 #   make bench           build $(O)/exec-bench
 #   make bench-plot      run it and draw charts, in $(O)/bench-plot
 #   make peer-asio       $(O)/peer-asio, timer_lateness on Boost.Asio
+#   make peer-tbb        $(O)/peer-tbb, the throughput workloads on oneTBB
 #
 # The benchmark includes only the public headers; CPPFLAGS_LIB's extra
 # include directories are harmless to it.
@@ -45,6 +46,19 @@ $(PEER_ASIO): bench/peer-asio.cc bench/bench-load.c bench/bench.h
 
 peer-asio: $(PEER_ASIO)
 
+# make peer-tbb: post_throughput and serial_throughput on oneTBB
+# (libtbb-dev); on demand only, as peer-asio.
+PEER_TBB := $(O)/peer-tbb
+
+$(PEER_TBB): bench/peer-tbb.cc bench/bench-load.c bench/bench.h
+	@mkdir -p $(O)/bench
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -c -o $(O)/bench/peer-load.o \
+		bench/bench-load.c
+	$(CXX) -std=c++17 -O2 -g -Wall -pthread $(LDFLAGS) -o $@ \
+		bench/peer-tbb.cc $(O)/bench/peer-load.o -ltbb
+
+peer-tbb: $(PEER_TBB)
+
 # make bench-plot: exec-bench's workloads on libexec and on the references,
 # interleaved, and SVG charts of them, in $(BENCH_PLOT_OUT); the sizes are
 # scripts/bench-plot.sh's BENCH_PLOT_* variables (make bench-plot
@@ -61,7 +75,7 @@ check-bench-plot: $(BENCH_BIN)
 		env PYTHON3='$(PYTHON3)' scripts/check-bench-plot.sh \
 		$(BENCH_BIN) $(O)/check-bench-plot
 
-.PHONY: bench bench-plot peer-asio
+.PHONY: bench bench-plot peer-asio peer-tbb
 
 # An empty value lets the next target defined become the default, as usual.
 .DEFAULT_GOAL := $(bench_saved_goal)

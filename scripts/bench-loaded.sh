@@ -15,9 +15,10 @@
 # serial_throughput loaded against the same runs idle (bench-vs.sh's idle
 # reference).  Where the Boost.Asio peer is built (make peer-asio; PEER_ASIO,
 # default build/peer-asio), timer_lateness on both executors is also run
-# against it.  Environment: as bench-vs.sh's (EXEC_BENCH, ROUNDS,
-# BENCH_LOG), PEER_ASIO.  Exit status 1 if any run failed or did not
-# verify.
+# against it; where the oneTBB peer is (make peer-tbb; PEER_TBB), --throughput
+# runs the two throughput workloads loaded against it loaded too.
+# Environment: as bench-vs.sh's (EXEC_BENCH, ROUNDS, BENCH_LOG), PEER_ASIO,
+# PEER_TBB.  Exit status 1 if any run failed or did not verify.
 
 set -u
 
@@ -52,5 +53,9 @@ pair wakeup_latency raw_futex "$@"
 if [ "$throughput" -eq 1 ]; then
 	pair post_throughput idle "$@"
 	pair serial_throughput idle "$@"
+	if [ -x "${PEER_TBB:=build/peer-tbb}" ]; then
+		REF_BENCH=$PEER_TBB pair post_throughput task_arena "$@"
+		REF_BENCH=$PEER_TBB pair serial_throughput task_arena "$@"
+	fi
 fi
 exit $status

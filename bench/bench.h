@@ -103,6 +103,7 @@ int bench_submit_fn(enum bench_submit how, struct exec_executor *ex,
  * @submit: submission operation
  * @closures: submit closures (exec_submit_fn()) instead of intrusive items
  * @hints: blocking_mix's blocking items call exec_blocking_begin()/end()
+ * @load: spinning threads of the loaded variant (--load); 0 without
  */
 struct bench_opts {
 	const char *workload;
@@ -117,6 +118,7 @@ struct bench_opts {
 	enum bench_submit submit;
 	bool closures;
 	bool hints;
+	unsigned int load;
 };
 
 /**
@@ -174,6 +176,10 @@ void bench_out_double(const char *key, const char *fmt, double val);
 void bench_out_end(void);
 int bench_samples_write(const struct bench_opts *opts, unsigned int threads,
 			const uint64_t *v, unsigned long n);
+
+/* bench-load.c: the loaded variant. */
+int bench_load_start(unsigned int nr);
+void bench_load_stop(void);
 
 /* bench-raw.c: the raw references. */
 struct bench_raw_futex;

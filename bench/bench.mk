@@ -6,6 +6,8 @@
 #
 #   make bench           build $(O)/exec-bench
 #   make bench-plot      run it and draw charts, in $(O)/bench-plot
+#   make peer-asio       $(O)/peer-asio, timer_lateness on Boost.Asio
+#   make peer-tbb        $(O)/peer-tbb, the throughput workloads on oneTBB
 #
 # The benchmark includes only the public headers; CPPFLAGS_LIB's extra
 # include directories are harmless to it.
@@ -14,7 +16,8 @@
 # own (parker-wake.c), built by hand.
 BENCH_SRC := bench/exec-bench.c bench/bench-throughput.c \
 	bench/bench-latency.c bench/bench-timer.c bench/bench-idle.c \
-	bench/bench-raw.c bench/bench-refpool.c bench/bench-blocking.c
+	bench/bench-raw.c bench/bench-refpool.c bench/bench-blocking.c \
+	bench/bench-load.c
 BENCH_HDR := bench/bench.h $(wildcard include/exec/*.h)
 BENCH_BIN := $(O)/exec-bench
 
@@ -28,6 +31,33 @@ $(BENCH_BIN): $(BENCH_SRC) $(BENCH_HDR) $(LIB_A)
 		$(LIB_A) $(LDLIBS_LIB)
 
 bench: $(BENCH_BIN)
+
+# make peer-asio: timer_lateness on Boost.Asio (libboost-dev), the peer read
+# against libexec's timed work; on demand only, never by make check.
+CXX ?= c++
+PEER_ASIO := $(O)/peer-asio
+
+$(PEER_ASIO): bench/peer-asio.cc bench/bench-load.c bench/bench.h
+	@mkdir -p $(O)/bench
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -c -o $(O)/bench/peer-load.o \
+		bench/bench-load.c
+	$(CXX) -std=c++14 -O2 -g -Wall -pthread $(LDFLAGS) -o $@ \
+		bench/peer-asio.cc $(O)/bench/peer-load.o
+
+peer-asio: $(PEER_ASIO)
+
+# make peer-tbb: post_throughput and serial_throughput on oneTBB
+# (libtbb-dev); on demand only, as peer-asio.
+PEER_TBB := $(O)/peer-tbb
+
+$(PEER_TBB): bench/peer-tbb.cc bench/bench-load.c bench/bench.h
+	@mkdir -p $(O)/bench
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -c -o $(O)/bench/peer-load.o \
+		bench/bench-load.c
+	$(CXX) -std=c++17 -O2 -g -Wall -pthread $(LDFLAGS) -o $@ \
+		bench/peer-tbb.cc $(O)/bench/peer-load.o -ltbb
+
+peer-tbb: $(PEER_TBB)
 
 # make bench-plot: exec-bench's workloads on libexec and on the references,
 # interleaved, and SVG charts of them, in $(BENCH_PLOT_OUT); the sizes are
@@ -45,7 +75,7 @@ check-bench-plot: $(BENCH_BIN)
 		env PYTHON3='$(PYTHON3)' scripts/check-bench-plot.sh \
 		$(BENCH_BIN) $(O)/check-bench-plot
 
-.PHONY: bench bench-plot
+.PHONY: bench bench-plot peer-asio peer-tbb
 
 # An empty value lets the next target defined become the default, as usual.
 .DEFAULT_GOAL := $(bench_saved_goal)

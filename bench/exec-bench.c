@@ -164,7 +164,7 @@ static void bench_usage(FILE *f)
 	fputs("usage: exec-bench WORKLOAD [--executor KIND] [--threads T] [--producers P]\n"
 	      "                  [--tasks N] [--strands S] [--samples K] [--seconds D]\n"
 	      "                  [--submit OP] [--closures] [--blocking B] [--hints]\n"
-	      "                  [--timing]\n"
+	      "                  [--timing] [--load [L]]\n"
 	      "       exec-bench list\n"
 	      "\n"
 	      "Runs one workload of Documentation/benchmarks.rst and prints one\n"
@@ -223,6 +223,11 @@ static void bench_usage(FILE *f)
 	      "                   default executor's is\n"
 	      "                   EXEC_DEFAULT_MAX_THREADS); adds\n"
 	      "                   \"max_threads\" to the output line\n"
+	      "  --load [L]       the loaded variant, any workload and executor:\n"
+	      "                   before the run a separate process of L\n"
+	      "                   threads (default: online CPUs) spins on plain\n"
+	      "                   arithmetic at nice 0 until the run ends; adds\n"
+	      "                   \"load\":L\n"
 	      "  --hints          blocking_mix: the blocking items also tell\n"
 	      "                   libexec (exec_blocking_begin()/end()), as they\n"
 	      "                   tell condvar_spare; adds \"hints\":true\n"
@@ -378,6 +383,9 @@ void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 		bench_out_str("submit", bench_submit_names[opts->submit]);
 	if (bench_max_threads)
 		bench_out_uint("max_threads", bench_max_threads);
+	/* The loaded variant (--load), references included. */
+	if (opts->load)
+		bench_out_uint("load", opts->load);
 }
 
 void bench_out_str(const char *key, const char *val)
@@ -482,6 +490,8 @@ int bench_samples_write(const struct bench_opts *opts, unsigned int threads,
 	}
 	fprintf(f, BENCH_HEAD_FMT, opts->workload, bench_kind_impl(opts->kind),
 		bench_kind_name(opts->kind), threads);
+	if (opts->load)
+		fprintf(f, ",\"load\":%u", opts->load);
 	if (!bench_kind_is_ref(opts->kind))
 		fprintf(f, ",\"backend\":\"%s\"", exec_user_wakeup_backend());
 	fprintf(f, ",\"samples\":%lu,\"samples_ns\":[", n);
@@ -928,6 +938,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	opts->closures = false;
 	opts->hints = false;
 	opts->blocking = 0;
+	opts->load = 0;
 
 	for (i = 2; i < argc; i++) {
 		const char *opt = argv[i], *val = NULL, *eq;
@@ -977,6 +988,20 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 				return -1;
 			}
 			opts->hints = true;
+			continue;
+		}
+
+		/* --load alone is one spinner per online CPU. */
+		if (!strcmp(name, "--load")) {
+			opts->load = bench_online_cpus();
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2))
+				val = argv[++i];
+			if (val && bench_parse_uint(name, val, 0,
+						    BENCH_MAX_PRODUCERS,
+						    &opts->load))
+				return -1;
 			continue;
 		}
 
@@ -1087,6 +1112,7 @@ int main(int argc, char **argv)
 	const struct bench_workload *w;
 	struct sigaction sa;
 	struct bench_opts opts;
+	int ret;
 
 	if (argc < 2) {
 		bench_usage(stderr);
@@ -1126,5 +1152,10 @@ int main(int argc, char **argv)
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(bench_watchdog_seconds(&opts));
 
-	return w->run(&opts);
+	/* Still one thread here, as bench_load_start() needs. */
+	if (bench_load_start(opts.load))
+		return BENCH_EXIT_FAIL;
+	ret = w->run(&opts);
+	bench_load_stop();
+	return ret;
 }

@@ -602,6 +602,9 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
  */
 #define EXEC_TIMER_LEFT_NS	(4 * EXEC_TIMER_BACKSTOP_NS)
 
+/* The caller's items a hand-over pass walks past (exec_timer_hand_over_to()). */
+#define EXEC_TIMER_LEAVE_WALK	16
+
 /*
  * Puts @left, due items that a watcher left for its next passes, back at
  * the head of @base's due list, and makes sure that the clock event device
@@ -642,6 +645,14 @@ static void exec_timer_leave_due(struct exec_timer_base *base,
  * (exec_timer_leave_due()).  So a batch of short items costs no wake-up,
  * and a batch whose first item blocks still gets other threads.
  *
+ * A pass walks past at most EXEC_TIMER_LEAVE_WALK of the caller's items,
+ * handing over the others' items among them; the rest of the list stays
+ * as it is, in its order, items of other executors in it included, for
+ * the caller's next passes.  A watcher that fell behind (preempted while
+ * other processes keep the CPUs busy) finds thousands of items due, and
+ * walking all of them on each of its one-item passes made catching up
+ * quadratic; it never did (Documentation/benchmarks.rst, "Under load").
+ *
  * Deferring the whole batch to the caller, with a helper woken only when
  * it took its third item, left the rest waiting for a first item that
  * blocked, however long (a batch whose first item waited for its second
@@ -656,9 +667,10 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 				    struct exec_executor *self, bool leave)
 {
 	struct exec_work *list, *next, *left = NULL, **left_tail = &left;
-	bool deferred = false;
+	struct exec_work **tail;
+	unsigned int defer, walked = 0;
+	bool deferred = false, rest = false;
 	unsigned long flags;
-	unsigned int defer;
 	struct exec_timer *t;
 
 	raw_spin_lock_irqsave(&base->lock, flags);
@@ -668,8 +680,10 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 	}
 	base->handing = true;
 	preempt_disable();
-	while ((list = base->due)) {
+	while (!rest && (list = base->due)) {
 		WRITE_ONCE(base->due, NULL);
+		/* The list's last link, should its rest be left. */
+		tail = base->due_tail;
 		base->due_tail = &base->due;
 		base->left_by = EXEC_TIME_NEVER;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
@@ -679,6 +693,14 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 			defer = 0;
 			if (self && exec_flags_target(READ_ONCE(t->work.flags))->ex ==
 				    self) {
+				if (deferred && leave &&
+				    ++walked > EXEC_TIMER_LEAVE_WALK) {
+					/* This one on, unwalked. */
+					*left_tail = list;
+					left_tail = tail;
+					rest = true;
+					break;
+				}
 				if (deferred && leave) {
 					/* For the caller's next pass. */
 					list->next = NULL;

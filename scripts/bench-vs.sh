@@ -13,30 +13,35 @@
 #   scripts/bench-vs.sh timer_lateness raw_uring_timeout
 #   scripts/bench-vs.sh wakeup_latency raw_futex --executor loop
 #   scripts/bench-vs.sh blocking_mix condvar_spare --threads 2
+#   scripts/bench-vs.sh post_throughput idle --load
 #
-# REFERENCE is the reference's --executor kind.  ARGS go to both sides
+# REFERENCE is the reference's --executor kind, or idle: the same libexec
+# run without --load (what the load costs it).  REF_BENCH names another
+# program for the reference side, run the same way (build/peer-asio
+# timer_lateness --executor io_context).  ARGS go to both sides
 # (for instance --samples 5000), except --executor and --threads, which
 # pick the libexec executor under test (for instance --executor loop);
 # the reference pools (condvar_pool, condvar_spare) take --threads as
-# well.  Environment: EXEC_BENCH (default build/exec-bench),
+# well.  Environment: EXEC_BENCH (default build/exec-bench), REF_BENCH,
 # ROUNDS, BENCH_LOG (a file to which every JSON line is appended).  Exit
 # status 1 if any run failed or did not verify.
 
 set -u
 
 BENCH=${EXEC_BENCH:-build/exec-bench}
+REF_BENCH=${REF_BENCH:-$BENCH}
 ROUNDS=${ROUNDS:-5}
 
 if [ $# -lt 2 ]; then
-	sed -n '3,22s/^# \{0,1\}//p' "$0" >&2
+	sed -n '3,26s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 fi
 workload=$1
 ref=$2
 shift 2
 
-if [ ! -x "$BENCH" ]; then
-	echo "bench-vs.sh: $BENCH not found; run 'make bench' first" >&2
+if [ ! -x "$BENCH" ] || [ ! -x "$REF_BENCH" ]; then
+	echo "bench-vs.sh: $BENCH or $REF_BENCH not found; run 'make bench' first" >&2
 	exit 2
 fi
 
@@ -67,11 +72,24 @@ json_get() {
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# The reference's arguments: ARGS without --executor and --threads, one
-# per line in $tmp/refargs.
+# The reference's arguments: ARGS without --executor and --threads (for
+# idle, without --load and its count), one per line in $tmp/refargs.
 : > "$tmp/refargs"
 skip=0
 for a in "$@"; do
+	if [ "$ref" = idle ]; then
+		case $skip$a in
+		1--*) ;;
+		1*) skip=0; continue ;;
+		esac
+		skip=0
+		case $a in
+		--load=*) ;;
+		--load) skip=1 ;;
+		*) printf '%s\n' "$a" >> "$tmp/refargs" ;;
+		esac
+		continue
+	fi
 	if [ "$skip" -eq 1 ]; then
 		skip=0
 		continue
@@ -90,6 +108,7 @@ done
 # run_ref: one reference run, with its arguments read back.
 run_ref() {
 	set -- --executor "$ref"
+	[ "$ref" = idle ] && set --
 	while IFS= read -r a; do
 		set -- "$@" "$a"
 	done < "$tmp/refargs"
@@ -100,8 +119,10 @@ run_ref() {
 run() {
 	side=$1
 	shift
-	if ! line=$("$BENCH" "$workload" "$@" 2>"$tmp/err"); then
-		echo "bench-vs.sh: $workload $* failed:" >&2
+	prog=$BENCH
+	[ "$side" = ref ] && prog=$REF_BENCH
+	if ! line=$("$prog" "$workload" "$@" 2>"$tmp/err"); then
+		echo "bench-vs.sh: $prog $workload $* failed:" >&2
 		cat "$tmp/err" >&2
 		: > "$tmp/failed"
 		return

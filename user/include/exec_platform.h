@@ -278,15 +278,21 @@ static inline bool test_bit(long nr, const unsigned long *addr)
 
 /*
  * spinlock_t: a short critical section (a few list operations, never a
- * blocking call).  A test-and-test-and-set lock: cheaper than a mutex when
- * uncontended and, since the holder may be preempted in userspace, a waiter
- * that has spun EXEC_USER_SPIN_YIELD times gives its CPU up.
+ * blocking call).  A userspace holder can be preempted in it, and on a
+ * machine busy with other processes often is; a waiter then spins a
+ * bounded while (EXEC_USER_SPIN_LOCK_SPINS looks) and sleeps on the lock
+ * word as a futex until the holder's unlock wakes it, rather than giving
+ * its time slice away with sched_yield() over and over while the holder
+ * waits for a CPU (Documentation/benchmarks.rst, "Under load").  @locked:
+ * 0 free, 1 held, 2 held and a waiter may sleep: only that unlock makes
+ * a system call.
  */
-typedef struct { int locked; } spinlock_t;
+typedef struct { u32 locked; } spinlock_t;
 #define __SPIN_LOCK_UNLOCKED(name)	{ 0 }
-#define EXEC_USER_SPIN_YIELD	128
+#define EXEC_USER_SPIN_LOCK_SPINS	128
 
 void exec_user_spin_wait(spinlock_t *lock);
+void exec_user_spin_wake(spinlock_t *lock);
 
 static inline void spin_lock_init(spinlock_t *lock)
 {
@@ -297,21 +303,28 @@ static inline void spin_lock_destroy(spinlock_t *lock)
 {
 }
 
+/*
+ * The __sync compare-and-swap (fully ordered, as lock cmpxchg is anyway)
+ * takes the expected value by value: __atomic_compare_exchange_n() would
+ * want it in a stack slot, which ThreadSanitizer then sees written.
+ */
 static inline bool spin_trylock(spinlock_t *lock)
 {
 	return !__atomic_load_n(&lock->locked, __ATOMIC_RELAXED) &&
-	       !__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE);
+	       __sync_bool_compare_and_swap(&lock->locked, 0, 1);
 }
 
 static inline void spin_lock(spinlock_t *lock)
 {
-	if (unlikely(__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE)))
+	if (unlikely(!__sync_bool_compare_and_swap(&lock->locked, 0, 1)))
 		exec_user_spin_wait(lock);
 }
 
 static inline void spin_unlock(spinlock_t *lock)
 {
-	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
+	if (unlikely(__atomic_exchange_n(&lock->locked, 0,
+					 __ATOMIC_RELEASE) == 2))
+		exec_user_spin_wake(lock);
 }
 
 #define spin_lock_irqsave(l, flags) \

@@ -164,7 +164,7 @@ static void bench_usage(FILE *f)
 	fputs("usage: exec-bench WORKLOAD [--executor KIND] [--threads T] [--producers P]\n"
 	      "                  [--tasks N] [--strands S] [--samples K] [--seconds D]\n"
 	      "                  [--submit OP] [--closures] [--blocking B] [--hints]\n"
-	      "                  [--timing] [--load [L]]\n"
+	      "                  [--timing] [--max-threads M] [--load [L]]\n"
 	      "       exec-bench list\n"
 	      "\n"
 	      "Runs one workload of Documentation/benchmarks.rst and prints one\n"

@@ -27,10 +27,35 @@ static bool exec_inline_running(const struct exec_executor *ex)
 	return true;
 }
 
+/*
+ * Nothing ever waits on the inline executor: an item runs in its submitter
+ * before the submission returns.  So there is nothing to take back (an
+ * item found pending is being run by its submitter, which clears the bit
+ * first thing), and nothing submitted before a flush is left to wait for.
+ * Which thread runs an item is not kept: a run is not seen from others.
+ */
+static int exec_inline_take_back(struct exec_executor *ex,
+				 struct exec_work *work)
+{
+	return 0;
+}
+
+static int exec_inline_cancel(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_cancel_loop(ex, work, exec_inline_take_back);
+}
+
+static int exec_inline_flush(struct exec_executor *ex, bool drain)
+{
+	return 0;
+}
+
 static const struct exec_executor_ops exec_inline_ops = {
 	.kind = "inline",
 	.submit = exec_inline_submit,
 	.running_in_this_thread = exec_inline_running,
+	.cancel = exec_inline_cancel,
+	.flush = exec_inline_flush,
 };
 
 static struct exec_executor exec_inline = {

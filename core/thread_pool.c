@@ -797,7 +797,8 @@ static int exec_pool_worker_fn(void *arg)
 		t0 = exec_stats_run_begin(&w->stats, false);
 		exec_work_run(&pool->ex, work);
 		exec_stats_run_end(&w->stats, t0, false);
-		WRITE_ONCE(w->run_seq, w->run_seq + 1);
+		/* Release: the run's writes, for a flush that sees it end. */
+		smp_store_release(&w->run_seq, w->run_seq + 1);
 		if (need_resched())
 			cond_resched();
 	}

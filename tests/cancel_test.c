@@ -17,8 +17,13 @@ struct cfx_kind {
 	const char *name;
 	int (*create)(struct cfx *fx);
 	void (*destroy)(struct cfx *fx);
-	/* Items it runs at once: -1 for none queued ever (inline). */
+	/*
+	 * Items it runs at once: -1 for none queued ever (inline), which is
+	 * run in its submitter.
+	 */
 	int width;
+	/* Items submitted behind @width blocked ones wait (not a new thread). */
+	bool queues;
 };
 
 struct cfx {
@@ -198,6 +203,20 @@ static void ls_destroy(struct cfx *fx)
 	KUNIT_EXPECT_GE(fx->test, exec_loop_scheduler_destroy(fx->ls), 0);
 }
 
+static int tpt_create(struct cfx *fx)
+{
+	int ret = exec_thread_per_task_create(&fx->tpt);
+
+	if (!ret)
+		fx->ex = exec_thread_per_task_executor(fx->tpt);
+	return ret;
+}
+
+static void tpt_destroy(struct cfx *fx)
+{
+	KUNIT_EXPECT_EQ(fx->test, exec_thread_per_task_destroy(fx->tpt), 0);
+}
+
 static int inline_create(struct cfx *fx)
 {
 	fx->ex = exec_inline_executor();
@@ -209,13 +228,15 @@ static void inline_destroy(struct cfx *fx)
 }
 
 static const struct cfx_kind cfx_kinds[] = {
-	{ "thread_pool", pool_create, pool_destroy, 2 },
-	{ "growing_pool", grow_create, pool_destroy, 2 },
-	{ "per_cpu_pool", percpu_create, pool_destroy, 2 },
-	{ "serial", serial_create, pool_destroy, 1 },
-	{ "loop", loop_create, loop_destroy, 1 },
-	{ "loop_scheduler", ls_create, ls_destroy, 1 },
-	{ "inline", inline_create, inline_destroy, -1 },
+	{ "thread_pool", pool_create, pool_destroy, 2, true },
+	{ "growing_pool", grow_create, pool_destroy, 2, true },
+	{ "per_cpu_pool", percpu_create, pool_destroy, 2, true },
+	{ "serial", serial_create, pool_destroy, 1, true },
+	{ "loop", loop_create, loop_destroy, 1, true },
+	{ "loop_scheduler", ls_create, ls_destroy, 1, true },
+	{ "inline", inline_create, inline_destroy, -1, false },
+	/* Nothing waits for a runner: a new thread per item. */
+	{ "thread_per_task", tpt_create, tpt_destroy, 1, false },
 };
 
 static bool cfx_setup(struct kunit *test, struct cfx *fx,
@@ -259,7 +280,7 @@ static void cancel_queued_one(struct kunit *test, const struct cfx_kind *kind)
 	exec_test_gate_init(&gate);
 	citem_init(&it, &fx, NULL);
 	citem_init(&after, &fx, NULL);
-	if (kind->width > 0) {
+	if (kind->queues) {
 		KUNIT_EXPECT_TRUE(test, cfx_block(&fx, blockers, &gate));
 		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &it.work), 0);
 		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &after.work), 0);
@@ -275,8 +296,7 @@ static void cancel_queued_one(struct kunit *test, const struct cfx_kind *kind)
 		KUNIT_EXPECT_EQ(test, atomic_read(&after.runs), 1);
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&it.runs), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards),
-			kind->width > 0 ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), kind->queues ? 1 : 0);
 	/* Never submitted, or done: idle. */
 	KUNIT_EXPECT_EQ(test, exec_work_cancel(fx.ex, &it.work),
 			EXEC_CANCEL_IDLE);
@@ -337,7 +357,7 @@ static void cancel_running_one(struct kunit *test, const struct cfx_kind *kind,
 	struct csync c;
 	struct cfx fx;
 
-	if (kind->width <= 0 || !cfx_setup(test, &fx, kind))
+	if (kind->width < 0 || !cfx_setup(test, &fx, kind))
 		return;
 	exec_test_gate_init(&gate);
 	citem_init(&it, &fx, &gate);
@@ -385,7 +405,7 @@ static void cancel_sync_from_own_item_edeadlk(struct kunit *test)
 	unsigned int k;
 
 	for (k = 0; k < ARRAY_SIZE(cfx_kinds); k++) {
-		if (cfx_kinds[k].width <= 0 ||
+		if (cfx_kinds[k].width < 0 ||
 		    !cfx_setup(test, &fx, &cfx_kinds[k]))
 			continue;
 		citem_init(&it, &fx, NULL);
@@ -417,7 +437,7 @@ static void flush_waits_for_queued_items(struct kunit *test)
 	for (k = 0; k < ARRAY_SIZE(cfx_kinds); k++) {
 		if (!cfx_setup(test, &fx, &cfx_kinds[k]))
 			continue;
-		if (cfx_kinds[k].width <= 0) {
+		if (cfx_kinds[k].width < 0) {
 			KUNIT_EXPECT_EQ(test, exec_executor_flush(fx.ex), 0);
 			KUNIT_EXPECT_EQ(test, exec_executor_drain(fx.ex), 0);
 			cfx_kinds[k].destroy(&fx);
@@ -498,7 +518,7 @@ static void flush_from_inside_edeadlk(struct kunit *test)
 	unsigned int k;
 
 	for (k = 0; k < ARRAY_SIZE(cfx_kinds); k++) {
-		if (cfx_kinds[k].width <= 0 ||
+		if (cfx_kinds[k].width < 0 ||
 		    !cfx_setup(test, &fx, &cfx_kinds[k]))
 			continue;
 		citem_init(&it, &fx, NULL);

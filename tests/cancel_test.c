@@ -35,6 +35,8 @@ struct cfx {
 	struct exec_loop *loop;
 	struct exec_loop_scheduler *ls;
 	struct exec_thread_per_task *tpt;
+	struct exec_priority *prio;
+	struct exec_managed_queue *mq;
 	struct exec_test_thread driver;
 };
 
@@ -122,6 +124,13 @@ static int percpu_create(struct cfx *fx)
 
 static void pool_destroy(struct cfx *fx)
 {
+	if (fx->prio)
+		KUNIT_EXPECT_GE(fx->test, exec_priority_destroy(fx->prio), 0);
+	if (fx->mq) {
+		KUNIT_EXPECT_GE(fx->test, exec_managed_queue_destroy(fx->mq), 0);
+		/* Its last reference may still be on its way out. */
+		exec_thread_pool_join(fx->pool);
+	}
 	if (fx->serial)
 		KUNIT_EXPECT_GE(fx->test, exec_serial_destroy(fx->serial), 0);
 	KUNIT_EXPECT_GE(fx->test, exec_thread_pool_destroy(fx->pool), 0);
@@ -139,6 +148,38 @@ static int serial_create(struct cfx *fx)
 		return ret;
 	}
 	fx->ex = exec_serial_executor(fx->serial);
+	return 0;
+}
+
+static int prio_create(struct cfx *fx)
+{
+	struct exec_priority_attr attr = { .nr_levels = 4, .max_running = 2 };
+	int ret = pool_create(fx);
+
+	if (ret)
+		return ret;
+	ret = exec_priority_create(&fx->prio, fx->ex, &attr);
+	if (ret) {
+		exec_thread_pool_destroy(fx->pool);
+		return ret;
+	}
+	fx->ex = exec_priority_executor(fx->prio);
+	return 0;
+}
+
+static int mq_create(struct cfx *fx)
+{
+	struct exec_managed_queue_attr attr = { .thread_limit = 1 };
+	int ret = pool_create(fx);
+
+	if (ret)
+		return ret;
+	ret = exec_managed_queue_create(&fx->mq, fx->ex, &attr);
+	if (ret) {
+		exec_thread_pool_destroy(fx->pool);
+		return ret;
+	}
+	fx->ex = exec_managed_queue_executor(fx->mq);
 	return 0;
 }
 
@@ -232,6 +273,8 @@ static const struct cfx_kind cfx_kinds[] = {
 	{ "growing_pool", grow_create, pool_destroy, 2, true },
 	{ "per_cpu_pool", percpu_create, pool_destroy, 2, true },
 	{ "serial", serial_create, pool_destroy, 1, true },
+	{ "priority", prio_create, pool_destroy, 2, true },
+	{ "managed_queue", mq_create, pool_destroy, 1, true },
 	{ "loop", loop_create, loop_destroy, 1, true },
 	{ "loop_scheduler", ls_create, ls_destroy, 1, true },
 	{ "inline", inline_create, inline_destroy, -1, false },

@@ -11,6 +11,12 @@
  */
 #include "exec_test.h"
 
+/* The userspace shim's header: the I/O context exists only there. */
+#ifdef EXEC_USER_KUNIT_TEST_H
+#include <exec/io.h>
+#define CFX_HAVE_IO	1
+#endif
+
 struct cfx;
 
 struct cfx_kind {
@@ -37,6 +43,9 @@ struct cfx {
 	struct exec_thread_per_task *tpt;
 	struct exec_priority *prio;
 	struct exec_managed_queue *mq;
+#ifdef CFX_HAVE_IO
+	struct exec_io *io;
+#endif
 	struct exec_test_thread driver;
 };
 
@@ -258,6 +267,23 @@ static void tpt_destroy(struct cfx *fx)
 	KUNIT_EXPECT_EQ(fx->test, exec_thread_per_task_destroy(fx->tpt), 0);
 }
 
+#ifdef CFX_HAVE_IO
+/* The I/O context's executor: a loop run by the context's own thread. */
+static int io_create(struct cfx *fx)
+{
+	int ret = exec_io_create(&fx->io, NULL);
+
+	if (!ret)
+		fx->ex = exec_io_executor(fx->io);
+	return ret;
+}
+
+static void io_destroy(struct cfx *fx)
+{
+	KUNIT_EXPECT_GE(fx->test, exec_io_destroy(fx->io), 0);
+}
+#endif
+
 static int inline_create(struct cfx *fx)
 {
 	fx->ex = exec_inline_executor();
@@ -277,6 +303,9 @@ static const struct cfx_kind cfx_kinds[] = {
 	{ "managed_queue", mq_create, pool_destroy, 1, true },
 	{ "loop", loop_create, loop_destroy, 1, true },
 	{ "loop_scheduler", ls_create, ls_destroy, 1, true },
+#ifdef CFX_HAVE_IO
+	{ "io_context", io_create, io_destroy, 1, true },
+#endif
 	{ "inline", inline_create, inline_destroy, -1, false },
 	/* Nothing waits for a runner: a new thread per item. */
 	{ "thread_per_task", tpt_create, tpt_destroy, 1, false },

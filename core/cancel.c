@@ -27,7 +27,8 @@ static bool exec_cancel_plain(const struct exec_executor *ex,
 			      const struct exec_work *work)
 {
 	return ex && ex->ops && work && work->func &&
-	       !(READ_ONCE(work->flags) & (EXEC_WORK_TIMER | EXEC_WORK_PERIODIC));
+	       !(READ_ONCE(work->flags) &
+		 (EXEC_WORK_TIMER | EXEC_WORK_PERIODIC));
 }
 
 /**
@@ -160,8 +161,8 @@ int exec_work_cancel_sync(struct exec_executor *ex, struct exec_work *work)
 			break;
 		if (old & EXEC_WORK_PENDING)
 			continue;
-		if (try_cmpxchg(&work->flags, &old,
-				old | EXEC_WORK_PENDING | EXEC_WORK_CANCELING)) {
+		if (try_cmpxchg(&work->flags, &old, old | EXEC_WORK_PENDING |
+						    EXEC_WORK_CANCELING)) {
 			held = true;
 			break;
 		}
@@ -190,12 +191,13 @@ int exec_work_flush(struct exec_executor *ex, struct exec_work *work)
 	might_sleep();
 	if (!exec_cancel_plain(ex, work))
 		return -EINVAL;
+	/* Acquire: as in exec_cancel_loop(), for @work_running's look. */
 	flags = smp_load_acquire(&work->flags);
 	if ((flags & EXEC_WORK_PENDING) && !(flags & EXEC_WORK_CANCELING)) {
 		if (exec_running_in_this_thread(ex))
 			return -EDEADLK;
 		waited = 1;
-		/* Until it starts: exec_work_run() clears the bit. */
+		/* Until it starts: exec_work_run() clears the bit (acquire). */
 		while ((flags = smp_load_acquire(&work->flags)) &
 		       EXEC_WORK_PENDING) {
 			if (flags & EXEC_WORK_CANCELING)
@@ -309,6 +311,7 @@ int exec_flush_barrier(struct exec_executor *ex, bool drain,
 		ret = exec_submit(ex, &b.work);
 		if (ret)
 			return ret;
+		/* Acquire: pairs with the release in exec_barrier_end(). */
 		wait_event(exec_barrier_wq, smp_load_acquire(&b.done));
 		if (b.done < 0)
 			return b.done;

@@ -143,7 +143,7 @@ static inline int exec_mpsc_unlink(struct exec_mpsc *q, struct exec_work *work)
 	struct exec_work *prev = NULL, *cur = q->head, *next;
 
 	for (;;) {
-		/* Pairs with smp_store_release() of ->next in exec_mpsc_push(). */
+		/* Pairs with the release of ->next in exec_mpsc_push(). */
 		next = smp_load_acquire(&cur->next);
 		if (cur == work && !next) {
 			if (cur != READ_ONCE(q->tail))

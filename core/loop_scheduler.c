@@ -344,6 +344,7 @@ static void exec_ls_runner_run(struct exec_loop_scheduler *ls,
 	/* The previous run's even @run_seq first: pairs with smp_rmb(). */
 	smp_wmb();
 	WRITE_ONCE(r->run_work, work);
+	/* @run_work first: pairs with the reader's load-acquire. */
 	smp_store_release(&r->run_seq, r->run_seq + 1);
 	exec_ls_run_one(ls, work);
 	/* Release: the run's writes come before a waiter sees it end. */
@@ -866,6 +867,7 @@ static bool exec_ls_run_goes_on(struct exec_loop_scheduler *ls,
 
 	spin_lock_irqsave(&ls->consume_lock, flags);
 	for (it = ls->runners; it && !on; it = it->next)
+		/* Acquire: the run's writes, once its end is seen. */
 		on = it == r && smp_load_acquire(&r->run_seq) == seq;
 	spin_unlock_irqrestore(&ls->consume_lock, flags);
 	return on;

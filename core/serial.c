@@ -708,6 +708,7 @@ static int exec_serial_work_running(struct exec_executor *ex,
 				    struct exec_work *work, bool wait)
 {
 	struct exec_serial *s = exec_to_serial(ex);
+	/* Acquire: pairs with the release that made it odd. */
 	unsigned long seq = smp_load_acquire(&s->run_seq);
 
 	if (!(seq & 1) || READ_ONCE(s->run_work) != work)

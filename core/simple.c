@@ -337,9 +337,9 @@ static int exec_tpt_cancel(struct exec_executor *ex, struct exec_work *work)
  * one), or NULL.  Records are freed once joined, so a wait looks them up
  * under the lock each time.
  */
-static struct exec_tpt_thread *exec_tpt_find_run(
-	struct exec_thread_per_task *tpt, struct exec_work *work,
-	struct exec_tpt_thread *skip, struct exec_tpt_thread *found)
+static struct exec_tpt_thread *
+exec_tpt_find_run(struct exec_thread_per_task *tpt, struct exec_work *work,
+		  struct exec_tpt_thread *skip, struct exec_tpt_thread *found)
 {
 	struct exec_tpt_thread *t;
 	unsigned long flags;

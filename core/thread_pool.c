@@ -561,6 +561,7 @@ static void exec_pool_flush_ack_idle(struct exec_pool_worker *w)
 
 	if (epoch != w->flush_ack &&
 	    READ_ONCE(w->idle_state) == EXEC_IDLE_WAITING)
+		/* Release: pairs with the flusher's load-acquire. */
 		smp_store_release(&w->flush_ack, epoch);
 }
 

@@ -28,7 +28,7 @@ struct cfx_kind {
 	 * run in its submitter.
 	 */
 	int width;
-	/* Items submitted behind @width blocked ones wait (not a new thread). */
+	/* Items submitted behind @width blocked ones wait (no new thread). */
 	bool queues;
 };
 
@@ -136,7 +136,8 @@ static void pool_destroy(struct cfx *fx)
 	if (fx->prio)
 		KUNIT_EXPECT_GE(fx->test, exec_priority_destroy(fx->prio), 0);
 	if (fx->mq) {
-		KUNIT_EXPECT_GE(fx->test, exec_managed_queue_destroy(fx->mq), 0);
+		KUNIT_EXPECT_GE(fx->test, exec_managed_queue_destroy(fx->mq),
+				0);
 		/* Its last reference may still be on its way out. */
 		exec_thread_pool_join(fx->pool);
 	}
@@ -213,7 +214,7 @@ static int loop_create(struct cfx *fx)
 
 static void loop_destroy(struct cfx *fx)
 {
-	/* The driver may not have entered the run yet: ask until it has left. */
+	/* The driver may not be in the run yet: ask until it has left. */
 	while (!exec_test_thread_done(&fx->driver)) {
 		exec_loop_make_loop_exit(fx->loop);
 		msleep(1);
@@ -332,8 +333,8 @@ static bool cfx_block(struct cfx *fx, struct citem *blockers,
 
 	for (i = 0; i < fx->kind->width; i++) {
 		citem_init(&blockers[i], fx, gate);
-		KUNIT_EXPECT_EQ(fx->test, exec_submit(fx->ex, &blockers[i].work),
-				0);
+		KUNIT_EXPECT_EQ(fx->test,
+				exec_submit(fx->ex, &blockers[i].work), 0);
 	}
 	return exec_test_gate_wait_for(gate, fx->kind->width);
 }
@@ -445,7 +446,8 @@ static void cancel_running_one(struct kunit *test, const struct cfx_kind *kind,
 	KUNIT_EXPECT_FALSE_MSG(test, exec_test_thread_done(&t), "%s",
 			       kind->name);
 	exec_test_gate_open(&gate);
-	KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&t, EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test,
+			  exec_test_thread_join(&t, EXEC_TEST_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ_MSG(test, c.ret, expect, "%s", kind->name);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it.runs), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it.discards), 0);
@@ -497,15 +499,21 @@ static void cancel_sync_from_own_item_edeadlk(struct kunit *test)
  * A flush of the executor waits for what was queued before it, behind
  * items blocked at a gate.
  */
+#define CFLUSH_ITEMS	8
+
 static void flush_waits_for_queued_items(struct kunit *test)
 {
-	struct citem blockers[CFX_MAX_WIDTH], items[8];
+	struct citem blockers[CFX_MAX_WIDTH], *items;
 	struct exec_test_thread t;
 	struct exec_test_gate gate;
 	struct csync c;
 	struct cfx fx;
 	unsigned int k, i;
+	int ret;
 
+	/* On the heap: the kernel's stack frames are small. */
+	items = kcalloc(CFLUSH_ITEMS, sizeof(*items), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, items);
 	for (k = 0; k < ARRAY_SIZE(cfx_kinds); k++) {
 		if (!cfx_setup(test, &fx, &cfx_kinds[k]))
 			continue;
@@ -517,10 +525,10 @@ static void flush_waits_for_queued_items(struct kunit *test)
 		}
 		exec_test_gate_init(&gate);
 		KUNIT_EXPECT_TRUE(test, cfx_block(&fx, blockers, &gate));
-		for (i = 0; i < ARRAY_SIZE(items); i++) {
+		for (i = 0; i < CFLUSH_ITEMS; i++) {
 			citem_init(&items[i], &fx, NULL);
-			KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &items[i].work),
-					0);
+			ret = exec_submit(fx.ex, &items[i].work);
+			KUNIT_EXPECT_EQ(test, ret, 0);
 		}
 		c.fx = &fx;
 		c.ret = -1;
@@ -534,11 +542,15 @@ static void flush_waits_for_queued_items(struct kunit *test)
 						EXEC_TEST_TIMEOUT_MS), "%s",
 				      cfx_kinds[k].name);
 		KUNIT_EXPECT_EQ(test, c.ret, 0);
-		for (i = 0; i < ARRAY_SIZE(items); i++)
-			KUNIT_EXPECT_EQ_MSG(test, atomic_read(&items[i].runs), 1,
-					    "%s item %u", cfx_kinds[k].name, i);
-		for (i = 0; i < (unsigned int)cfx_kinds[k].width; i++)
-			KUNIT_EXPECT_EQ(test, atomic_read(&blockers[i].runs), 1);
+		for (i = 0; i < CFLUSH_ITEMS; i++) {
+			ret = atomic_read(&items[i].runs);
+			KUNIT_EXPECT_EQ_MSG(test, ret, 1, "%s item %u",
+					    cfx_kinds[k].name, i);
+		}
+		for (i = 0; i < (unsigned int)cfx_kinds[k].width; i++) {
+			ret = atomic_read(&blockers[i].runs);
+			KUNIT_EXPECT_EQ(test, ret, 1);
+		}
 		/* Still usable. */
 		citem_init(&items[0], &fx, NULL);
 		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &items[0].work), 0);
@@ -546,6 +558,7 @@ static void flush_waits_for_queued_items(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atomic_read(&items[0].runs), 1);
 		cfx_kinds[k].destroy(&fx);
 	}
+	kfree(items);
 }
 
 /* A drain waits for items that resubmit themselves until they stop. */
@@ -554,6 +567,7 @@ static void drain_waits_for_resubmitted_items(struct kunit *test)
 	struct citem items[4];
 	struct cfx fx;
 	unsigned int k, i;
+	int ret;
 
 	for (k = 0; k < ARRAY_SIZE(cfx_kinds); k++) {
 		if (!cfx_setup(test, &fx, &cfx_kinds[k]))
@@ -561,13 +575,15 @@ static void drain_waits_for_resubmitted_items(struct kunit *test)
 		for (i = 0; i < ARRAY_SIZE(items); i++) {
 			citem_init(&items[i], &fx, NULL);
 			items[i].resubmit = 50;
-			KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &items[i].work),
-					0);
+			ret = exec_submit(fx.ex, &items[i].work);
+			KUNIT_EXPECT_EQ(test, ret, 0);
 		}
 		KUNIT_EXPECT_EQ(test, exec_executor_drain(fx.ex), 0);
-		for (i = 0; i < ARRAY_SIZE(items); i++)
-			KUNIT_EXPECT_EQ_MSG(test, atomic_read(&items[i].runs), 51,
-					    "%s item %u", cfx_kinds[k].name, i);
+		for (i = 0; i < ARRAY_SIZE(items); i++) {
+			ret = atomic_read(&items[i].runs);
+			KUNIT_EXPECT_EQ_MSG(test, ret, 51, "%s item %u",
+					    cfx_kinds[k].name, i);
+		}
 		cfx_kinds[k].destroy(&fx);
 	}
 }

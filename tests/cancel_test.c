@@ -503,7 +503,7 @@ static void cancel_sync_from_own_item_edeadlk(struct kunit *test)
 
 static void flush_waits_for_queued_items(struct kunit *test)
 {
-	struct citem blockers[CFX_MAX_WIDTH], *items;
+	struct citem *blockers, *items;
 	struct exec_test_thread t;
 	struct exec_test_gate gate;
 	struct csync c;
@@ -512,8 +512,10 @@ static void flush_waits_for_queued_items(struct kunit *test)
 	int ret;
 
 	/* On the heap: the kernel's stack frames are small. */
-	items = kcalloc(CFLUSH_ITEMS, sizeof(*items), GFP_KERNEL);
+	items = kcalloc(CFLUSH_ITEMS + CFX_MAX_WIDTH, sizeof(*items),
+			GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, items);
+	blockers = items + CFLUSH_ITEMS;
 	for (k = 0; k < ARRAY_SIZE(cfx_kinds); k++) {
 		if (!cfx_setup(test, &fx, &cfx_kinds[k]))
 			continue;

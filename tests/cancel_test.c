@@ -719,6 +719,77 @@ static void cancel_sync_then_free(struct kunit *test)
 	}
 }
 
+/*
+ * A thread pool's worker slot: an item submitted from inside the pool waits
+ * in its worker's slot, out of the shared queue, while that worker is busy
+ * (one worker: nobody steals it).  Cancel takes it out of the slot; a
+ * flush waits for it.
+ */
+struct cslot {
+	struct citem parent;
+	struct citem child;
+	struct exec_test_gate gate;
+	struct exec_executor *ex;
+};
+
+static void cslot_parent_fn(struct exec_work *work)
+{
+	struct cslot *cs = container_of(work, struct cslot, parent.work);
+
+	exec_submit(cs->ex, &cs->child.work);
+	exec_test_gate_pass(&cs->gate);
+	exec_test_count(&cs->parent.runs);
+}
+
+static void pool_slot_cancel_and_flush(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_test_thread t;
+	struct cslot cs;
+	struct csync c;
+	struct cfx fx;
+	int cancel;
+
+	for (cancel = 1; cancel >= 0; cancel--) {
+		KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+		memset(&fx, 0, sizeof(fx));
+		fx.ex = exec_thread_pool_executor(pool);
+		cs.ex = fx.ex;
+		exec_test_gate_init(&cs.gate);
+		citem_init(&cs.parent, &fx, NULL);
+		cs.parent.work.func = cslot_parent_fn;
+		citem_init(&cs.child, &fx, NULL);
+		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &cs.parent.work), 0);
+		KUNIT_EXPECT_TRUE(test, exec_test_gate_wait_for(&cs.gate, 1));
+		KUNIT_EXPECT_TRUE(test, exec_work_pending(&cs.child.work));
+		if (cancel) {
+			KUNIT_EXPECT_EQ(test,
+					exec_work_cancel(fx.ex, &cs.child.work),
+					EXEC_CANCEL_REMOVED);
+			exec_test_gate_open(&cs.gate);
+			KUNIT_EXPECT_EQ(test, exec_executor_flush(fx.ex), 0);
+			KUNIT_EXPECT_EQ(test, atomic_read(&cs.child.runs), 0);
+			KUNIT_EXPECT_EQ(test, atomic_read(&cs.child.discards),
+					1);
+		} else {
+			c.fx = &fx;
+			c.ret = -1;
+			KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t,
+					csync_flush, &c, "cflush"), 0);
+			msleep(EXEC_TEST_SETTLE_MS);
+			KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&t));
+			exec_test_gate_open(&cs.gate);
+			KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&t,
+					EXEC_TEST_TIMEOUT_MS));
+			KUNIT_EXPECT_EQ(test, c.ret, 0);
+			/* The slot's item ran before the flush returned. */
+			KUNIT_EXPECT_EQ(test, atomic_read(&cs.child.runs), 1);
+		}
+		KUNIT_EXPECT_GE(test, exec_thread_pool_destroy(pool), 0);
+	}
+}
+
 /* Bad arguments. */
 static void cancel_flush_einval(struct kunit *test)
 {
@@ -754,6 +825,7 @@ static struct kunit_case exec_cancel_cases[] = {
 	KUNIT_CASE(flush_from_inside_edeadlk),
 	KUNIT_CASE(cancel_races_with_the_consumer),
 	KUNIT_CASE(cancel_sync_then_free),
+	KUNIT_CASE(pool_slot_cancel_and_flush),
 	KUNIT_CASE(cancel_flush_einval),
 	{}
 };

@@ -82,6 +82,11 @@ struct exec_thread_per_task;
  *	finished
  * @run: L(tpt->lock): @work while its function runs, else NULL
  * @id: which submission it was, counted from 0 (@tpt->nr_submitted then)
+ * @starting: L(tpt->lock): its submitter is still inside the thread's
+ *	start, which reads the record after the thread runs: a thread that
+ *	finishes meanwhile leaves the record for the submitter to put on
+ *	@tpt->done, so that no other submission reaps and frees it early
+ * @finished: L(tpt->lock): the thread finished while @starting
  *
  * @work is read and cleared under @tpt->lock by the thread before it runs
  * the item, or by a cancel that takes the item back first.
@@ -95,6 +100,8 @@ struct exec_tpt_thread {
 	struct exec_tpt_thread *live_next;
 	struct exec_work *run;
 	unsigned long id;
+	bool starting;
+	bool finished;
 };
 
 /**
@@ -171,8 +178,12 @@ static int exec_tpt_thread_fn(void *arg)
 	for (link = &tpt->live; *link != t; link = &(*link)->live_next)
 		;
 	*link = t->live_next;
-	t->next = tpt->done;
-	tpt->done = t;
+	if (t->starting) {
+		t->finished = true;
+	} else {
+		t->next = tpt->done;
+		tpt->done = t;
+	}
 	WRITE_ONCE(tpt->nr_live, tpt->nr_live - 1);
 	last = !tpt->nr_live;
 	spin_unlock_irqrestore(&tpt->lock, flags);
@@ -221,6 +232,7 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 	exec_stats_inc(&tpt->nr_submitted);
 	t->live_next = tpt->live;
 	tpt->live = t;
+	t->starting = true;
 	if (tpt->attr.name)
 		snprintf(name, sizeof(name), "%s/%u", tpt->attr.name,
 			 tpt->nr_named++);
@@ -245,8 +257,17 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 			exec_stats_inc(&tpt->nr_refused);
 		spin_unlock_irqrestore(&tpt->lock, irqflags);
 		kfree(t);
+		return ret;
 	}
-	return ret;
+	/* Done with the record: a thread that finished leaves it to us. */
+	spin_lock_irqsave(&tpt->lock, irqflags);
+	t->starting = false;
+	if (t->finished) {
+		t->next = tpt->done;
+		tpt->done = t;
+	}
+	spin_unlock_irqrestore(&tpt->lock, irqflags);
+	return 0;
 }
 
 static unsigned long exec_tpt_pending(struct exec_executor *ex)

@@ -746,48 +746,55 @@ static void pool_slot_cancel_and_flush(struct kunit *test)
 	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
 	struct exec_thread_pool *pool;
 	struct exec_test_thread t;
-	struct cslot cs;
+	struct cslot *cs;
 	struct csync c;
-	struct cfx fx;
+	struct cfx *fx;
 	int cancel;
 
+	/* On the heap: the kernel's stack frames are small. */
+	cs = kzalloc(sizeof(*cs), GFP_KERNEL);
+	fx = kzalloc(sizeof(*fx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	KUNIT_ASSERT_NOT_NULL(test, fx);
 	for (cancel = 1; cancel >= 0; cancel--) {
 		KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
-		memset(&fx, 0, sizeof(fx));
-		fx.ex = exec_thread_pool_executor(pool);
-		cs.ex = fx.ex;
-		exec_test_gate_init(&cs.gate);
-		citem_init(&cs.parent, &fx, NULL);
-		cs.parent.work.func = cslot_parent_fn;
-		citem_init(&cs.child, &fx, NULL);
-		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &cs.parent.work), 0);
-		KUNIT_EXPECT_TRUE(test, exec_test_gate_wait_for(&cs.gate, 1));
-		KUNIT_EXPECT_TRUE(test, exec_work_pending(&cs.child.work));
+		memset(fx, 0, sizeof(*fx));
+		fx->ex = exec_thread_pool_executor(pool);
+		cs->ex = fx->ex;
+		exec_test_gate_init(&cs->gate);
+		citem_init(&cs->parent, fx, NULL);
+		cs->parent.work.func = cslot_parent_fn;
+		citem_init(&cs->child, fx, NULL);
+		KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &cs->parent.work), 0);
+		KUNIT_EXPECT_TRUE(test, exec_test_gate_wait_for(&cs->gate, 1));
+		KUNIT_EXPECT_TRUE(test, exec_work_pending(&cs->child.work));
 		if (cancel) {
 			KUNIT_EXPECT_EQ(test,
-					exec_work_cancel(fx.ex, &cs.child.work),
+					exec_work_cancel(fx->ex, &cs->child.work),
 					EXEC_CANCEL_REMOVED);
-			exec_test_gate_open(&cs.gate);
-			KUNIT_EXPECT_EQ(test, exec_executor_flush(fx.ex), 0);
-			KUNIT_EXPECT_EQ(test, atomic_read(&cs.child.runs), 0);
-			KUNIT_EXPECT_EQ(test, atomic_read(&cs.child.discards),
+			exec_test_gate_open(&cs->gate);
+			KUNIT_EXPECT_EQ(test, exec_executor_flush(fx->ex), 0);
+			KUNIT_EXPECT_EQ(test, atomic_read(&cs->child.runs), 0);
+			KUNIT_EXPECT_EQ(test, atomic_read(&cs->child.discards),
 					1);
 		} else {
-			c.fx = &fx;
+			c.fx = fx;
 			c.ret = -1;
 			KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t,
 					csync_flush, &c, "cflush"), 0);
 			msleep(EXEC_TEST_SETTLE_MS);
 			KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&t));
-			exec_test_gate_open(&cs.gate);
+			exec_test_gate_open(&cs->gate);
 			KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&t,
 					EXEC_TEST_TIMEOUT_MS));
 			KUNIT_EXPECT_EQ(test, c.ret, 0);
 			/* The slot's item ran before the flush returned. */
-			KUNIT_EXPECT_EQ(test, atomic_read(&cs.child.runs), 1);
+			KUNIT_EXPECT_EQ(test, atomic_read(&cs->child.runs), 1);
 		}
 		KUNIT_EXPECT_GE(test, exec_thread_pool_destroy(pool), 0);
 	}
+	kfree(fx);
+	kfree(cs);
 }
 
 /* Bad arguments. */

@@ -18,6 +18,12 @@ struct exec_thread_per_task;
 /**
  * exec_inline_executor - the inline executor
  *
+ * Nothing ever waits on it: an item has run by the time its submission
+ * returns.  So exec_work_cancel() finds its items idle (or being run by
+ * their submitter, which it does not see from another thread), and
+ * exec_executor_flush() and exec_executor_drain() return 0 at once, from
+ * anywhere, even from one of its items.
+ *
  * Context: Any context; an item runs in the submitter's context.
  * Return: the process-wide inline executor; never NULL.
  */
@@ -66,6 +72,12 @@ int exec_thread_per_task_create_attr(struct exec_thread_per_task **tptp,
  * error with which the system refused the thread's attributes (-EACCES or
  * -EPERM for a nice value, -EINVAL for a CPU mask whose CPUs all went
  * offline).
+ *
+ * Each item has a thread of its own from its submission on, so nothing
+ * queues: exec_work_cancel() takes back an item whose thread has not yet
+ * started it (the thread then ends without running anything), and
+ * exec_executor_flush() waits for the threads of the submissions made
+ * before it.
  *
  * Context: Any context.
  * Return: the executor.

@@ -635,7 +635,7 @@ static void cancel_races_with_the_consumer(struct kunit *test)
 				   2000UL);
 	struct citem *items;
 	struct cfx fx;
-	unsigned int k, i, removed, r;
+	unsigned int k, i, removed, r, n;
 	int ret;
 
 	items = kcalloc(CRACE_ITEMS, sizeof(*items), GFP_KERNEL);
@@ -647,8 +647,8 @@ static void cancel_races_with_the_consumer(struct kunit *test)
 		 * A thread per item: fewer rounds, so that a loaded machine
 		 * does not run out of threads (-EAGAIN) or time.
 		 */
-		for (r = 0; r < (cfx_kinds[k].queues ? rounds : rounds / 20 + 1);
-		     r++) {
+		n = cfx_kinds[k].queues ? rounds : rounds / 20 + 1;
+		for (r = 0; r < n; r++) {
 			removed = 0;
 			for (i = 0; i < CRACE_ITEMS; i++) {
 				citem_init(&items[i], &fx, NULL);
@@ -754,7 +754,7 @@ static void pool_slot_cancel_and_flush(struct kunit *test)
 	struct cslot *cs;
 	struct csync c;
 	struct cfx *fx;
-	int cancel;
+	int cancel, ret;
 
 	/* On the heap: the kernel's stack frames are small. */
 	cs = kzalloc(sizeof(*cs), GFP_KERNEL);
@@ -774,9 +774,8 @@ static void pool_slot_cancel_and_flush(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, exec_test_gate_wait_for(&cs->gate, 1));
 		KUNIT_EXPECT_TRUE(test, exec_work_pending(&cs->child.work));
 		if (cancel) {
-			KUNIT_EXPECT_EQ(test,
-					exec_work_cancel(fx->ex, &cs->child.work),
-					EXEC_CANCEL_REMOVED);
+			ret = exec_work_cancel(fx->ex, &cs->child.work);
+			KUNIT_EXPECT_EQ(test, ret, EXEC_CANCEL_REMOVED);
 			exec_test_gate_open(&cs->gate);
 			KUNIT_EXPECT_EQ(test, exec_executor_flush(fx->ex), 0);
 			KUNIT_EXPECT_EQ(test, atomic_read(&cs->child.runs), 0);

@@ -30,6 +30,12 @@ struct cfx_kind {
 	int width;
 	/* Items submitted behind @width blocked ones wait (no new thread). */
 	bool queues;
+	/*
+	 * One at a time, in order: a flush's marker does not wait for what
+	 * comes behind it.  Other kinds wait for the runs under way once
+	 * their marker has started, whichever items those are.
+	 */
+	bool fifo;
 };
 
 struct cfx {
@@ -296,20 +302,20 @@ static void inline_destroy(struct cfx *fx)
 }
 
 static const struct cfx_kind cfx_kinds[] = {
-	{ "thread_pool", pool_create, pool_destroy, 2, true },
-	{ "growing_pool", grow_create, pool_destroy, 2, true },
-	{ "per_cpu_pool", percpu_create, pool_destroy, 2, true },
-	{ "serial", serial_create, pool_destroy, 1, true },
-	{ "priority", prio_create, pool_destroy, 2, true },
-	{ "managed_queue", mq_create, pool_destroy, 1, true },
-	{ "loop", loop_create, loop_destroy, 1, true },
-	{ "loop_scheduler", ls_create, ls_destroy, 1, true },
+	{ "thread_pool", pool_create, pool_destroy, 2, true, false },
+	{ "growing_pool", grow_create, pool_destroy, 2, true, false },
+	{ "per_cpu_pool", percpu_create, pool_destroy, 2, true, false },
+	{ "serial", serial_create, pool_destroy, 1, true, true },
+	{ "priority", prio_create, pool_destroy, 2, true, false },
+	{ "managed_queue", mq_create, pool_destroy, 1, true, false },
+	{ "loop", loop_create, loop_destroy, 1, true, true },
+	{ "loop_scheduler", ls_create, ls_destroy, 1, true, false },
 #ifdef CFX_HAVE_IO
-	{ "io_context", io_create, io_destroy, 1, true },
+	{ "io_context", io_create, io_destroy, 1, true, true },
 #endif
-	{ "inline", inline_create, inline_destroy, -1, false },
+	{ "inline", inline_create, inline_destroy, -1, false, false },
 	/* Nothing waits for a runner: a new thread per item. */
-	{ "thread_per_task", tpt_create, tpt_destroy, 1, false },
+	{ "thread_per_task", tpt_create, tpt_destroy, 1, false, false },
 };
 
 static bool cfx_setup(struct kunit *test, struct cfx *fx,
@@ -340,6 +346,20 @@ static bool cfx_block(struct cfx *fx, struct citem *blockers,
 }
 
 #define CFX_MAX_WIDTH	2
+
+/* Until @fx's executor counts @n items not yet started. */
+static bool cfx_wait_pending(struct cfx *fx, unsigned long n)
+{
+	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	unsigned int spins = 0;
+
+	while (exec_pending_count(fx->ex) < n) {
+		if (exec_test_expired(deadline))
+			return false;
+		exec_test_relax(&spins);
+	}
+	return true;
+}
 
 /* A queued item is taken back: it does not run, it is discarded once. */
 static void cancel_queued_one(struct kunit *test, const struct cfx_kind *kind)
@@ -561,6 +581,52 @@ static void flush_waits_for_queued_items(struct kunit *test)
 		cfx_kinds[k].destroy(&fx);
 	}
 	kfree(items);
+}
+
+/*
+ * On a FIFO executor, an item submitted after the flush's marker is not
+ * waited for: the flush returns while it is still blocked.
+ */
+static void flush_does_not_wait_for_later_items(struct kunit *test)
+{
+	struct exec_test_gate gate, later_gate;
+	struct citem blocker, later;
+	struct exec_test_thread t;
+	unsigned long pending;
+	struct csync c;
+	struct cfx fx;
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(cfx_kinds); k++) {
+		if (!cfx_kinds[k].fifo || !cfx_setup(test, &fx, &cfx_kinds[k]))
+			continue;
+		exec_test_gate_init(&gate);
+		exec_test_gate_init(&later_gate);
+		citem_init(&blocker, &fx, &gate);
+		citem_init(&later, &fx, &later_gate);
+		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &blocker.work), 0);
+		KUNIT_EXPECT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+		c.fx = &fx;
+		c.ret = -1;
+		/* A serial executor counts the item it runs as queued. */
+		pending = exec_pending_count(fx.ex);
+		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t, csync_flush,
+							      &c, "cflush"), 0);
+		/* The marker is queued once the pending count shows it. */
+		KUNIT_EXPECT_TRUE(test, cfx_wait_pending(&fx, pending + 1));
+		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &later.work), 0);
+		exec_test_gate_open(&gate);
+		KUNIT_EXPECT_TRUE_MSG(test, exec_test_thread_join(&t,
+						EXEC_TEST_TIMEOUT_MS / 2),
+				      "%s", cfx_kinds[k].name);
+		KUNIT_EXPECT_EQ(test, c.ret, 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&later.runs), 0);
+		exec_test_gate_open(&later_gate);
+		KUNIT_EXPECT_EQ(test, exec_work_flush(fx.ex, &later.work) >= 0,
+				true);
+		KUNIT_EXPECT_EQ(test, atomic_read(&later.runs), 1);
+		cfx_kinds[k].destroy(&fx);
+	}
 }
 
 /* A drain waits for items that resubmit themselves until they stop. */
@@ -832,6 +898,7 @@ static struct kunit_case exec_cancel_cases[] = {
 	KUNIT_CASE(flush_item_waits_for_its_run),
 	KUNIT_CASE(cancel_sync_from_own_item_edeadlk),
 	KUNIT_CASE(flush_waits_for_queued_items),
+	KUNIT_CASE(flush_does_not_wait_for_later_items),
 	KUNIT_CASE(drain_waits_for_resubmitted_items),
 	KUNIT_CASE(flush_from_inside_edeadlk),
 	KUNIT_CASE(cancel_races_with_the_consumer),

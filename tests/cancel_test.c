@@ -590,21 +590,24 @@ static void flush_waits_for_queued_items(struct kunit *test)
 static void flush_does_not_wait_for_later_items(struct kunit *test)
 {
 	struct exec_test_gate gate, later_gate;
-	struct citem blocker, later;
 	struct exec_test_thread t;
+	struct citem *items;
 	unsigned long pending;
 	struct csync c;
 	struct cfx fx;
 	unsigned int k;
 
+	/* On the heap: the kernel's stack frames are small. */
+	items = kcalloc(2, sizeof(*items), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, items);
 	for (k = 0; k < ARRAY_SIZE(cfx_kinds); k++) {
 		if (!cfx_kinds[k].fifo || !cfx_setup(test, &fx, &cfx_kinds[k]))
 			continue;
 		exec_test_gate_init(&gate);
 		exec_test_gate_init(&later_gate);
-		citem_init(&blocker, &fx, &gate);
-		citem_init(&later, &fx, &later_gate);
-		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &blocker.work), 0);
+		citem_init(&items[0], &fx, &gate);
+		citem_init(&items[1], &fx, &later_gate);
+		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &items[0].work), 0);
 		KUNIT_EXPECT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
 		c.fx = &fx;
 		c.ret = -1;
@@ -614,19 +617,20 @@ static void flush_does_not_wait_for_later_items(struct kunit *test)
 							      &c, "cflush"), 0);
 		/* The marker is queued once the pending count shows it. */
 		KUNIT_EXPECT_TRUE(test, cfx_wait_pending(&fx, pending + 1));
-		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &later.work), 0);
+		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &items[1].work), 0);
 		exec_test_gate_open(&gate);
 		KUNIT_EXPECT_TRUE_MSG(test, exec_test_thread_join(&t,
 						EXEC_TEST_TIMEOUT_MS / 2),
 				      "%s", cfx_kinds[k].name);
 		KUNIT_EXPECT_EQ(test, c.ret, 0);
-		KUNIT_EXPECT_EQ(test, atomic_read(&later.runs), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&items[1].runs), 0);
 		exec_test_gate_open(&later_gate);
-		KUNIT_EXPECT_EQ(test, exec_work_flush(fx.ex, &later.work) >= 0,
+		KUNIT_EXPECT_EQ(test, exec_work_flush(fx.ex, &items[1].work) >= 0,
 				true);
-		KUNIT_EXPECT_EQ(test, atomic_read(&later.runs), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&items[1].runs), 1);
 		cfx_kinds[k].destroy(&fx);
 	}
+	kfree(items);
 }
 
 /* A drain waits for items that resubmit themselves until they stop. */

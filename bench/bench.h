@@ -147,6 +147,8 @@ struct bench_exec {
 };
 
 /* exec-bench.c */
+/* --max-threads: bench_exec_create()'s pools grow up to it; 0: fixed */
+extern unsigned int bench_max_threads;
 const char *bench_kind_name(enum bench_kind kind);
 uint64_t bench_now_ns(void);
 void bench_sleep_until(uint64_t deadline_ns);

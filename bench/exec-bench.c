@@ -217,6 +217,12 @@ static void bench_usage(FILE *f)
 	      "  --timing         turn on the executors' timing of items for their\n"
 	      "                   statistics (exec_stats_set_timing()), to measure\n"
 	      "                   what it costs; adds \"timing\":true\n"
+	      "  --max-threads M  thread_pool, serial: the pool grows up to M\n"
+	      "                   workers while its workers block (the\n"
+	      "                   attribute max_threads; the built-in\n"
+	      "                   default executor's is\n"
+	      "                   EXEC_DEFAULT_MAX_THREADS); adds\n"
+	      "                   \"max_threads\" to the output line\n"
 	      "  --hints          blocking_mix: the blocking items also tell\n"
 	      "                   libexec (exec_blocking_begin()/end()), as they\n"
 	      "                   tell condvar_spare; adds \"hints\":true\n"
@@ -316,6 +322,8 @@ uint64_t bench_percentile(const uint64_t *v, unsigned long n, unsigned long q)
  * The output line.  It is built in a buffer and written with one call, so
  * that it is one line on stdout even if something else ever writes there.
  */
+unsigned int bench_max_threads;
+
 static char bench_line[1024];
 static size_t bench_line_len;
 
@@ -368,6 +376,8 @@ void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 		  bench_kind_name(opts->kind), threads);
 	if (opts->submit != BENCH_SUBMIT_SUBMIT)
 		bench_out_str("submit", bench_submit_names[opts->submit]);
+	if (bench_max_threads)
+		bench_out_uint("max_threads", bench_max_threads);
 }
 
 void bench_out_str(const char *key, const char *val)
@@ -557,6 +567,7 @@ int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 	struct exec_thread_pool_attr attr = {
 		.nr_threads = threads,
 		.thread.name = "bench-pool",
+		.max_threads = bench_max_threads,
 	};
 	int err;
 
@@ -881,7 +892,7 @@ static unsigned int bench_online_cpus(void)
 /* The options that take a value. */
 static const char * const bench_value_options[] = {
 	"--executor", "--threads", "--producers", "--tasks", "--strands",
-	"--samples", "--seconds", "--submit", "--blocking",
+	"--samples", "--seconds", "--submit", "--blocking", "--max-threads",
 };
 
 static bool bench_known_option(const char *name)
@@ -990,6 +1001,10 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 					       EXEC_THREAD_POOL_MAX_THREADS,
 					       &opts->threads);
 			threads_set = true;
+		} else if (!strcmp(name, "--max-threads")) {
+			err = bench_parse_uint(name, val, 1,
+					       EXEC_THREAD_POOL_MAX_THREADS,
+					       &bench_max_threads);
 		} else if (!strcmp(name, "--producers")) {
 			err = bench_parse_uint(name, val, 1,
 					       BENCH_MAX_PRODUCERS,

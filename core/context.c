@@ -28,6 +28,12 @@
  * after it; the shutdown operations run, newest first, over the list as it
  * then is; then the services are unlinked and destroyed one at a time,
  * newest first, so that a destroy operation still finds the older ones.
+ *
+ * exec_context_notify_fork() walks the list as a lookup does, from one
+ * acquire load, newest first for the prepare step and oldest first for
+ * the others (P0113's orders), which a singly linked list gives without
+ * memory by looking, each time, for the node whose next is the last one
+ * notified: quadratic in the number of services, which is small.
  */
 #include "internal.h"
 
@@ -57,6 +63,12 @@ struct exec_service_frame {
 
 /* The owner of every exec_service_frame: no executor has this address. */
 static const char exec_service_frame_tag;
+
+/*
+ * F: the inline executor's context whose lock the fork's prepare step
+ * took; only the forking thread uses it, between the steps of a fork.
+ */
+static struct exec_context *exec_fork_locked_context;
 
 static struct exec_context *exec_context_alloc(bool executor)
 {
@@ -213,6 +225,47 @@ long exec_context_destroy(struct exec_context *ctx)
 }
 EXPORT_SYMBOL_GPL(exec_context_destroy);
 
+static void exec_service_notify_fork(struct exec_service *svc,
+				     enum exec_fork_event event)
+{
+	if (svc->ops->notify_fork)
+		svc->ops->notify_fork(svc, event);
+}
+
+int exec_context_notify_fork(struct exec_context *ctx,
+			     enum exec_fork_event event)
+{
+	struct exec_service *head, *svc, *done;
+
+	if (!ctx || (event != EXEC_FORK_PREPARE && event != EXEC_FORK_PARENT &&
+		     event != EXEC_FORK_CHILD))
+		return -EINVAL;
+	might_sleep();
+	/*
+	 * One snapshot of the list for the whole call; nodes are not
+	 * unlinked before teardown, and their links never change.  Pairs
+	 * with smp_store_release() in exec_context_insert().
+	 */
+	head = smp_load_acquire(&ctx->services);
+	if (event == EXEC_FORK_PREPARE) {
+		/* The list is newest first: P0113's reverse order. */
+		for (svc = head; svc; svc = svc->next)
+			exec_service_notify_fork(svc, event);
+		return 0;
+	}
+	/*
+	 * Oldest first, without memory (a child may be short of it): each
+	 * pass finds the service added just after the last one notified.
+	 */
+	for (done = NULL; done != head; done = svc) {
+		for (svc = head; svc->next != done; svc = svc->next)
+			;
+		exec_service_notify_fork(svc, event);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_context_notify_fork);
+
 struct exec_context *exec_executor_context(struct exec_executor *ex)
 {
 	struct exec_context *ctx, *old;
@@ -270,6 +323,47 @@ void exec_executor_context_release(struct exec_executor *ex)
 void exec_static_context_release(void)
 {
 	exec_executor_context_release(exec_inline_executor());
+}
+
+/**
+ * exec_static_context_fork - the inline executor's context across fork()
+ * @event: the step of the fork
+ *
+ * The one context the child of a fork can go on using (the others belong
+ * to executors whose threads stay in the parent): its lock is taken
+ * before the fork, so that no other thread holds it when the child is
+ * made, and released after it on both sides.  Its services are not
+ * notified: that is exec_context_notify_fork(), the application's call.
+ *
+ * Context: Process context; from the pthread_atfork() handlers of the
+ * userspace library (the kernel has no fork).
+ */
+void exec_static_context_fork(enum exec_fork_event event)
+{
+	struct exec_context *locked = exec_fork_locked_context;
+	struct exec_context *ctx = READ_ONCE(exec_inline_executor()->context);
+
+	switch (event) {
+	case EXEC_FORK_PREPARE:
+		exec_fork_locked_context = ctx;
+		if (ctx)
+			spin_lock(&ctx->lock);
+		break;
+	case EXEC_FORK_PARENT:
+		if (locked)
+			spin_unlock(&locked->lock);
+		break;
+	case EXEC_FORK_CHILD:
+		/*
+		 * One created after the prepare step, by another thread, may
+		 * have been inside its lock at the fork: alone now, free it.
+		 */
+		if (locked)
+			spin_unlock(&locked->lock);
+		if (ctx && ctx != locked)
+			spin_lock_init(&ctx->lock);
+		break;
+	}
 }
 
 int exec_use_service(struct exec_context *ctx,

@@ -22,7 +22,15 @@
  * the setter's xchg, so it uses the new executor.
  *
  * Until a default is installed the slot is NULL and the built-in thread pool
- * (one worker per online CPU) is used, started on first use.
+ * is used, started on first use: one worker per online CPU, growing up to
+ * exec_system_max_threads() while its workers block.  N3785 (default_executor):
+ * "implementations are encouraged to ensure that separate tasks added to the
+ * initial default executor can wait on each other without deadlocks".  A
+ * fixed pool cannot: once every worker waits for a task still queued behind
+ * it, nothing runs.  A growing pool (pool_grow.c) starts another worker
+ * while items wait, none is idle and fewer than one per CPU run, so tasks
+ * that sleep waiting for each other make room for the ones they wait for,
+ * up to the bound.
  */
 #include "internal.h"
 
@@ -33,6 +41,22 @@ static DEFINE_MUTEX(exec_default_mutex);
 /* Separate: the built-in pool starts inside a read-side section. */
 static DEFINE_MUTEX(exec_system_mutex);
 static struct exec_thread_pool *exec_system_pool;
+
+/*
+ * The bound: EXEC_DEFAULT_MAX_THREADS, as many items as one of the kernel's
+ * workqueues runs at once by default (WQ_DFL_ACTIVE), and four per CPU
+ * where that is more, so that a large machine keeps room above its one
+ * worker per CPU; within what one pool may have.  Each added worker costs a
+ * stack, and exits after EXEC_POOL_IDLE_TIMEOUT_MS idle.
+ */
+static unsigned int exec_system_max_threads(void)
+{
+	unsigned int cpus = min(exec_online_cpus(),
+				EXEC_THREAD_POOL_MAX_THREADS);
+
+	return clamp_t(unsigned int, 4 * cpus, EXEC_DEFAULT_MAX_THREADS,
+		       EXEC_THREAD_POOL_MAX_THREADS);
+}
 
 static struct exec_executor *exec_system_executor(void)
 {
@@ -47,6 +71,7 @@ static struct exec_executor *exec_system_executor(void)
 	if (!pool) {
 		struct exec_thread_pool_attr attr = {
 			.thread.name = "exec-system",
+			.max_threads = exec_system_max_threads(),
 		};
 
 		if (exec_thread_pool_create(&pool, &attr))
@@ -153,4 +178,45 @@ void exec_default_shutdown(void)
 	if (pool)
 		exec_thread_pool_destroy(pool);
 	exec_local_closures_release();
+}
+
+/**
+ * exec_default_fork - the default executor across fork()
+ * @event: the step of the fork
+ *
+ * The built-in pool's threads and those of an installed executor stay in
+ * the parent.  The child forgets both, leaking their memory on purpose
+ * (destroying them would wait for threads it does not have): its default
+ * is the built-in pool again, a new one, started on its first use as in a
+ * new process.  The mutexes are taken before the fork so that no other
+ * thread holds them in the child (one starting the built-in pool, one
+ * installing a default), and the read-side counts of the parent's other
+ * threads are dropped with them.
+ *
+ * Context: Process context; from the pthread_atfork() handlers of the
+ * userspace library (the kernel has no fork); not from inside a default
+ * submission (an item of an inline default executor that forks).
+ */
+void exec_default_fork(enum exec_fork_event event)
+{
+	switch (event) {
+	case EXEC_FORK_PREPARE:
+		/* The order of exec_set_default_executor() and the readers. */
+		mutex_lock(&exec_default_mutex);
+		mutex_lock(&exec_system_mutex);
+		break;
+	case EXEC_FORK_PARENT:
+		mutex_unlock(&exec_system_mutex);
+		mutex_unlock(&exec_default_mutex);
+		break;
+	case EXEC_FORK_CHILD:
+		WRITE_ONCE(exec_system_pool, NULL);
+		/* Its dependency stays: the child must not destroy it. */
+		WRITE_ONCE(exec_default_slot, NULL);
+		atomic_long_set(&exec_default_readers[0], 0);
+		atomic_long_set(&exec_default_readers[1], 0);
+		mutex_unlock(&exec_system_mutex);
+		mutex_unlock(&exec_default_mutex);
+		break;
+	}
 }

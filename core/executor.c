@@ -77,9 +77,11 @@ static atomic_long_t exec_closure_chunks;
  * @nr: A: per enum exec_dep_kind, how many; changed only when a dependent
  *	is created or goes, never per submitted item
  * @handover: A: continuations that have stopped counting in @nr and are
- *	being submitted to the executor (exec_executor_handover_begin()):
- *	destroy waits for these, as the continuation may already have run
- *	and told its owner before the submitter is done with the executor
+ *	being submitted to the executor (exec_executor_handover_begin()),
+ *	and units of outstanding work being released: destroy waits for
+ *	these, as the continuation may already have run and told its owner
+ *	(the release ended a join) before the submitter (the releaser) is
+ *	done with the executor
  */
 struct exec_dependents {
 	atomic_t nr[EXEC_DEP_COUNT];
@@ -257,6 +259,27 @@ void exec_closure_orphans_release(void)
 	}
 }
 
+/**
+ * exec_closures_fork - the closure caches across fork()
+ * @event: the step of the fork
+ *
+ * The orphans' lock is taken before the fork, so that no thread that was
+ * exiting holds it in the child.  The rings stay as they are: closures in
+ * flight on the parent's executors stay in use in the child for good (a
+ * ring skips them), and the caches of the parent's other threads are lost
+ * with those threads.
+ *
+ * Context: Process context; from the pthread_atfork() handlers of the
+ * userspace library (the kernel has no fork).
+ */
+void exec_closures_fork(enum exec_fork_event event)
+{
+	if (event == EXEC_FORK_PREPARE)
+		raw_spin_lock(&exec_orphans_lock);
+	else
+		raw_spin_unlock(&exec_orphans_lock);
+}
+
 static void exec_closure_free(struct exec_closure *c)
 {
 	/* Release: the reads of @c come first (exec_closure_take()). */
@@ -356,7 +379,9 @@ void exec_executor_undepend(struct exec_executor *ex, enum exec_dep_kind kind)
  *
  * From here until exec_executor_handover_end() the continuation is no
  * dependent of @ex, but a destroy of @ex waits for it to be submitted: its
- * owner may learn that it ran while the submitter still touches @ex.
+ * owner may learn that it ran while the submitter still touches @ex.  The
+ * same for a unit of outstanding work being released, whose release may
+ * end a join or a run that the owner waits for.
  *
  * Context: Any context.
  */
@@ -738,6 +763,18 @@ bool exec_running_in_this_thread(const struct exec_executor *ex)
 }
 EXPORT_SYMBOL_GPL(exec_running_in_this_thread);
 
+struct exec_executor *exec_current_executor(void)
+{
+	struct exec_frame *frame;
+
+	/* The innermost frame around items: a strand's over its pool's. */
+	for (frame = exec_thread_self_get(); frame; frame = frame->prev)
+		if (frame->ex)
+			return frame->ex;
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(exec_current_executor);
+
 int exec_post(struct exec_executor *ex, struct exec_work *work)
 {
 	return exec_submit_flags(ex, work, EXEC_POST_FLAGS);
@@ -764,7 +801,7 @@ int exec_dispatch(struct exec_executor *ex, struct exec_work *work)
 		return -EALREADY;
 	exec_trace_work_queue(ex, work);
 	if (!ex->ops->dispatch && exec_running_in_this_thread(ex) &&
-	    exec_dispatch_enter(&df)) {
+	    exec_dispatch_enter(&df, ex)) {
 		exec_work_run(ex, work);
 		exec_dispatch_leave(&df);
 		return 0;
@@ -804,7 +841,7 @@ int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 		return -EINVAL;
 	/* The generic rule needs no item: call @fn right here. */
 	if (!ex->ops->dispatch && exec_running_in_this_thread(ex) &&
-	    exec_dispatch_enter(&df)) {
+	    exec_dispatch_enter(&df, ex)) {
 		fn(arg);
 		exec_dispatch_leave(&df);
 		return 0;
@@ -816,14 +853,30 @@ int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 }
 EXPORT_SYMBOL_GPL(exec_dispatch_fn);
 
-/* The executor's own count of outstanding work, if it keeps one. */
-static void exec_work_start(struct exec_executor *ex)
+/**
+ * exec_executor_work_started - count a unit of outstanding work, only that
+ * @ex: the executor; one whose ops do not track outstanding work ignores it
+ *
+ * The unit without the dependent that exec_on_work_started() counts: for
+ * an executor built on @ex forwarding its own units (P0113 strand:
+ * "on_work_started() Effects: Calls inner_ex_.on_work_started()"), which
+ * depends on @ex already for as long as it may hold any.
+ *
+ * Context: Any context.
+ */
+void exec_executor_work_started(struct exec_executor *ex)
 {
 	if (ex->ops->work_started)
 		ex->ops->work_started(ex);
 }
 
-static void exec_work_finish(struct exec_executor *ex)
+/**
+ * exec_executor_work_finished - release a unit of exec_executor_work_started()
+ * @ex: the executor
+ *
+ * Context: Any context; may wake the executor's threads.
+ */
+void exec_executor_work_finished(struct exec_executor *ex)
 {
 	if (ex->ops->work_finished)
 		ex->ops->work_finished(ex);
@@ -834,16 +887,30 @@ void exec_on_work_started(struct exec_executor *ex)
 	if (!ex || !ex->ops)
 		return;
 	exec_executor_depend(ex, EXEC_DEP_WORK);
-	exec_work_start(ex);
+	exec_executor_work_started(ex);
 }
 EXPORT_SYMBOL_GPL(exec_on_work_started);
+
+/*
+ * Releases a unit counted as a dependent of @kind.  The unit may be what
+ * held a join or a run that another thread waits for, possibly through
+ * executors built on @ex (which forward it), and whoever sees that end may
+ * destroy @ex at once: so @ex stops counting it as a dependent first, and
+ * a destroy meanwhile waits for the release to be over rather than refuse.
+ */
+static void exec_work_release(struct exec_executor *ex,
+			       enum exec_dep_kind kind)
+{
+	exec_executor_handover_begin(ex, kind);
+	exec_executor_work_finished(ex);
+	exec_executor_handover_end(ex);
+}
 
 void exec_on_work_finished(struct exec_executor *ex)
 {
 	if (!ex || !ex->ops)
 		return;
-	exec_work_finish(ex);
-	exec_executor_undepend(ex, EXEC_DEP_WORK);
+	exec_work_release(ex, EXEC_DEP_WORK);
 }
 EXPORT_SYMBOL_GPL(exec_on_work_finished);
 
@@ -865,7 +932,7 @@ int exec_work_guard_take(struct exec_work_guard *guard,
 	if (!ex || !ex->ops)
 		return -EINVAL;
 	exec_executor_depend(ex, kind);
-	exec_work_start(ex);
+	exec_executor_work_started(ex);
 	/* Release: pairs with the acquire of exec_work_guard_owns(). */
 	smp_store_release(&guard->ex, ex);
 	return 0;
@@ -889,9 +956,10 @@ int exec_work_guard_drop(struct exec_work_guard *guard,
 	ex = xchg(&guard->ex, NULL);
 	if (!ex)
 		return -EALREADY;
-	exec_work_finish(ex);
 	if (kind != EXEC_DEP_NONE)
-		exec_executor_undepend(ex, kind);
+		exec_work_release(ex, kind);
+	else
+		exec_executor_work_finished(ex);
 	return 0;
 }
 

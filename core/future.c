@@ -18,6 +18,11 @@
  * continuation.  THEN and TAKEN are set by cmpxchg, each only if neither is
  * set, so a result goes either to one wait or to the continuation.
  *
+ * A chained continuation (exec_future_then_future()) is the same slot with
+ * @then_fn instead of @cont and @cont_next, the future its result completes:
+ * a future of its own, marked SPAWNED as nobody else may complete it.  The
+ * continuation holds a reference on @cont_next until it has completed it.
+ *
  * Memory: each future is one kzalloc(), freed by the last
  * exec_future_put().  References are held by the creator, by the spawned
  * work (dropped after it has completed the future, or after the discard
@@ -50,7 +55,10 @@
  * @cont_work: the continuation's item
  * @cont_ex: O: the continuation's executor, written by the then() that set
  *	THEN, before it sets ARMED
- * @cont: O: the continuation, as @cont_ex
+ * @cont: O: the continuation, as @cont_ex; NULL for a chained one
+ * @then_fn: O: the chained continuation, as @cont_ex; NULL for a plain one
+ * @cont_next: O: the future @then_fn's result completes, as @cont_ex; the
+ *	continuation holds a reference on it
  * @cont_arg: O: its argument, as @cont_ex
  * @cont_guard: A: outstanding work on @cont_ex from then() until the
  *	continuation has been submitted
@@ -66,6 +74,8 @@ struct exec_future {
 	struct exec_work cont_work;
 	struct exec_executor *cont_ex;
 	exec_result_fn cont;
+	exec_then_fn then_fn;
+	struct exec_future *cont_next;
 	void *cont_arg;
 	struct exec_work_guard cont_guard;
 };
@@ -98,43 +108,62 @@ void exec_future_put(struct exec_future *fut)
 }
 EXPORT_SYMBOL_GPL(exec_future_put);
 
-/* Drops the continuation's reference, then calls it: runs exactly once. */
-static void exec_future_cont_call(struct exec_future *fut, long result)
+/* Claims the right to complete @fut and stores its result. */
+static bool exec_future_claim(struct exec_future *fut, long result)
 {
+	if (atomic_fetch_or(EXEC_FUTURE_COMPLETING, &fut->state) &
+	    EXEC_FUTURE_COMPLETING)
+		return false;
+	fut->result = result;
+	return true;
+}
+
+/*
+ * Drops the continuation's reference, then calls it: runs exactly once.
+ * @ran: it runs on its executor with the result; otherwise it was
+ * discarded or refused and @result is -ECANCELED, which is also what a
+ * chained continuation's future completes with, whatever it returns.
+ * Returns that future, claimed with its result, for exec_future_publish()
+ * (with the continuation's reference on it); NULL for a plain one.
+ */
+static struct exec_future *exec_future_cont_call(struct exec_future *fut,
+						 long result, bool ran)
+{
+	struct exec_future *next = fut->cont_next;
 	exec_result_fn cont = fut->cont;
+	exec_then_fn then_fn = fut->then_fn;
 	void *arg = fut->cont_arg;
+	long next_result;
 
 	exec_future_put(fut);
-	cont(arg, result);
-}
-
-static void exec_future_cont_run(struct exec_work *work)
-{
-	struct exec_future *fut = container_of(work, struct exec_future,
-					       cont_work);
-
-	/* READY was seen before the item was submitted: @result is there. */
-	exec_future_cont_call(fut, fut->result);
-}
-
-static void exec_future_cont_drop(struct exec_work *work)
-{
-	exec_future_cont_call(container_of(work, struct exec_future,
-					   cont_work), -ECANCELED);
+	if (!next) {
+		cont(arg, result);
+		return NULL;
+	}
+	next_result = then_fn(arg, result);
+	/* Nobody else completes it (SPAWNED): the claim cannot fail. */
+	if (WARN_ON_ONCE(!exec_future_claim(next, ran ? next_result :
+							 -ECANCELED))) {
+		exec_future_put(next);
+		return NULL;
+	}
+	return next;
 }
 
 /*
  * Called once READY and ARMED are both set, by whichever of the completer
  * and then() set the second one.  The caller holds a reference; once the
  * item is accepted the future may be gone, so the guard is moved out of it
- * first.
+ * first.  Returns what exec_future_cont_call() returned if the executor
+ * refused the continuation, else NULL.
  */
-static void exec_future_submit_cont(struct exec_future *fut)
+static struct exec_future *exec_future_submit_cont(struct exec_future *fut)
 {
 	struct exec_executor *ex = fut->cont_ex;
 	struct exec_work_guard guard = {
 		.ex = xchg(&fut->cont_guard.ex, NULL),
 	};
+	struct exec_future *next = NULL;
 	int ret;
 
 	/* No longer a dependent, but destroy waits until we are done. */
@@ -144,33 +173,71 @@ static void exec_future_submit_cont(struct exec_future *fut)
 	if (ret == -EOPNOTSUPP || ret == -EAGAIN)
 		ret = exec_submit(ex, &fut->cont_work);
 	if (unlikely(ret))
-		exec_future_cont_call(fut, -ECANCELED);
+		next = exec_future_cont_call(fut, -ECANCELED, false);
 	if (guard.ex)
 		exec_work_guard_drop(&guard, EXEC_DEP_NONE);
 	/* Now the executor's own work: @ex may be destroyed after this. */
 	exec_executor_handover_end(ex);
+	return next;
+}
+
+/*
+ * Publishes the result of @fut, claimed by the caller, and submits its
+ * continuation; then, while a chained continuation is refused and so
+ * completes its future here, that future's: a loop, where nested calls
+ * would take stack for each step of a chain.  @put: drop a reference on
+ * @fut once done, the one a chained continuation held on it.
+ */
+static void exec_future_publish(struct exec_future *fut, bool put)
+{
+	struct exec_future *next;
+	int old;
+
+	while (fut) {
+		/*
+		 * Full barrier: publishes @result before READY (pairs with
+		 * the acquire reads of READY in exec_future_ready() and the
+		 * cmpxchg of exec_future_wait()), and pairs with then()'s
+		 * fetch_or of ARMED: one of the two sees the other's bit.
+		 */
+		old = atomic_fetch_or(EXEC_FUTURE_READY, &fut->state);
+		next = NULL;
+		if (old & EXEC_FUTURE_ARMED)
+			next = exec_future_submit_cont(fut);
+		/* READY set by a full barrier: pairs with wait_event()'s. */
+		if (wq_has_sleeper(&fut->wq))
+			wake_up_all(&fut->wq);
+		if (put)
+			exec_future_put(fut);
+		fut = next;
+		put = true;
+	}
+}
+
+static void exec_future_cont_run(struct exec_work *work)
+{
+	struct exec_future *fut = container_of(work, struct exec_future,
+					       cont_work);
+
+	/* READY was seen before the item was submitted: @result is there. */
+	exec_future_publish(exec_future_cont_call(fut, fut->result, true),
+			    true);
+}
+
+static void exec_future_cont_drop(struct exec_work *work)
+{
+	struct exec_future *fut = container_of(work, struct exec_future,
+					       cont_work);
+
+	exec_future_publish(exec_future_cont_call(fut, -ECANCELED, false),
+			    true);
 }
 
 static int exec_future_settle(struct exec_future *fut, long result)
 {
-	int old;
-
-	if (atomic_fetch_or(EXEC_FUTURE_COMPLETING, &fut->state) &
-	    EXEC_FUTURE_COMPLETING)
+	if (!exec_future_claim(fut, result))
 		return -EALREADY;
-	fut->result = result;
-	/*
-	 * Full barrier: publishes @result before READY (pairs with the
-	 * acquire reads of READY in exec_future_ready() and the cmpxchg of
-	 * exec_future_wait()), and pairs with then()'s fetch_or of ARMED:
-	 * one of the two sees the other's bit.
-	 */
-	old = atomic_fetch_or(EXEC_FUTURE_READY, &fut->state);
-	if (old & EXEC_FUTURE_ARMED)
-		exec_future_submit_cont(fut);
-	/* READY set by a full barrier first: pairs with wait_event()'s. */
-	if (wq_has_sleeper(&fut->wq))
-		wake_up_all(&fut->wq);
+	exec_future_publish(fut, false);
 	return 0;
 }
 
@@ -242,7 +309,7 @@ EXPORT_SYMBOL_GPL(exec_future_complete);
 
 bool exec_future_ready(const struct exec_future *fut)
 {
-	/* Pairs with the fetch_or of READY in exec_future_settle(). */
+	/* Pairs with the fetch_or of READY in exec_future_publish(). */
 	return fut && (atomic_read_acquire(&fut->state) & EXEC_FUTURE_READY);
 }
 EXPORT_SYMBOL_GPL(exec_future_ready);
@@ -281,13 +348,16 @@ int exec_future_wait(struct exec_future *fut, uint64_t timeout_ns,
 }
 EXPORT_SYMBOL_GPL(exec_future_wait);
 
-int exec_future_then(struct exec_future *fut, struct exec_executor *ex,
-		     exec_result_fn cont, void *arg)
+/*
+ * Registers the continuation: @cont, or @then_fn completing @next (which
+ * then holds a reference for it).
+ */
+static int exec_future_attach(struct exec_future *fut, struct exec_executor *ex,
+			      exec_result_fn cont, exec_then_fn then_fn,
+			      struct exec_future *next, void *arg)
 {
 	int old;
 
-	if (!fut || !ex || !ex->ops || !cont)
-		return -EINVAL;
 	old = atomic_read(&fut->state);
 	do {
 		if (old & EXEC_FUTURE_THEN)
@@ -298,6 +368,8 @@ int exec_future_then(struct exec_future *fut, struct exec_executor *ex,
 				     old | EXEC_FUTURE_THEN));
 	fut->cont_ex = ex;
 	fut->cont = cont;
+	fut->then_fn = then_fn;
+	fut->cont_next = next;
 	fut->cont_arg = arg;
 	exec_work_init_discard(&fut->cont_work, exec_future_cont_run,
 			       exec_future_cont_drop);
@@ -306,14 +378,53 @@ int exec_future_then(struct exec_future *fut, struct exec_executor *ex,
 	exec_future_get(fut);
 	/*
 	 * Full barrier: publishes the fields above before ARMED, and pairs
-	 * with the completer's fetch_or of READY in exec_future_settle().
+	 * with the completer's fetch_or of READY in exec_future_publish().
 	 */
 	old = atomic_fetch_or(EXEC_FUTURE_ARMED, &fut->state);
 	if (old & EXEC_FUTURE_READY)
-		exec_future_submit_cont(fut);
+		exec_future_publish(exec_future_submit_cont(fut), true);
 	return 0;
 }
+
+int exec_future_then(struct exec_future *fut, struct exec_executor *ex,
+		     exec_result_fn cont, void *arg)
+{
+	if (!fut || !ex || !ex->ops || !cont)
+		return -EINVAL;
+	return exec_future_attach(fut, ex, cont, NULL, NULL, arg);
+}
 EXPORT_SYMBOL_GPL(exec_future_then);
+
+int exec_future_then_future(struct exec_future **nextp,
+			    struct exec_future *fut, struct exec_executor *ex,
+			    exec_then_fn fn, void *arg)
+{
+	struct exec_future *next;
+	int ret;
+
+	might_sleep();
+	if (!nextp)
+		return -EINVAL;
+	*nextp = NULL;
+	if (!fut || !ex || !ex->ops || !fn)
+		return -EINVAL;
+	/*
+	 * One reference for the caller, one for the continuation.  Allocated
+	 * first, so that a failure leaves @fut as it was.
+	 */
+	next = exec_future_alloc(EXEC_FUTURE_SPAWNED, 2);
+	if (!next)
+		return -ENOMEM;
+	ret = exec_future_attach(fut, ex, NULL, fn, next, arg);
+	if (ret) {
+		kfree(next);
+		return ret;
+	}
+	/* The continuation may have completed it already: ours is held. */
+	*nextp = next;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_future_then_future);
 
 /* exec_spawn(): the work and its continuation in one item. */
 struct exec_spawn {

@@ -245,18 +245,32 @@ static inline bool exec_mpsc_maybe_nonempty(struct exec_mpsc *q)
  * The per-thread frame stack: each executor that runs items on a thread
  * pushes a frame naming itself while it does, so "is the caller running
  * inside executor X" (destroy from inside, running_in_this_thread, posts from
- * a worker to its own pool) is a walk over a few frames.
+ * a worker to its own pool) is a walk over a few frames.  A frame pushed
+ * around items also names, in @ex, the executor whose items they are, so
+ * that exec_current_executor() is the first such frame from the top; other
+ * frames (a timed item's record, a group's, a service's, the pool worker's
+ * tag) have @ex NULL.
  */
 struct exec_frame {
 	const void *owner;
 	struct exec_frame *prev;
+	struct exec_executor *ex;
 };
+
+/* Pushes a frame around the items of @ex, owned by @owner. */
+static inline void exec_frame_push_ex(struct exec_frame *frame,
+				      const void *owner,
+				      struct exec_executor *ex)
+{
+	frame->owner = owner;
+	frame->ex = ex;
+	frame->prev = exec_thread_self_get();
+	exec_thread_self_set(frame);
+}
 
 static inline void exec_frame_push(struct exec_frame *frame, const void *owner)
 {
-	frame->owner = owner;
-	frame->prev = exec_thread_self_get();
-	exec_thread_self_set(frame);
+	exec_frame_push_ex(frame, owner, NULL);
 }
 
 static inline void exec_frame_pop(struct exec_frame *frame)
@@ -314,8 +328,12 @@ struct exec_dispatch_frame {
 	unsigned int depth;
 };
 
-/* Enters an inline run; false, and nothing pushed, if too deep already. */
-static inline bool exec_dispatch_enter(struct exec_dispatch_frame *df)
+/*
+ * Enters an inline run of an item of @ex; false, and nothing pushed, if too
+ * deep already.
+ */
+static inline bool exec_dispatch_enter(struct exec_dispatch_frame *df,
+				       struct exec_executor *ex)
 {
 	struct exec_frame *frame = exec_frame_find(&exec_dispatch_marker);
 	unsigned int depth = frame ? container_of(frame,
@@ -325,7 +343,7 @@ static inline bool exec_dispatch_enter(struct exec_dispatch_frame *df)
 	if (depth >= EXEC_DISPATCH_DEPTH)
 		return false;
 	df->depth = depth + 1;
-	exec_frame_push(&df->frame, &exec_dispatch_marker);
+	exec_frame_push_ex(&df->frame, &exec_dispatch_marker, ex);
 	return true;
 }
 
@@ -371,6 +389,8 @@ void exec_executor_undepend(struct exec_executor *ex, enum exec_dep_kind kind);
 void exec_executor_handover_begin(struct exec_executor *ex,
 				  enum exec_dep_kind kind);
 void exec_executor_handover_end(struct exec_executor *ex);
+void exec_executor_work_started(struct exec_executor *ex);
+void exec_executor_work_finished(struct exec_executor *ex);
 int exec_work_guard_take(struct exec_work_guard *guard,
 			 struct exec_executor *ex, enum exec_dep_kind kind);
 int exec_work_guard_drop(struct exec_work_guard *guard,
@@ -382,6 +402,7 @@ void exec_timer_sys_init(void);
 int exec_timers_create(struct exec_executor *ex);
 int exec_timers_share(struct exec_executor *ex, struct exec_executor *from);
 void exec_timers_count_work(struct exec_executor *ex);
+bool exec_timers_counts_work(const struct exec_executor *ex);
 long exec_timers_shutdown(struct exec_executor *ex);
 void exec_timers_free(struct exec_executor *ex);
 unsigned long exec_timers_armed(struct exec_executor *ex);
@@ -475,6 +496,20 @@ void exec_watchdog_exit(void);
 
 /* Default executor teardown, for the kernel module's exit. */
 void exec_default_shutdown(void);
+
+/*
+ * The library-wide state across fork(), for the userspace library's
+ * pthread_atfork() handlers (user/init.c; the kernel has no fork).  Each
+ * takes its locks at EXEC_FORK_PREPARE, so that no other thread holds them
+ * when the child is made, releases them at EXEC_FORK_PARENT, and at
+ * EXEC_FORK_CHILD releases them and forgets what belongs to the parent's
+ * other threads and executors.
+ */
+void exec_default_fork(enum exec_fork_event event);
+void exec_watchdog_fork(enum exec_fork_event event);
+void exec_timer_sys_fork(enum exec_fork_event event);
+void exec_closures_fork(enum exec_fork_event event);
+void exec_static_context_fork(enum exec_fork_event event);
 
 /*
  * Every allocation of the core passes the allocation fault point first, so

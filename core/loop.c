@@ -152,7 +152,7 @@ static int exec_loop_enter(struct exec_loop *loop, struct exec_frame *frame)
 {
 	if (atomic_cmpxchg(&loop->state, 0, EXEC_LOOP_RUNNING) != 0)
 		return -EBUSY;
-	exec_frame_push(frame, loop);
+	exec_frame_push_ex(frame, loop, &loop->ex);
 	return 0;
 }
 

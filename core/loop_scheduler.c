@@ -315,7 +315,7 @@ static void exec_ls_runner_add(struct exec_loop_scheduler *ls,
 
 	r->run_work = NULL;
 	r->run_seq = 0;
-	exec_frame_push(&r->frame, ls);
+	exec_frame_push_ex(&r->frame, ls, &ls->ex);
 	spin_lock_irqsave(&ls->consume_lock, flags);
 	r->flush_ack = atomic_long_read(&ls->flush_epoch);
 	r->next = ls->runners;

@@ -50,6 +50,14 @@
  * the last reference, a runner's, frees the executor and lets go of the
  * underlying one (EXEC_DEP_MANAGED_QUEUE).
  *
+ * Outstanding work.  Units counted on the executor (work guards, and timed
+ * items armed on it where it counts them) are forwarded to the underlying
+ * executor, as P0113's strand forwards them to its inner executor: a join
+ * of the pool underneath or a run of the loop scheduler waits for them.  A
+ * managed queue also counts them itself, for exec_prio_wait_idle(), and
+ * counts its timed items always; a priority executor counts those only
+ * when the underlying executor counts its own.
+ *
  * Queue limit.  With @queue_limit, a submission that finds @nr_queued at the
  * limit waits on @room_wq (or fails with -EAGAIN); a runner that takes an
  * item wakes it.  Timed items that come due (EXEC_SUBMIT_FORCE) were
@@ -597,7 +605,7 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 		exec_prio_wake_room(p);
 		if (extra)
 			exec_prio_schedule_extra(p, extra, 0);
-		exec_frame_push(&r->frame, p);
+		exec_frame_push_ex(&r->frame, p, &p->ex);
 		start = exec_stats_run_begin(&p->stats, false);
 		exec_work_run(&p->ex, work);
 		exec_frame_pop(&r->frame);
@@ -887,8 +895,11 @@ int exec_prio_create(struct exec_priority **priop,
 	ret = exec_timers_share(&p->ex, underlying);
 	if (ret)
 		goto err_fini_executor;
-	/* A managed queue waits for them too (exec_prio_wait_idle()). */
-	if (cfg->managed)
+	/*
+	 * A managed queue waits for them too (exec_prio_wait_idle()); a
+	 * priority executor counts them, forwarded, as the underlying does.
+	 */
+	if (cfg->managed || exec_timers_counts_work(underlying))
 		exec_timers_count_work(&p->ex);
 	p->underlying = underlying;
 	p->nr_levels = cfg->nr_levels;
@@ -1117,12 +1128,34 @@ long exec_prio_close(struct exec_priority *p)
 	return discarded;
 }
 
-/* A timed item armed on a managed queue, or exec_on_work_started(). */
+/*
+ * Outstanding work goes on to the underlying executor, which runs the
+ * items it stands for (P0113's strand: "Calls inner_ex_.on_work_started()"):
+ * its join or run waits for it.  The unit is no dependent of the underlying
+ * executor: this one is, until its destroy (a managed queue: its last
+ * item), which a unit held on it refuses and which releases the units of
+ * its timed items before it lets go.
+ */
+static void exec_priority_work_started(struct exec_executor *ex)
+{
+	exec_executor_work_started(exec_to_prio(ex)->underlying);
+}
+
+static void exec_priority_work_finished(struct exec_executor *ex)
+{
+	exec_executor_work_finished(exec_to_prio(ex)->underlying);
+}
+
+/*
+ * A timed item armed on a managed queue, or exec_on_work_started(): work
+ * of the queue's own (exec_prio_wait_idle()), and of the underlying's.
+ */
 static void exec_managed_queue_work_started(struct exec_executor *ex)
 {
 	struct exec_priority *p = exec_to_prio(ex);
 	unsigned long flags;
 
+	exec_priority_work_started(ex);
 	raw_spin_lock_irqsave(&p->lock, flags);
 	p->nr_units++;
 	raw_spin_unlock_irqrestore(&p->lock, flags);
@@ -1132,12 +1165,21 @@ static void exec_managed_queue_work_finished(struct exec_executor *ex)
 {
 	struct exec_priority *p = exec_to_prio(ex);
 	unsigned long flags;
+	bool counted;
 
 	raw_spin_lock_irqsave(&p->lock, flags);
-	if (!WARN_ON_ONCE(!p->nr_units))
+	counted = !WARN_ON_ONCE(!p->nr_units);
+	if (counted)
 		p->nr_units--;
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	exec_prio_wake_idle(p);
+	/*
+	 * Last: the caller's unit keeps @p from being freed (a unit refuses
+	 * close, a timed item's is released before close goes on), and the
+	 * underlying's may fall to zero only once ours has.
+	 */
+	if (counted)
+		exec_priority_work_finished(ex);
 }
 
 static bool exec_priority_running(const struct exec_executor *ex)
@@ -1389,6 +1431,8 @@ static const struct exec_executor_ops exec_priority_ops = {
 	.pending = exec_priority_pending,
 	.running_in_this_thread = exec_priority_running,
 	.dispatch = exec_priority_dispatch,
+	.work_started = exec_priority_work_started,
+	.work_finished = exec_priority_work_finished,
 	.context_executor = exec_priority_context_executor,
 	.cancel = exec_prio_cancel,
 	.work_running = exec_prio_work_running,

@@ -37,6 +37,14 @@
  * reference, so the underlying executor may still hold @runner after destroy
  * returns.  If the underlying executor discards @runner, or refuses it, the
  * owner of the consumer side discards the queued items, so none is stranded.
+ *
+ * Outstanding work.  A unit counted on the strand (a work guard, an I/O
+ * handler bound to it, a continuation or notification registered on it) is
+ * counted on the underlying executor, which is what runs the item the unit
+ * waits for (P0113 strand on_work_started: "Calls
+ * inner_ex_.on_work_started()").  Timed items armed on the strand count so
+ * when the underlying executor counts its own (a loop scheduler, a managed
+ * queue; not a thread pool).
  */
 #include "stats.h"
 
@@ -312,7 +320,7 @@ static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 	while (run && avail > 0) {
 		done = 0;
 		ran = 0;
-		exec_frame_push(&frame, s);
+		exec_frame_push_ex(&frame, s, &s->ex);
 		while (done < avail && done < EXEC_SERIAL_BATCH &&
 		       !READ_ONCE(s->dying)) {
 			struct exec_work *work = exec_serial_pop(s);
@@ -387,7 +395,7 @@ static bool exec_serial_give_back(struct exec_serial *s,
 	bool found = true;
 	long taken = 0;
 
-	exec_frame_push(&frame, s);
+	exec_frame_push_ex(&frame, s, &s->ex);
 	for (;;) {
 		work = exec_serial_pop(s);
 		if (!work) {
@@ -494,6 +502,9 @@ int exec_serial_create(struct exec_serial **serialp,
 	if (ret)
 		goto err_fini_executor;
 	s->underlying = underlying;
+	/* As the underlying counts its own: forwarded to it (work_started). */
+	if (exec_timers_counts_work(underlying))
+		exec_timers_count_work(&s->ex);
 	s->linger = exec_executor_defers_freely(underlying);
 	/* Until exec_serial_destroy(): the underlying cannot go first. */
 	exec_executor_depend(underlying, EXEC_DEP_SERIAL);
@@ -593,7 +604,7 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 	struct exec_serial *s = exec_to_serial(ex);
 	struct exec_dispatch_frame df;
 
-	if (!exec_dispatch_enter(&df))
+	if (!exec_dispatch_enter(&df, ex))
 		goto post;
 	if (exec_frame_find(s)) {
 		exec_work_run(ex, work);
@@ -676,6 +687,26 @@ exec_serial_context_executor(struct exec_executor *ex)
 }
 
 /*
+ * P0113 strand: "on_work_started() Effects: Calls
+ * inner_ex_.on_work_started()", and the same for on_work_finished().  A
+ * strand has no outstanding work of its own: what a guard on it waits for
+ * runs on the underlying executor, whose join or run must wait with it.
+ * The unit is no dependent of the underlying executor: the strand is one
+ * until its destroy, which a unit held on the strand refuses (a guard, an
+ * I/O handler, a continuation or notification not yet handed over), and
+ * which releases the units of its timed items before it lets go.
+ */
+static void exec_serial_work_started(struct exec_executor *ex)
+{
+	exec_executor_work_started(exec_to_serial(ex)->underlying);
+}
+
+static void exec_serial_work_finished(struct exec_executor *ex)
+{
+	exec_executor_work_finished(exec_to_serial(ex)->underlying);
+}
+
+/*
  * Cancel's look: @work in the queue, unlinked under @consume_lock, which
  * every pop of the owner takes; its place in @nr_queued is left to the
  * owner as a credit (exec_serial_pop()), since only the owner changes the
@@ -742,6 +773,8 @@ static const struct exec_executor_ops exec_serial_ops = {
 	.pending = exec_serial_pending,
 	.running_in_this_thread = exec_serial_running,
 	.dispatch = exec_serial_dispatch,
+	.work_started = exec_serial_work_started,
+	.work_finished = exec_serial_work_finished,
 	.context_executor = exec_serial_context_executor,
 	.cancel = exec_serial_cancel,
 	.work_running = exec_serial_work_running,

@@ -14,10 +14,15 @@
 static int exec_inline_submit(struct exec_executor *ex, struct exec_work *work,
 			      unsigned int flags)
 {
+	struct exec_frame frame;
+
 	/* post and defer promise not to run the item in the caller. */
 	if (flags & (EXEC_SUBMIT_POST | EXEC_SUBMIT_DEFER))
 		return -EOPNOTSUPP;
+	/* For exec_current_executor() in the item. */
+	exec_frame_push_ex(&frame, ex, ex);
 	exec_work_run(ex, work);
+	exec_frame_pop(&frame);
 	return 0;
 }
 
@@ -166,7 +171,7 @@ static int exec_tpt_thread_fn(void *arg)
 		exec_stats_inc(&tpt->nr_started);
 	spin_unlock_irqrestore(&tpt->lock, flags);
 	if (work) {
-		exec_frame_push(&t->frame, tpt);
+		exec_frame_push_ex(&t->frame, tpt, &tpt->ex);
 		exec_work_run(&tpt->ex, work);
 		exec_frame_pop(&t->frame);
 	}

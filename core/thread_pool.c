@@ -769,7 +769,7 @@ static int exec_pool_worker_fn(void *arg)
 	u64 t0;
 
 	exec_frame_push(&w->tag, &exec_pool_worker_tag);
-	exec_frame_push(&w->frame, pool);
+	exec_frame_push_ex(&w->frame, pool, &pool->ex);
 	w->spin_credit = EXEC_POOL_SPIN_CREDIT;
 	while (!exit) {
 		/* stop: leave what is queued to destroy's discard. */

@@ -196,6 +196,55 @@ void exec_timer_sys_init(void)
 	}
 }
 
+/**
+ * exec_timer_sys_fork - the library-wide timer state across fork()
+ * @event: the step of the fork
+ *
+ * Every bucket lock and the list of bases are taken before the fork, so
+ * that no other thread holds them in the child.  The child forgets what
+ * belongs to the parent's threads: the bases of the parent's executors
+ * (their memory leaks on purpose; their clock event threads stay in the
+ * parent, and nothing of the child may reach them through the list), and
+ * the records of items that ran on the parent's other threads, which
+ * would make a cancel_sync of an item at the same address wait for ever.
+ * A child forked from inside a timed item must not return from it (it
+ * execs or exits, as any child of a threaded process should).
+ *
+ * Context: Process context; from the pthread_atfork() handlers of the
+ * userspace library (the kernel has no fork).
+ */
+void exec_timer_sys_fork(enum exec_fork_event event)
+{
+	unsigned int i;
+
+	switch (event) {
+	case EXEC_FORK_PREPARE:
+		/*
+		 * The list's mutex first: a change of the realtime clock
+		 * expires bases, which takes buckets, under it.
+		 */
+		mutex_lock(&exec_timer_bases_lock);
+		/* No path holds two buckets: any order is deadlock-free. */
+		for (i = 0; i < EXEC_TIMER_BUCKETS; i++)
+			raw_spin_lock(&exec_timer_buckets[i].lock);
+		break;
+	case EXEC_FORK_PARENT:
+		for (i = 0; i < EXEC_TIMER_BUCKETS; i++)
+			raw_spin_unlock(&exec_timer_buckets[i].lock);
+		mutex_unlock(&exec_timer_bases_lock);
+		break;
+	case EXEC_FORK_CHILD:
+		for (i = 0; i < EXEC_TIMER_BUCKETS; i++) {
+			exec_timer_buckets[i].running = NULL;
+			init_waitqueue_head(&exec_timer_buckets[i].wq);
+			raw_spin_unlock(&exec_timer_buckets[i].lock);
+		}
+		exec_timer_bases = NULL;
+		mutex_unlock(&exec_timer_bases_lock);
+		break;
+	}
+}
+
 static struct exec_timer_bucket *exec_timer_bucket(const struct exec_timer *t)
 {
 	return &exec_timer_buckets[hash_ptr((void *)t, 6)];
@@ -1484,6 +1533,22 @@ void exec_timers_count_work(struct exec_executor *ex)
 {
 	if (ex->timers && ex->ops->work_started && ex->ops->work_finished)
 		ex->timers->counts_work = true;
+}
+
+/**
+ * exec_timers_counts_work - whether @ex counts its armed items as work
+ * @ex: the executor
+ *
+ * For an executor built on @ex, which counts its own armed items (and
+ * forwards them to @ex) exactly when @ex counts its: a timed item armed on
+ * a strand then holds what the strand runs on as one armed on that would.
+ *
+ * Context: Any context.
+ * Return: true after exec_timers_count_work() on @ex.
+ */
+bool exec_timers_counts_work(const struct exec_executor *ex)
+{
+	return ex->timers && ex->timers->counts_work;
 }
 
 /**

@@ -263,6 +263,42 @@ void exec_watchdog_exit(void)
 }
 
 /**
+ * exec_watchdog_fork - the watchdog across fork()
+ * @event: the step of the fork
+ *
+ * Its locks are taken before the fork, so that no other thread holds them
+ * in the child.  In the child the watchdog is off, as in a new process:
+ * its clock event thread and the parent's pools stay in the parent, and
+ * its device's descriptors are the parent's timer's, which the child must
+ * not arm.  The child forgets both (the descriptors stay open, as every
+ * other one the parent's executors have); exec_watchdog_set() there
+ * starts it afresh.
+ *
+ * Context: Process context; from the pthread_atfork() handlers of the
+ * userspace library (the kernel has no fork).
+ */
+void exec_watchdog_fork(enum exec_fork_event event)
+{
+	switch (event) {
+	case EXEC_FORK_PREPARE:
+		mutex_lock(&exec_wd_mutex);
+		raw_spin_lock(&exec_wd_lock);
+		break;
+	case EXEC_FORK_PARENT:
+		raw_spin_unlock(&exec_wd_lock);
+		mutex_unlock(&exec_wd_mutex);
+		break;
+	case EXEC_FORK_CHILD:
+		exec_wd.pools = NULL;
+		WRITE_ONCE(exec_wd.thresh_ns, 0);
+		exec_wd.ready = false;
+		raw_spin_unlock(&exec_wd_lock);
+		mutex_unlock(&exec_wd_mutex);
+		break;
+	}
+}
+
+/**
  * exec_watchdog_test_reports - how many stalls the watchdog has reported
  *
  * For the tests.

@@ -254,10 +254,91 @@ out:
 	kfree(fx);
 }
 
+/*
+ * N3785: "separate tasks added to the initial default executor can wait on
+ * each other without deadlocks".  More tasks than CPUs (3 x CPUs + 1, so
+ * more than a fixed pool of one worker per CPU holds) each count a latch
+ * down and sleep until it opens, that is until every one of them has
+ * started.  Should they not all start in time, the case opens the latch
+ * itself so that the built-in pool is left free, and fails.
+ */
+struct dwait_fx {
+	struct exec_latch latch;
+	atomic_t done;
+	atomic_t bad;
+	bool hint;
+};
+
+static void dwait_task(void *arg)
+{
+	struct dwait_fx *fx = arg;
+	int ret;
+
+	exec_latch_count_down(&fx->latch);
+	if (fx->hint)
+		exec_blocking_begin();
+	ret = exec_latch_wait(&fx->latch, EXEC_TIME_NEVER);
+	if (fx->hint)
+		exec_blocking_end();
+	if (ret)
+		atomic_inc(&fx->bad);
+	exec_test_count(&fx->done);
+}
+
+static void default_tasks_wait_on_each_other(struct kunit *test, bool hint)
+{
+	unsigned int cpus = exec_online_cpus();
+	unsigned int i, n = min(3 * cpus + 1, EXEC_DEFAULT_MAX_THREADS);
+	struct dwait_fx *fx;
+	bool all;
+
+	KUNIT_ASSERT_NOT_NULL(test, exec_default_executor());
+	/* Not kunit_kzalloc(): tasks that never end must not see it freed. */
+	fx = kzalloc(sizeof(*fx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	fx->hint = hint;
+	KUNIT_ASSERT_EQ(test, exec_latch_init(&fx->latch, n, NULL, NULL, NULL),
+			0);
+	for (i = 0; i < n; i++) {
+		if (exec_default_submit_fn(dwait_task, fx)) {
+			KUNIT_FAIL(test, "submission %u refused", i);
+			break;
+		}
+	}
+	for (; i < n; i++)
+		exec_latch_count_down(&fx->latch);
+	all = exec_latch_wait(&fx->latch,
+			      (u64)EXEC_TEST_TIMEOUT_MS * NSEC_PER_MSEC) == 0;
+	KUNIT_EXPECT_TRUE_MSG(test, all,
+			      "%lu of %u tasks never started beside the others",
+			      exec_latch_remaining(&fx->latch), n);
+	/* Frees the waiting tasks, so that the queued ones can run. */
+	while (exec_latch_remaining(&fx->latch))
+		exec_latch_count_down(&fx->latch);
+	if (!exec_test_wait_atomic_ge(&fx->done, n, 6 * EXEC_TEST_TIMEOUT_MS)) {
+		KUNIT_FAIL(test, "tasks still blocked; leaking them");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->bad), 0);
+	kfree(fx);
+}
+
+static void default_tasks_wait_on_each_other_unhinted(struct kunit *test)
+{
+	default_tasks_wait_on_each_other(test, false);
+}
+
+static void default_tasks_wait_on_each_other_hinted(struct kunit *test)
+{
+	default_tasks_wait_on_each_other(test, true);
+}
+
 static struct kunit_case exec_default_cases[] = {
 	KUNIT_CASE(default_executor_is_non_null_and_runs_work),
 	KUNIT_CASE(default_set_returns_previous_and_submissions_follow),
 	KUNIT_CASE(default_replacement_racing_submitters_loses_nothing),
+	KUNIT_CASE(default_tasks_wait_on_each_other_unhinted),
+	KUNIT_CASE(default_tasks_wait_on_each_other_hinted),
 	{}
 };
 

@@ -6,7 +6,8 @@
  * the chosen executor, -EBUSY/-EINVAL/-EALREADY misuse, discarded work and
  * continuations completing with -ECANCELED, the work guard of a registered
  * continuation, exec_spawn(), bound handlers, many futures from several
- * threads, and NULL arguments.
+ * threads, NULL arguments, and chains of continuations
+ * (exec_future_then_future()) with their errors and cancellations.
  */
 #include <kunit/test.h>
 #include <exec/exec.h>
@@ -942,6 +943,341 @@ static void future_null_arguments_einval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_handler_complete(&h, ex, 0), -EINVAL);
 }
 
+/*
+ * Chained continuations (exec_future_then_future(), N4143 then): each step
+ * records the result it was given and where it ran, and returns the next.
+ */
+#define CHAIN_STEPS	4
+
+struct chain_fx {
+	struct exec_executor *ex;	/* where every step must run */
+	atomic_t steps;
+	atomic_t wrong_executor;
+	long seen[CHAIN_STEPS + 1];
+};
+
+/* Appends its index to a good result (1 -> 11 -> 112 ...); errors pass. */
+static long chain_step(void *arg, long result)
+{
+	struct chain_fx *c = arg;
+	int i = atomic_read(&c->steps);
+
+	if (c->ex && exec_current_executor() != c->ex)
+		exec_test_count(&c->wrong_executor);
+	if (i <= CHAIN_STEPS)
+		c->seen[i] = result;
+	exec_test_count(&c->steps);
+	if (result < 0)
+		return result;
+	return result * 10 + i + 1;
+}
+
+/* A step that ignores its input: only a discard keeps 100 from the next. */
+static long chain_ignore(void *arg, long result)
+{
+	chain_step(arg, result);
+	return 100;
+}
+
+/* A step that turns an error into a result. */
+static long chain_recover(void *arg, long result)
+{
+	chain_step(arg, result);
+	return result < 0 ? 7 : result;
+}
+
+static long work_one(void *arg)
+{
+	return 1;
+}
+
+/*
+ * Chains CHAIN_STEPS steps on @ex after @first, dropping every reference
+ * but the last future's at once, and returns that one (NULL on failure).
+ */
+static struct exec_future *chain_build(struct kunit *test,
+				       struct exec_future *first,
+				       struct exec_executor *ex,
+				       struct chain_fx *c)
+{
+	struct exec_future *fut = first, *next;
+	int i;
+
+	for (i = 0; i < CHAIN_STEPS; i++) {
+		KUNIT_EXPECT_EQ(test, exec_future_then_future(&next, fut, ex,
+							      chain_step, c),
+				0);
+		exec_future_put(fut);
+		if (!next)
+			return NULL;
+		fut = next;
+	}
+	return fut;
+}
+
+static void chain_expect(struct kunit *test, struct exec_future *last,
+			 struct chain_fx *c, long want)
+{
+	long result = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, last);
+	KUNIT_EXPECT_EQ(test, exec_future_wait(last, FX_WAIT_NS, &result), 0);
+	KUNIT_EXPECT_EQ(test, result, want);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->steps), CHAIN_STEPS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->wrong_executor), 0);
+	exec_future_put(last);
+}
+
+static void future_chain_on_pool_and_strand(struct kunit *test)
+{
+	struct fut_fx *fx = ffx_create(test);
+	struct exec_future *fut, *last;
+	struct exec_serial *strand;
+	struct chain_fx c;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	/* On a pool, begun while the first work waits at the gate. */
+	memset(&c, 0, sizeof(c));
+	c.ex = fx->ex_two;
+	KUNIT_ASSERT_EQ(test, exec_spawn_future(&fut, fx->ex_one, work_gated,
+						fx), 0);
+	last = chain_build(test, fut, fx->ex_two, &c);
+	KUNIT_EXPECT_FALSE(test, exec_future_ready(last));
+	exec_test_gate_open(&fx->gate);
+	chain_expect(test, last, &c, 51234L);
+	KUNIT_EXPECT_EQ(test, c.seen[0], 5L);
+	KUNIT_EXPECT_EQ(test, c.seen[3], 5123L);
+
+	/* On a strand over that pool: every step is the strand's item. */
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&strand, fx->ex_two), 0);
+	memset(&c, 0, sizeof(c));
+	c.ex = exec_serial_executor(strand);
+	KUNIT_ASSERT_EQ(test, exec_spawn_future(&fut, fx->ex_two, work_one,
+						NULL), 0);
+	last = chain_build(test, fut, exec_serial_executor(strand), &c);
+	chain_expect(test, last, &c, 11234L);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(strand), 0L);
+	ffx_finish(fx);
+}
+
+static void future_chain_added_after_completion(struct kunit *test)
+{
+	struct fut_fx *fx = ffx_create(test);
+	struct exec_future *fut, *last;
+	unsigned int spins = 0;
+	struct chain_fx c;
+	u64 deadline;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	memset(&c, 0, sizeof(c));
+	c.ex = fx->ex_two;
+	KUNIT_ASSERT_EQ(test, exec_spawn_future(&fut, fx->ex_one, work_one,
+						NULL), 0);
+	deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	while (!exec_future_ready(fut) && !exec_test_expired(deadline))
+		exec_test_relax(&spins);
+	KUNIT_ASSERT_TRUE(test, exec_future_ready(fut));
+	last = chain_build(test, fut, fx->ex_two, &c);
+	chain_expect(test, last, &c, 11234L);
+	ffx_finish(fx);
+}
+
+static void future_chain_error_travels_and_recovers(struct kunit *test)
+{
+	struct fut_fx *fx = ffx_create(test);
+	struct exec_future *fut, *last, *next;
+	struct chain_fx c;
+	long result = 0;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	memset(&c, 0, sizeof(c));
+	c.ex = fx->ex_two;
+	KUNIT_ASSERT_EQ(test, exec_spawn_future(&fut, fx->ex_one, work_eio, fx),
+			0);
+	last = chain_build(test, fut, fx->ex_two, &c);
+	chain_expect(test, last, &c, (long)-EIO);
+	for (i = 0; i < CHAIN_STEPS; i++)
+		KUNIT_EXPECT_EQ(test, c.seen[i], (long)-EIO);
+
+	/* A step may turn the error into a result, which travels on. */
+	memset(&c, 0, sizeof(c));
+	c.ex = fx->ex_two;
+	KUNIT_ASSERT_EQ(test, exec_spawn_future(&fut, fx->ex_one, work_eio, fx),
+			0);
+	KUNIT_ASSERT_EQ(test, exec_future_then_future(&next, fut, fx->ex_two,
+						      chain_recover, &c), 0);
+	exec_future_put(fut);
+	KUNIT_ASSERT_EQ(test, exec_future_then_future(&last, next, fx->ex_two,
+						      chain_step, &c), 0);
+	exec_future_put(next);
+	KUNIT_EXPECT_EQ(test, exec_future_wait(last, FX_WAIT_NS, &result), 0);
+	KUNIT_EXPECT_EQ(test, result, 72L);
+	KUNIT_EXPECT_EQ(test, c.seen[0], (long)-EIO);
+	KUNIT_EXPECT_EQ(test, c.seen[1], 7L);
+	exec_future_put(last);
+	ffx_finish(fx);
+}
+
+/*
+ * A chained continuation that is discarded (its loop destroyed) or refused
+ * (its pool shut down) is called with -ECANCELED, and its future completes
+ * with -ECANCELED even though it returns 100: the rest of the chain sees
+ * the cancellation.
+ */
+static void future_chain_discarded_ecanceled(struct kunit *test)
+{
+	struct fut_fx *fx = ffx_create(test);
+	struct exec_future *fut, *mid, *last;
+	struct exec_loop *loop;
+	struct chain_fx c;
+	long result = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&loop), 0);
+	memset(&c, 0, sizeof(c));
+	KUNIT_ASSERT_EQ(test, exec_future_create(&fut), 0);
+	KUNIT_ASSERT_EQ(test, exec_future_then_future(&mid, fut,
+						      exec_loop_executor(loop),
+						      chain_ignore, &c), 0);
+	KUNIT_ASSERT_EQ(test, exec_future_then_future(&last, mid, fx->ex_two,
+						      chain_step, &c), 0);
+	exec_future_put(mid);
+	/* The next future is the continuation's to complete. */
+	KUNIT_EXPECT_EQ(test, exec_future_complete(mid, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_future_complete(fut, 4), 0);
+	exec_future_put(fut);
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(loop), 1L);
+	KUNIT_EXPECT_EQ(test, exec_future_wait(last, FX_WAIT_NS, &result), 0);
+	KUNIT_EXPECT_EQ(test, result, (long)-ECANCELED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.steps), 2);
+	KUNIT_EXPECT_EQ(test, c.seen[0], (long)-ECANCELED);
+	KUNIT_EXPECT_EQ(test, c.seen[1], (long)-ECANCELED);
+	exec_future_put(last);
+
+	/* Refused by a pool that was shut down: called here, as discarded. */
+	memset(&c, 0, sizeof(c));
+	KUNIT_ASSERT_EQ(test, exec_future_create(&fut), 0);
+	KUNIT_ASSERT_EQ(test, exec_future_then_future(&mid, fut, fx->ex_one,
+						      chain_ignore, &c), 0);
+	KUNIT_EXPECT_GE(test, exec_thread_pool_shutdown_hard(fx->one), 0L);
+	KUNIT_EXPECT_EQ(test, exec_future_complete(fut, 4), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.steps), 1);
+	KUNIT_EXPECT_EQ(test, c.seen[0], (long)-ECANCELED);
+	KUNIT_EXPECT_EQ(test, exec_future_wait(mid, 0, &result), 0);
+	KUNIT_EXPECT_EQ(test, result, (long)-ECANCELED);
+	exec_future_put(mid);
+	exec_future_put(fut);
+	ffx_finish(fx);
+}
+
+/*
+ * A long chain whose every step is refused (its pool shut down): each step
+ * completes the next future in the completer's thread, in a loop, not in
+ * nested calls.  The completer is a worker with a small stack (a kthread's
+ * in the kernel, 64 KiB in userspace), which nested calls would overflow.
+ */
+#define FX_CHAIN_LONG	2000
+#define FX_SMALL_STACK	(64 * 1024)
+
+struct chain_long {
+	struct exec_future *first;
+	int ret;
+	atomic_t done;
+};
+
+static void chain_complete_fn(void *arg)
+{
+	struct chain_long *cl = arg;
+
+	cl->ret = exec_future_complete(cl->first, 1);
+	exec_test_count(&cl->done);
+}
+
+static void future_chain_long_refused_chain(struct kunit *test)
+{
+	struct exec_thread_pool_attr one = { .nr_threads = 1 };
+	struct exec_thread_pool *pool, *small;
+	struct exec_future *fut, *next;
+	struct chain_long cl = { 0 };
+	struct exec_executor *ex;
+	struct chain_fx c;
+	long result = 0;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &one), 0);
+	if (exec_test_stack_size_settable())
+		one.thread.stack_size = FX_SMALL_STACK;
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&small, &one), 0);
+	ex = exec_thread_pool_executor(pool);
+	memset(&c, 0, sizeof(c));
+	KUNIT_ASSERT_EQ(test, exec_future_create(&cl.first), 0);
+	fut = exec_future_get(cl.first);
+	for (i = 0; i < FX_CHAIN_LONG; i++) {
+		if (exec_future_then_future(&next, fut, ex, chain_ignore, &c)) {
+			KUNIT_FAIL(test, "step %d not chained", i);
+			break;
+		}
+		exec_future_put(fut);
+		fut = next;
+	}
+	KUNIT_EXPECT_GE(test, exec_thread_pool_shutdown_hard(pool), 0L);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(exec_thread_pool_executor(small),
+					     chain_complete_fn, &cl), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&cl.done, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, cl.ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.steps), i);
+	KUNIT_EXPECT_EQ(test, exec_future_wait(fut, 0, &result), 0);
+	KUNIT_EXPECT_EQ(test, result, (long)-ECANCELED);
+	exec_future_put(fut);
+	exec_future_put(cl.first);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(small), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+}
+
+static void future_chain_misuse(struct kunit *test)
+{
+	struct exec_executor *ex = exec_inline_executor();
+	struct exec_future *fut, *next = (struct exec_future *)1, *other;
+	struct chain_fx c;
+	long result;
+
+	memset(&c, 0, sizeof(c));
+	KUNIT_EXPECT_EQ(test, exec_future_then_future(NULL, NULL, ex,
+						      chain_step, &c), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_future_then_future(&next, NULL, ex,
+						      chain_step, &c), -EINVAL);
+	KUNIT_EXPECT_NULL(test, next);
+	KUNIT_ASSERT_EQ(test, exec_future_create(&fut), 0);
+	KUNIT_EXPECT_EQ(test, exec_future_then_future(&next, fut, NULL,
+						      chain_step, &c), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_future_then_future(&next, fut, ex, NULL,
+						      &c), -EINVAL);
+	KUNIT_ASSERT_EQ(test, exec_future_then_future(&next, fut, ex,
+						      chain_step, &c), 0);
+	/* One continuation per future, whichever kind. */
+	KUNIT_EXPECT_EQ(test, exec_future_then_future(&other, fut, ex,
+						      chain_step, &c), -EBUSY);
+	KUNIT_EXPECT_NULL(test, other);
+	KUNIT_EXPECT_EQ(test, exec_future_then(fut, ex, cont_noop, NULL),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, exec_future_wait(fut, 0, &result), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_future_complete(fut, 1), 0);
+	/* On the inline executor the step ran in the completer. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.steps), 1);
+	KUNIT_EXPECT_EQ(test, exec_future_wait(next, 0, &result), 0);
+	KUNIT_EXPECT_EQ(test, result, 11L);
+	/* Its result taken: nothing may continue it any more. */
+	KUNIT_EXPECT_EQ(test, exec_future_then_future(&other, next, ex,
+						      chain_step, &c),
+			-EALREADY);
+	KUNIT_EXPECT_NULL(test, other);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c.steps), 1);
+	exec_future_put(next);
+	exec_future_put(fut);
+}
+
 static struct kunit_case exec_future_cases[] = {
 	KUNIT_CASE(future_spawn_wait_gets_result),
 	KUNIT_CASE(future_error_result_travels_and_executor_keeps_working),
@@ -966,6 +1302,12 @@ static struct kunit_case exec_future_cases[] = {
 	KUNIT_CASE(future_many_from_several_threads),
 	KUNIT_CASE(future_then_racing_complete_runs_once),
 	KUNIT_CASE(future_null_arguments_einval),
+	KUNIT_CASE(future_chain_on_pool_and_strand),
+	KUNIT_CASE(future_chain_added_after_completion),
+	KUNIT_CASE(future_chain_error_travels_and_recovers),
+	KUNIT_CASE(future_chain_discarded_ecanceled),
+	KUNIT_CASE(future_chain_long_refused_chain),
+	KUNIT_CASE(future_chain_misuse),
 	{}
 };
 

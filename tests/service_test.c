@@ -6,7 +6,8 @@
  * -EDEADLK, -ESHUTDOWN; shutdown then destroy, each newest first; the
  * contexts of thread pool, loop and thread-per-task executors go with them;
  * a serial executor's context is its underlying executor's; racing use
- * creates exactly one service; bad input.
+ * creates exactly one service; bad input; notify_fork() in P0113's order,
+ * on stand-alone and executors' contexts.
  */
 #include <kunit/test.h>
 #include <exec/exec.h>
@@ -821,6 +822,133 @@ static void service_null_arguments_einval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_context_destroy(ctx), 0L);
 }
 
+/* notify_fork events: SV_FORK + 100 * event + id. */
+#define SV_FORK		300
+
+static void sv_notify_fork(struct exec_service *svc, enum exec_fork_event ev)
+{
+	struct tsvc *t = to_tsvc(svc);
+
+	sv_log_add(t->log, SV_FORK + 100 * (int)ev + t->id);
+}
+
+static const struct exec_service_ops sv_fork_ops = {
+	.shutdown = sv_shutdown,
+	.destroy = sv_destroy,
+	.notify_fork = sv_notify_fork,
+};
+
+static const struct exec_service_key sv_fork_key = { .name = "sv-fork" };
+
+/*
+ * P0113 notify_fork(): "If e == fork_event::prepare, performs
+ * svc->notify_fork(e) in reverse order of addition to the set.  Otherwise,
+ * performs svc->notify_fork(e) in order of addition to the set."  A
+ * service without the operation is skipped; one added between two events
+ * gets the later ones; services shut down and not yet destroyed are
+ * called; bad input calls nobody.
+ */
+static void service_notify_fork_order(struct kunit *test)
+{
+	static const int order[] = {
+		SV_FORK + 4, SV_FORK + 2, SV_FORK + 1,		/* prepare */
+		SV_FORK + 101, SV_FORK + 102, SV_FORK + 104,	/* parent */
+		SV_FORK + 201, SV_FORK + 202, SV_FORK + 204,	/* child */
+		SV_FORK + 201, SV_FORK + 202, SV_FORK + 204, SV_FORK + 205,
+		SV_FORK + 5, SV_FORK + 4, SV_FORK + 2, SV_FORK + 1,
+		SV_SHUTDOWN + 5, SV_SHUTDOWN + 4, SV_SHUTDOWN + 3,
+		SV_SHUTDOWN + 2, SV_SHUTDOWN + 1,
+		SV_FORK + 101, SV_FORK + 102, SV_FORK + 104, SV_FORK + 105,
+		SV_DESTROY + 5, SV_DESTROY + 4, SV_DESTROY + 3,
+		SV_DESTROY + 2, SV_DESTROY + 1,
+	};
+	enum exec_fork_event bad;
+	struct exec_context *ctx;
+	struct tsvc *t[5];
+	struct sv_log log;
+	int i;
+
+	sv_log_init(&log);
+	KUNIT_ASSERT_EQ(test, exec_context_create(&ctx), 0);
+	for (i = 0; i < 5; i++) {
+		t[i] = kzalloc(sizeof(*t[i]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, t[i]);
+		/* Service 3 has no notify_fork operation. */
+		exec_service_init(&t[i]->svc, i < 4 ? &sv_keys[i] : &sv_fork_key,
+				  i == 2 ? &sv_ops : &sv_fork_ops);
+		t[i]->log = &log;
+		t[i]->id = i + 1;
+	}
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, exec_make_service(ctx, &t[i]->svc), 0);
+
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, EXEC_FORK_PREPARE),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, EXEC_FORK_PARENT),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, EXEC_FORK_CHILD),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_make_service(ctx, &t[4]->svc), 0);
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, EXEC_FORK_CHILD),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, EXEC_FORK_PREPARE),
+			0);
+
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(NULL, EXEC_FORK_CHILD),
+			-EINVAL);
+	bad = (enum exec_fork_event)3;
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, bad), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, exec_context_shutdown(ctx), 0);
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, EXEC_FORK_PARENT),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_context_destroy(ctx), 5L);
+	sv_expect_log(test, &log, order, ARRAY_SIZE(order));
+}
+
+/*
+ * An executor's context is notified as a stand-alone one, and a serial
+ * executor's is its underlying executor's: the same services.
+ */
+static void service_notify_fork_executor_context(struct kunit *test)
+{
+	static const int order[] = {
+		SV_FORK + 2, SV_FORK + 1, SV_FORK + 101, SV_FORK + 102,
+	};
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_serial *serial;
+	struct exec_context *ctx;
+	struct exec_executor *ex;
+	struct sv_log log;
+	struct tsvc *t[2];
+	int i;
+
+	sv_log_init(&log);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	ex = exec_thread_pool_executor(pool);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, ex), 0);
+	ctx = exec_executor_context(ex);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	for (i = 0; i < 2; i++) {
+		t[i] = kzalloc(sizeof(*t[i]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, t[i]);
+		exec_service_init(&t[i]->svc, &sv_keys[i], &sv_fork_ops);
+		t[i]->log = &log;
+		t[i]->id = i + 1;
+		KUNIT_EXPECT_EQ(test, exec_make_service(ctx, &t[i]->svc), 0);
+	}
+	ctx = exec_executor_context(exec_serial_executor(serial));
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, EXEC_FORK_PREPARE),
+			0);
+	KUNIT_EXPECT_EQ(test, exec_context_notify_fork(ctx, EXEC_FORK_PARENT),
+			0);
+	sv_expect_log(test, &log, order, ARRAY_SIZE(order));
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.destroys), 2);
+}
+
 static struct kunit_case exec_service_cases[] = {
 	KUNIT_CASE(service_make_has_find_on_standalone_context),
 	KUNIT_CASE(service_use_creates_once_and_returns_same),
@@ -838,6 +966,8 @@ static struct kunit_case exec_service_cases[] = {
 	KUNIT_CASE(service_serial_reports_underlying_context),
 	KUNIT_CASE(service_racing_use_creates_exactly_one),
 	KUNIT_CASE(service_null_arguments_einval),
+	KUNIT_CASE(service_notify_fork_order),
+	KUNIT_CASE(service_notify_fork_executor_context),
 	{}
 };
 

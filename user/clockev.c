@@ -274,9 +274,3 @@ void exec_clockev_fini(struct exec_clockev *ce)
 {
 	pthread_mutex_destroy(&ce->lock);
 }
-
-/* The library-wide timer state, before main() as the kernel's module init. */
-static void __attribute__((constructor)) exec_user_timers_init(void)
-{
-	exec_timer_sys_init();
-}

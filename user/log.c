@@ -37,6 +37,24 @@ void exec_user_set_log(exec_user_log_fn fn, void *arg)
 EXPORT_SYMBOL_GPL(exec_user_set_log);
 
 /**
+ * exec_user_log_fork - the log across fork()
+ * @event: the step of the fork
+ *
+ * The lock is taken before the fork, so that no other thread holds it in
+ * the child.  The callback stays installed in the child, which has the
+ * same code and data.
+ *
+ * Context: from the pthread_atfork() handlers (user/init.c).
+ */
+void exec_user_log_fork(enum exec_fork_event event)
+{
+	if (event == EXEC_FORK_PREPARE)
+		pthread_mutex_lock(&exec_log_lock);
+	else
+		pthread_mutex_unlock(&exec_log_lock);
+}
+
+/**
  * exec_user_log - hand a message to the application's log callback
  * @level: EXEC_USER_LOG_*
  * @fmt: printf() format of the message; a trailing newline is dropped

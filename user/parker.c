@@ -192,28 +192,52 @@ static void exec_waker_ring_free(void *arg)
 	exec_waker_ring = NULL;
 }
 
-/*
- * A child of fork() shares its parent's rings (the fds and the mapped
- * queues): submitting to them would race with the parent.  Drop the
- * forking thread's waker ring (the others' threads do not exist in the
- * child) and give the child a shared ring of its own.
+/**
+ * exec_parker_fork - the wakeup backend across fork()
+ * @event: the step of the fork
+ *
+ * A child of fork() shares its parent's rings: the same io_uring instances
+ * through its copies of their descriptors, and the same queues through its
+ * copies of their shared mappings, so that anything it submitted to them
+ * would race with the parent's own submissions.  The shared ring's lock is
+ * taken before the fork, so that the ring is between two submissions and
+ * no other thread holds the lock in the child.  The child drops the
+ * forking thread's waker ring (it makes a new one at its first wake; the
+ * other threads' do not exist in the child) and makes itself a shared
+ * ring.  The parent's rings are unmapped and closed in the child only,
+ * which leaves them to the parent.  The choice of backend stays, unless
+ * the child cannot have a shared ring: then new parkers use the futex.
+ *
+ * Context: from the pthread_atfork() handlers (user/init.c).
  */
-static void exec_uring_atfork_child(void)
+void exec_parker_fork(enum exec_fork_event event)
 {
-	if (exec_waker_ring) {
-		pthread_setspecific(exec_waker_key, NULL);
-		exec_waker_ring_free(exec_waker_ring);
+	switch (event) {
+	case EXEC_FORK_PREPARE:
+		pthread_mutex_lock(&exec_shared_lock);
+		break;
+	case EXEC_FORK_PARENT:
+		pthread_mutex_unlock(&exec_shared_lock);
+		break;
+	case EXEC_FORK_CHILD:
+		if (exec_waker_ring) {
+			pthread_setspecific(exec_waker_key, NULL);
+			exec_waker_ring_free(exec_waker_ring);
+		}
+		exec_waker_retry = 0;
+		if (exec_shared_ring_ok) {
+			io_uring_queue_exit(&exec_shared_ring);
+			exec_shared_ring_ok =
+				io_uring_queue_init(2, &exec_shared_ring,
+						    0) == 0;
+			if (!exec_shared_ring_ok)
+				__atomic_store_n(&exec_backend,
+						 EXEC_BACKEND_FUTEX,
+						 __ATOMIC_RELAXED);
+		}
+		pthread_mutex_unlock(&exec_shared_lock);
+		break;
 	}
-	pthread_mutex_init(&exec_shared_lock, NULL);
-	if (exec_shared_ring_ok) {
-		io_uring_queue_exit(&exec_shared_ring);
-		exec_shared_ring_ok =
-			io_uring_queue_init(2, &exec_shared_ring, 0) == 0;
-	}
-	/* Without a shared ring, new parkers must not depend on one. */
-	if (!exec_shared_ring_ok)
-		__atomic_store_n(&exec_backend, EXEC_BACKEND_FUTEX,
-				 __ATOMIC_RELAXED);
 }
 
 static int exec_uring_setup(void)
@@ -223,15 +247,16 @@ static int exec_uring_setup(void)
 	ret = exec_uring_probe();
 	if (ret)
 		return ret;
-	exec_shared_ring_ok = true;
 	ret = pthread_key_create(&exec_waker_key, exec_waker_ring_free);
-	if (!ret)
-		ret = pthread_atfork(NULL, NULL, exec_uring_atfork_child);
 	if (ret) {
 		io_uring_queue_exit(&exec_shared_ring);
 		exec_shared_ring_ok = false;
 		return -ret;
 	}
+	/* Under the lock: a fork's child handler reads it. */
+	pthread_mutex_lock(&exec_shared_lock);
+	exec_shared_ring_ok = true;
+	pthread_mutex_unlock(&exec_shared_lock);
 	return 0;
 }
 

@@ -22,8 +22,17 @@
  * so a service created from another's create function, which is added
  * first, outlives the one that uses it.
  *
+ * A process that forks tells a context's services with
+ * exec_context_notify_fork() (P0113 execution_context::notify_fork()), so
+ * that a service holding descriptors or threads can quiesce before the fork
+ * and start again in the parent and the child.  The userspace library
+ * makes its own state safe across fork() by itself (pthread_atfork());
+ * the services of a context are the application's to notify.  The kernel
+ * has no fork of this kind: there the function only calls the services.
+ *
  * Errors are negative errno values:
- *   -EINVAL     a NULL argument, or a service without key or destroy operation
+ *   -EINVAL     a NULL argument, or a service without key or destroy
+ *               operation, or an unknown fork event
  *   -EEXIST     exec_make_service(): a service with that key is present
  *   -EBUSY      the service already belongs to a context; or the context
  *               belongs to an executor and cannot be destroyed on its own
@@ -53,6 +62,19 @@ struct exec_service_key {
 };
 
 /**
+ * enum exec_fork_event - the steps of a fork() (P0113 fork_event)
+ * @EXEC_FORK_PREPARE: in the process about to fork, before fork() is called
+ * @EXEC_FORK_PARENT: in the parent, after fork() has returned there
+ * @EXEC_FORK_CHILD: in the child, after fork() has returned there; only the
+ *	thread that called fork() exists in the child
+ */
+enum exec_fork_event {
+	EXEC_FORK_PREPARE,
+	EXEC_FORK_PARENT,
+	EXEC_FORK_CHILD,
+};
+
+/**
  * struct exec_service_ops - what a service implements
  * @shutdown: P0113 service::shutdown(): drop every function object and item
  *	the service holds, stop using other services.  Called once, newest
@@ -61,12 +83,17 @@ struct exec_service_key {
  * @destroy: release the service (free the object it is embedded in).
  *	Called once, newest first, after every service has been shut down;
  *	required.  Services older than this one are still in the context.
+ * @notify_fork: P0113 service::notify_fork(): the process forks (@event
+ *	says at which step), from exec_context_notify_fork(); may be NULL,
+ *	P0113's default, which does nothing.
  *
- * Both run in process context and may sleep.
+ * All run in process context and may sleep.
  */
 struct exec_service_ops {
 	void (*shutdown)(struct exec_service *svc);
 	void (*destroy)(struct exec_service *svc);
+	void (*notify_fork)(struct exec_service *svc,
+			    enum exec_fork_event event);
 };
 
 /**
@@ -158,6 +185,33 @@ int exec_context_create(struct exec_context **ctxp);
  * Return: 0; -EALREADY if shutdown had already begun; -EINVAL for NULL.
  */
 int exec_context_shutdown(struct exec_context *ctx);
+
+/**
+ * exec_context_notify_fork - tell a context's services that the process forks
+ * @ctx: the context
+ * @event: EXEC_FORK_PREPARE before fork(), then EXEC_FORK_PARENT in the
+ *	parent or EXEC_FORK_CHILD in the child
+ *
+ * P0113 execution_context::notify_fork(): "For each service object svc in
+ * the set: If e == fork_event::prepare, performs svc->notify_fork(e) in
+ * reverse order of addition to the set.  Otherwise, performs
+ * svc->notify_fork(e) in order of addition to the set."  So the newest
+ * service prepares first and the oldest resumes first, as pthread_atfork()
+ * orders its handlers.  Services without a notify_fork operation are
+ * skipped; services shut down but not yet destroyed are called too.
+ *
+ * Call it for every event from one thread, while no other thread uses
+ * @ctx's services or adds to them: a service added between two events
+ * gets only the later ones.  Nothing else is done: the library itself
+ * does not need it (in userspace its own state is handled by its
+ * pthread_atfork() handlers, see Documentation/services.rst), and in the
+ * kernel, which has no such fork, it only calls the services.
+ *
+ * Context: Process context; may sleep (the notify_fork operations may).
+ * Return: 0; -EINVAL for NULL or an unknown @event (no service is called).
+ */
+int exec_context_notify_fork(struct exec_context *ctx,
+			     enum exec_fork_event event);
 
 /**
  * exec_context_destroy - destroy a stand-alone execution context

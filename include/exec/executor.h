@@ -59,7 +59,12 @@ struct exec_dependents;
  *	the generic rule: run it in the caller if @running_in_this_thread
  *	says so, else post it
  * @work_started: count one unit of outstanding work (P0113
- *	on_work_started); NULL if the executor does not track it
+ *	on_work_started); NULL if the executor does not track it.  Any
+ *	context (the timer core calls it under a raw spinlock).  An
+ *	executor that runs its items on another forwards the unit there, as
+ *	P0113's strand does (it "calls" its inner executor's
+ *	on_work_started()), since that one's join or run is what must wait
+ *	for it
  * @work_finished: the matching decrement; NULL with @work_started
  * @context_executor: the executor whose execution context (context.h) @ex
  *	shares, as a serial executor shares its underlying executor's; NULL
@@ -160,9 +165,12 @@ void exec_executor_fini(struct exec_executor *ex);
  * userspace lines on stderr.  A continuation that is being handed to @ex
  * by another thread (its future completed, its group emptied, its latch
  * opened) is waited for rather than reported, so that an owner who saw the
- * continuation run may destroy @ex at once.  The count is a snapshot:
- * creating a dependent while the executor is being destroyed is a bug of
- * the caller's.
+ * continuation run may destroy @ex at once; so is a unit of outstanding
+ * work being released, so that an owner who saw the join or run that the
+ * unit held end (of @ex, or of the executor @ex runs on, which @ex
+ * forwards its units to) may destroy @ex at once.  The count is a
+ * snapshot: creating a dependent while the executor is being destroyed is
+ * a bug of the caller's.
  *
  * Context: Process context; may sleep while such a hand-over ends.
  * Return: 0 if nothing depends on @ex (or @ex counts nothing); -EBUSY
@@ -458,6 +466,26 @@ int exec_defer_fn(struct exec_executor *ex, exec_fn fn, void *arg);
 bool exec_running_in_this_thread(const struct exec_executor *ex);
 
 /**
+ * exec_current_executor - the executor whose item the caller is running
+ *
+ * N3378's "future directions": a way for a closure to find the executor it
+ * runs on.  The innermost one: an item of a serial, priority executor or
+ * managed queue is theirs, not that of the pool whose worker runs it; an
+ * item run by exec_dispatch() in its caller is the dispatched executor's;
+ * an item of the inline executor is the inline executor's.  An item of an
+ * I/O context's executor (exec_io_executor()) is that executor's, also when
+ * it was submitted to a pool of I/O contexts, which hands each item to one
+ * of its contexts.  A worker, loop or run function between items, a timed
+ * item's discard callback and any other code run by no executor answer
+ * for the thread around it.
+ *
+ * Context: Any context.  In the kernel an interrupt handler is a thread of
+ * its own: one that runs no item answers NULL whatever it interrupted.
+ * Return: the executor, or NULL if the calling thread runs no item.
+ */
+struct exec_executor *exec_current_executor(void);
+
+/**
  * exec_executor_equal - whether two handles name the same executor
  * @a: an executor
  * @b: another
@@ -479,8 +507,13 @@ static inline bool exec_executor_equal(const struct exec_executor *a,
  * unit against the executor it will complete on, so that the executor does
  * not consider itself out of work while the operation is outstanding: a
  * thread pool's exec_thread_pool_join() and a loop scheduler's run functions
- * wait for the count to fall to zero.  Executors that do not track
- * outstanding work ignore the calls.
+ * wait for the count to fall to zero.  An executor built on another (a
+ * serial or priority executor, a managed queue) forwards each unit to the
+ * executor it runs on, as P0113's strand does: a unit on a strand over a
+ * pool holds the pool's join.  A managed queue also counts it itself.
+ * Executors with nothing that ends for lack of work (the inline, loop and
+ * thread-per-task executors) ignore the calls; the unit still keeps them
+ * from being destroyed.
  */
 
 /**
@@ -488,7 +521,9 @@ static inline bool exec_executor_equal(const struct exec_executor *a,
  * @ex: the executor; NULL is ignored
  *
  * The unit also keeps @ex from being destroyed (-EBUSY) until
- * exec_on_work_finished() releases it.
+ * exec_on_work_finished() releases it.  On an executor built on another
+ * it is counted there too (see above), and so holds that one's join or
+ * run.
  *
  * Context: Any context.
  */
@@ -584,13 +619,24 @@ const char *exec_executor_kind(const struct exec_executor *ex);
 
 /* The process-wide (module-wide, in the kernel) default executor. */
 
+/*
+ * Most workers the built-in default pool grows to: this, or four per online
+ * CPU where that is more, never more than EXEC_THREAD_POOL_MAX_THREADS.
+ */
+#define EXEC_DEFAULT_MAX_THREADS	256U
+
 /**
  * exec_default_executor - the current default executor
  *
  * Until exec_set_default_executor() installs another, this is a built-in
- * thread pool with one thread per online CPU, started on first use.  The
- * pointer is only safe to use while no other thread may replace and destroy
- * the default; exec_default_submit() is always safe.
+ * thread pool started on first use with one worker per online CPU, which
+ * grows (up to EXEC_DEFAULT_MAX_THREADS, or four per CPU where that is more)
+ * while its workers block and items wait: tasks on it may wait for each
+ * other (N3785), within that bound.  A wait is seen at once when hinted
+ * with exec_blocking_begin(), otherwise within about EXEC_POOL_SAMPLE_MS
+ * (thread_pool.h, @max_threads).  The pointer is only safe to use while no
+ * other thread may replace and destroy the default; exec_default_submit()
+ * is always safe.
  *
  * Context: Process context (the first call may start the built-in pool).
  * Return: the executor, or NULL if the built-in pool could not be started.

@@ -15,7 +15,10 @@
  * reference, which exec_future_put() drops; the spawned work and a
  * registered continuation hold their own, so the caller may put its
  * reference at any time.  The result is read once: by exec_future_wait()
- * or by the continuation of exec_future_then(), never both.
+ * or by the continuation of exec_future_then() or
+ * exec_future_then_future(), never both; the latter's continuation returns
+ * a result of its own, which completes a new future, so continuations
+ * chain.
  *
  * See Documentation/futures.rst.
  */
@@ -43,6 +46,18 @@ typedef long (*exec_task_fn)(void *arg);
  *	or the continuation itself was discarded
  */
 typedef void (*exec_result_fn)(void *arg, long result);
+
+/**
+ * typedef exec_then_fn - a continuation whose result completes a future
+ * @arg: the argument given with it
+ * @result: the result of the future it continues, error results included,
+ *	or -ECANCELED if that work or this continuation was discarded
+ *
+ * Return: the result of the next future; a negative errno value is an error
+ * result.  Returning a negative @result unchanged passes the error on down
+ * a chain.
+ */
+typedef long (*exec_then_fn)(void *arg, long result);
 
 /* exec_future_wait(): no timeout. */
 #define EXEC_FUTURE_FOREVER	(~(uint64_t)0)
@@ -90,7 +105,8 @@ int exec_spawn_future(struct exec_future **futp, struct exec_executor *ex,
  * post (exec_post()).  May sleep if that executor is bounded and full.
  * Return: 0; -EALREADY if the future was already completed (the first
  * result stays); -EINVAL for NULL, or for a future of exec_spawn_future()
- * (its work completes it).
+ * or exec_future_then_future() (its work, or its continuation, completes
+ * it).
  */
 int exec_future_complete(struct exec_future *fut, long result);
 
@@ -150,6 +166,39 @@ int exec_future_wait(struct exec_future *fut, uint64_t timeout_ns,
  */
 int exec_future_then(struct exec_future *fut, struct exec_executor *ex,
 		     exec_result_fn cont, void *arg);
+
+/**
+ * exec_future_then_future - continue a future with one that has a result
+ * @nextp: where to store the next future, with one reference for the caller
+ * @fut: the future to continue
+ * @ex: the executor the continuation runs on
+ * @fn: the continuation, called as @fn(@arg, result); what it returns
+ *	completes *@nextp
+ * @arg: its argument
+ *
+ * N4143's then(), folly's thenValue: exec_future_then() whose continuation
+ * returns a result, which completes a new future, so that continuations
+ * chain (each may be waited for, or continued in turn).  @fn receives error
+ * results as any other (a negative errno value), and returns the next
+ * result: returning a negative @result unchanged passes the error on.  If
+ * @fn is discarded or refused instead of run (see exec_future_then()), it
+ * is still called once, with -ECANCELED, so that it can release @arg, and
+ * the next future completes with -ECANCELED whatever it returns: discarded
+ * work travels down the chain.  The next future is completed only by the
+ * continuation (exec_future_complete() refuses it).  Everything else is as
+ * exec_future_then(): posted at once if @fut is already complete, a work
+ * guard on @ex until then, the result of @fut taken.
+ *
+ * Context: Process context; may sleep (allocation), and as
+ * exec_future_complete() if the future may be complete.
+ * Return: 0; -EBUSY if a continuation is already registered on @fut;
+ * -EALREADY if its result was already taken by exec_future_wait(); -EINVAL
+ * for NULL arguments; -ENOMEM.  On failure *@nextp is NULL, nothing is
+ * registered and @fn is never called.
+ */
+int exec_future_then_future(struct exec_future **nextp,
+			    struct exec_future *fut, struct exec_executor *ex,
+			    exec_then_fn fn, void *arg);
 
 /**
  * exec_future_get - take one more reference on a future

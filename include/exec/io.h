@@ -15,8 +15,10 @@
  * Every operation completes exactly once.  While it is pending it counts
  * as one unit of outstanding work (executor.h) on the executor its handler
  * will run on, so a loop scheduler's run() does not return, and
- * exec_thread_pool_join() does not finish, while I/O is pending.  The unit
- * is released after the handler returns.
+ * exec_thread_pool_join() does not finish, while I/O is pending; a handler
+ * bound to a serial or priority executor or a managed queue holds the
+ * pool or scheduler beneath it so, through its unit.  The unit is released
+ * after the handler returns.
  *
  * Cancellation: exec_io_cancel() cancels one operation, and
  * exec_io_cancel_token() every pending operation started with that
@@ -172,7 +174,9 @@ int exec_io_create(struct exec_io **io, const struct exec_io_attr *attr);
  * of examples/httpd.c does for its own connections, whose handlers then
  * never run at once.  Items must not block: they hold up every completion
  * of the context.  Timed items (exec_submit_after()) are handed to it by
- * the library's clock event thread.
+ * the library's clock event thread.  Like a loop executor's (loop.h), it
+ * keeps no count of outstanding work: the thread runs until
+ * exec_io_destroy(), which waits for the pending operations itself.
  *
  * Context: Any context.
  * Return: the executor, valid until exec_io_destroy(); NULL for NULL.
@@ -252,6 +256,9 @@ int exec_io_pool_create(struct exec_io_pool **poolp, unsigned int nr,
  * to another thread, so an item that runs long holds up its own thread's
  * completions and items only; items must not block.  Timed items
  * (exec_submit_after()) go to the contexts in turn when they come due.
+ * It keeps no count of outstanding work, nor do the contexts it is built
+ * on (exec_io_executor(), loops their threads run until their destroy):
+ * nothing of them ends for lack of work.
  *
  * Context: Any context.
  * Return: the executor, valid until exec_io_pool_destroy(); NULL for NULL.

@@ -29,6 +29,13 @@ int exec_loop_create(struct exec_loop **loopp);
  * exec_loop_executor - the loop executor as an abstract executor
  * @loop: the loop executor
  *
+ * It keeps no count of outstanding work (exec_on_work_started()): none of
+ * its functions ends for lack of work (exec_loop_run() ends on
+ * exec_loop_make_loop_exit() alone, the others with the items they found
+ * queued), and N3785's loop_executor has no such notion.  A unit held on
+ * it still keeps it from being destroyed.  A loop scheduler
+ * (loop_scheduler.h) is the loop that runs until its work is done.
+ *
  * Context: Any context.
  * Return: the executor.
  */

@@ -81,7 +81,10 @@ int exec_managed_queue_create(struct exec_managed_queue **qp,
  * exec_submit_after() and kin arm timed items on it (on the underlying
  * executor's timer base).  exec_dispatch() never runs the item in the
  * caller: it posts.  Units of outstanding work (exec_on_work_started())
- * count as work of the queue for exec_managed_queue_wait_until_complete().
+ * count as work of the queue for exec_managed_queue_wait_until_complete(),
+ * and, forwarded as by a serial executor (serial.h), as work of the
+ * underlying executor; so do timed items armed on the queue while they
+ * wait, whatever the underlying executor does with its own.
  *
  * Context: Any context.
  * Return: the executor; NULL for NULL.

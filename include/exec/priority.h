@@ -72,7 +72,9 @@ int exec_priority_create(struct exec_priority **priop,
  * exec_submit() and the other functions of executor.h submit at the
  * default level, exec_priority_default_level().  exec_dispatch() never
  * runs the item in the caller (that would pass over items of higher
- * priority): it posts.
+ * priority): it posts.  Units of outstanding work, and its timed items
+ * while they wait, are counted on the underlying executor as on a serial
+ * executor's (serial.h).
  *
  * Context: Any context.
  * Return: the executor; NULL for NULL.

@@ -36,6 +36,14 @@ int exec_serial_create(struct exec_serial **serialp,
  * exec_serial_executor - the serial executor as an abstract executor
  * @serial: the serial executor
  *
+ * A unit of outstanding work counted on it (exec_on_work_started(), a
+ * work guard, and what takes one: a continuation, a group notification,
+ * an I/O handler) is counted on the underlying executor too, as P0113's
+ * strand forwards it to its inner executor: it holds a pool's join, a
+ * loop scheduler's run.  So are timed items armed on it while they wait,
+ * where the underlying executor counts its own timed items (a loop
+ * scheduler, a managed queue, a strand over those; not a thread pool).
+ *
  * Context: Any context.
  * Return: the executor.
  */

@@ -18,9 +18,11 @@ struct exec_thread_per_task;
 /**
  * exec_inline_executor - the inline executor
  *
- * Nothing ever waits on it: an item has run by the time its submission
- * returns.  So exec_work_cancel() finds its items idle (or being run by
- * their submitter, which it does not see from another thread), and
+ * Outstanding work (exec_on_work_started()) means nothing to it: it has
+ * nothing to wait for, every item having run when its submission returns.
+ *
+ * For the same reason exec_work_cancel() finds its items idle (or being
+ * run by their submitter, which it does not see from another thread), and
  * exec_executor_flush() and exec_executor_drain() return 0 at once, from
  * anywhere, even from one of its items.
  *
@@ -72,6 +74,12 @@ int exec_thread_per_task_create_attr(struct exec_thread_per_task **tptp,
  * error with which the system refused the thread's attributes (-EACCES or
  * -EPERM for a nice value, -EINVAL for a CPU mask whose CPUs all went
  * offline).
+ *
+ * It keeps no count of outstanding work (exec_on_work_started()): it has
+ * no join that ends once its work is done, and nothing of it stops for
+ * lack of work, as P0113's system_executor, whose on_work_started() and
+ * on_work_finished() do nothing.  A unit held on it keeps it from being
+ * destroyed, and its destroy waits for every item it started.
  *
  * Each item has a thread of its own from its submission on, so nothing
  * queues: exec_work_cancel() takes back an item whose thread has not yet

@@ -229,7 +229,9 @@ bool exec_thread_pool_stopped(const struct exec_thread_pool *pool);
  *
  * If the pool was not stopped, lets it run until its outstanding work is
  * 0: no work guard held (exec_work_guard_init(), exec_on_work_started()),
- * no item queued and none running.  Submissions are accepted meanwhile, so
+ * on the pool or on an executor over it that forwards its units (a
+ * serial or priority executor, a managed queue), no item queued and none
+ * running.  Submissions are accepted meanwhile, so
  * an asynchronous operation holding a guard can still post its completion.
  * Once the outstanding work has reached 0 the pool refuses submissions from
  * outside its workers with -ESHUTDOWN, as destroy does, and the workers

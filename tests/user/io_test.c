@@ -725,6 +725,88 @@ static void io_context_executor(struct kunit *test)
 }
 
 /*
+ * exec_current_executor() in an item and a bound handler of a context's
+ * executor, and in an item of a pool of contexts: the executor of the
+ * context that runs it, which the pool handed the item to.
+ */
+struct io_cur {
+	struct exec_io_pool *pool;
+	struct exec_executor *seen;
+	struct exec_executor *own;
+	atomic_t ran;
+};
+
+static void io_cur_item(void *arg)
+{
+	struct io_cur *c = arg;
+
+	c->seen = exec_current_executor();
+	c->own = c->pool ? exec_io_executor(exec_io_pool_context(c->pool)) :
+			   NULL;
+	exec_test_count(&c->ran);
+}
+
+static void io_cur_handler(void *arg, long result)
+{
+	io_cur_item(arg);
+}
+
+static void io_current_executor_one(struct kunit *test, bool epoll)
+{
+	struct exec_io_attr attr = { .force_epoll = epoll };
+	struct exec_executor *cx;
+	struct exec_handler h;
+	struct exec_io_op op;
+	struct io_cur c = { 0 };
+	struct io_env env;
+	int sv[2];
+	char buf[1];
+
+	io_env_init(test, &env, epoll);
+	cx = exec_io_executor(env.io);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(cx, io_cur_item, &c), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&c.ran, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_PTR_EQ(test, c.seen, cx);
+
+	KUNIT_ASSERT_EQ(test, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+					 0, sv), 0);
+	exec_io_op_init(&op);
+	KUNIT_EXPECT_EQ(test, exec_bind_executor(&h, cx, io_cur_handler, &c),
+			0);
+	/* Before the operation starts: it publishes what we wrote. */
+	c.seen = NULL;
+	KUNIT_EXPECT_EQ(test, exec_io_recv(env.io, &op, sv[0], buf, 1, 0, &h),
+			0);
+	KUNIT_EXPECT_EQ(test, write(sv[1], "x", 1), 1);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&c.ran, 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_PTR_EQ(test, c.seen, cx);
+	KUNIT_EXPECT_EQ(test, exec_handler_unbind(&h), 0);
+	io_wait_unused(test, cx);
+	io_env_fini(test, &env);
+	close(sv[0]);
+	close(sv[1]);
+
+	KUNIT_ASSERT_EQ(test, exec_io_pool_create(&c.pool, 2, &attr), 0);
+	c.seen = NULL;
+	KUNIT_EXPECT_EQ(test, exec_submit_fn(exec_io_pool_executor(c.pool),
+					     io_cur_item, &c), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&c.ran, 3,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_NOT_NULL(test, c.seen);
+	KUNIT_EXPECT_PTR_EQ(test, c.seen, c.own);
+	KUNIT_EXPECT_NULL(test, exec_current_executor());
+	KUNIT_EXPECT_EQ(test, exec_io_pool_destroy(c.pool), 0L);
+}
+
+static void io_current_executor(struct kunit *test)
+{
+	io_current_executor_one(test, false);
+	io_current_executor_one(test, true);
+}
+
+/*
  * Receives into a group of buffers: the data lands in a buffer of the
  * group that the handler owns until it gives it back; with every buffer
  * out, data comes as -ENOBUFS; destroy waits for the buffers.
@@ -1843,6 +1925,7 @@ static struct kunit_case exec_io_cases[] = {
 	KUNIT_CASE(io_outstanding),
 	KUNIT_CASE(io_strand),
 	KUNIT_CASE(io_context_executor),
+	KUNIT_CASE(io_current_executor),
 	KUNIT_CASE(io_pool),
 	KUNIT_CASE(io_destroy_after_handler),
 	KUNIT_CASE(io_recv_buf),

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <exec/context.h>
 #include <exec/user.h>
 
 typedef uint8_t u8;
@@ -325,6 +326,8 @@ typedef spinlock_t raw_spinlock_t;
 	raw_spinlock_t name = __RAW_SPIN_LOCK_UNLOCKED(name)
 #define raw_spin_lock_init(l)	spin_lock_init(l)
 #define raw_spin_lock_destroy(l)	spin_lock_destroy(l)
+#define raw_spin_lock(l)	spin_lock(l)
+#define raw_spin_unlock(l)	spin_unlock(l)
 #define raw_spin_lock_irqsave(l, flags)	spin_lock_irqsave(l, flags)
 #define raw_spin_unlock_irqrestore(l, flags)	spin_unlock_irqrestore(l, flags)
 
@@ -629,6 +632,15 @@ void exec_parker_wake(struct exec_parker *parker, int sleeping);
 void exec_parker_unpark(struct exec_parker *parker);
 void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when);
 void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
+
+/*
+ * The platform's process-wide state across fork(): locks taken at
+ * EXEC_FORK_PREPARE and released at the other two steps, and in the child
+ * what belongs to the parent let go (user/parker.c, user/log.c; called by
+ * the pthread_atfork() handlers of user/init.c).
+ */
+void exec_parker_fork(enum exec_fork_event event);
+void exec_user_log_fork(enum exec_fork_event event);
 
 /*
  * struct exec_clockev - a timer base's clock event device: one timerfd per

@@ -14,6 +14,14 @@
 #define EXEC_WORK_PENDING_BIT	0
 
 /*
+ * Private bit of a plain item (not a timed one, whose bits above the flags
+ * hold its target): set with EXEC_WORK_PENDING by exec_work_cancel_sync()
+ * while it waits, so that submissions fail with -EALREADY and other cancels
+ * and flushes do not wait for an item that is queued nowhere.
+ */
+#define EXEC_WORK_CANCELING	(1UL << EXEC_WORK_FLAG_BITS)
+
+/*
  * Internal submission flag: the item was accepted earlier (a timed item that
  * came due), so a bounded executor counts it but never refuses it for room.
  */
@@ -25,13 +33,14 @@
  *
  * Which operations may run concurrently with which:
  *
- *                  push    pop    maybe_nonempty
- *   push            yes    yes    yes
- *   pop             yes    no     yes
- *   maybe_nonempty  yes    yes    yes
+ *                  push    pop    unlink  maybe_nonempty
+ *   push            yes    yes    yes     yes
+ *   pop             yes    no     no      yes
+ *   unlink          yes    no     no      yes
+ *   maybe_nonempty  yes    yes    yes     yes
  *
- * Consumers (pop) must be serialised by the caller: a lock, or the rule that
- * only one thread owns the consumer side at a time.
+ * Consumers (pop, unlink) must be serialised by the caller: a lock, or the
+ * rule that only one thread owns the consumer side at a time.
  *
  * push() is wait-free: one xchg on @tail, then a store linking the previous
  * tail to the new item.  Between those two stores the item is in the queue
@@ -109,6 +118,57 @@ static inline struct exec_work *exec_mpsc_pop(struct exec_mpsc *q)
 		return head;
 	}
 	return EXEC_MPSC_BUSY;
+}
+
+/*
+ * Takes @work out of the queue wherever it is, for a consumer (cancel).
+ * Returns 1 if it was unlinked, 0 if it is not in the queue, or -EAGAIN
+ * when a producer is between its two stores ahead of it or right behind it:
+ * the caller retries.
+ *
+ * The walk follows the links from @head, each read with acquire (pairing
+ * with the producers' release of ->next in exec_mpsc_push(), so an item
+ * reached is fully published).  An item whose ->next is non-NULL is not the
+ * last, and no producer writes its ->next any more: only the xchg() of
+ * @tail hands a producer the one item whose link it stores.  So a
+ * predecessor's link (or @head) is rewritten to skip @work with a plain
+ * store, read only by consumers, whom the caller excludes.  The last item
+ * is first made not last as pop does, by pushing the stub behind it.  The
+ * stub met on the way (left in the middle by a pop that raced with a push)
+ * is skipped out of the queue the same way, so that it is never pushed
+ * while it is still linked.
+ */
+static inline int exec_mpsc_unlink(struct exec_mpsc *q, struct exec_work *work)
+{
+	struct exec_work *prev = NULL, *cur = q->head, *next;
+
+	for (;;) {
+		/* Pairs with the release of ->next in exec_mpsc_push(). */
+		next = smp_load_acquire(&cur->next);
+		if (cur == work && !next) {
+			if (cur != READ_ONCE(q->tail))
+				return -EAGAIN;
+			exec_mpsc_push(q, &q->stub);
+			/* As above: the release of our push or a racing one. */
+			next = smp_load_acquire(&cur->next);
+			if (!next)
+				return -EAGAIN;
+		}
+		if (cur == work || (cur == &q->stub && next)) {
+			if (prev)
+				WRITE_ONCE(prev->next, next);
+			else
+				WRITE_ONCE(q->head, next);
+			if (cur == work)
+				return 1;
+			cur = next;
+			continue;
+		}
+		if (!next)
+			return cur == READ_ONCE(q->tail) ? 0 : -EAGAIN;
+		prev = cur;
+		cur = next;
+	}
 }
 
 /*
@@ -293,6 +353,15 @@ static inline void exec_dispatch_leave(struct exec_dispatch_frame *df)
 }
 
 bool exec_work_discard(struct exec_work *work);
+
+/* Cancel and flush (core/cancel.c). */
+int exec_cancel_loop(struct exec_executor *ex, struct exec_work *work,
+		     int (*take)(struct exec_executor *ex,
+				 struct exec_work *work));
+void exec_cancel_relax(unsigned int *spins);
+void exec_wait_seq(const unsigned long *seq, unsigned long old);
+int exec_flush_barrier(struct exec_executor *ex, bool drain,
+		       bool (*empty)(struct exec_executor *ex));
 bool exec_timer_discard(struct exec_work *work);
 
 /*

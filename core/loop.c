@@ -46,6 +46,10 @@
  * @wake: wakes a runner that sleeps elsewhere, instead of the unpark, or
  *	NULL; set before the loop is used (exec_loop_set_waker())
  * @wake_arg: its argument
+ * @consume_lock: serialises the runner's pops with a cancel's unlink;
+ *	raw, as a cancel may come from any context the loop's items run in
+ * @run_work: C: the item being run, written before @run_seq turns odd
+ * @run_seq: C, read by cancel and flush: odd while an item runs
  */
 struct exec_loop {
 	struct exec_executor ex;
@@ -60,6 +64,9 @@ struct exec_loop {
 	atomic_long_t nr_wakeups;
 	void (*wake)(void *arg);
 	void *wake_arg;
+	raw_spinlock_t consume_lock ____cacheline_aligned;
+	struct exec_work *run_work;
+	unsigned long run_seq;
 };
 
 static const struct exec_executor_ops exec_loop_ops;
@@ -160,15 +167,50 @@ static bool exec_loop_exiting(struct exec_loop *loop)
 	return atomic_read(&loop->state) & EXEC_LOOP_EXIT;
 }
 
+/*
+ * The next item, or NULL: one pop under @consume_lock, so that a cancel's
+ * unlink never meets it.  The caller is the consumer.
+ */
+static struct exec_work *exec_loop_pop(struct exec_loop *loop)
+{
+	unsigned int spins = 0;
+	struct exec_work *work;
+	unsigned long flags;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&loop->consume_lock, flags);
+		work = exec_mpsc_pop(&loop->queue);
+		raw_spin_unlock_irqrestore(&loop->consume_lock, flags);
+		if (work != EXEC_MPSC_BUSY)
+			return work;
+		if (++spins < 1024)
+			cpu_relax();
+		else
+			cond_resched();
+	}
+}
+
 /* Runs the next item if there is one; the caller is the consumer. */
 static bool exec_loop_run_one(struct exec_loop *loop)
 {
-	struct exec_work *work = exec_mpsc_pop_wait(&loop->queue);
+	struct exec_work *work = exec_loop_pop(loop);
 
 	if (!work)
 		return false;
 	atomic_long_dec(&loop->nr_queued);
+	/*
+	 * Noted as a pool's worker notes its item: the previous run's even
+	 * @run_seq before the new @run_work (pairs with the reader's
+	 * smp_rmb()), @run_work before the odd @run_seq (pairs with its
+	 * load-acquire), and the run's writes before the even one.
+	 */
+	smp_wmb();
+	WRITE_ONCE(loop->run_work, work);
+	/* Release: @run_work first. */
+	smp_store_release(&loop->run_seq, loop->run_seq + 1);
 	exec_stats_run(&loop->ex, &loop->probe, &loop->stats, work, true);
+	/* Release: the run's writes first. */
+	smp_store_release(&loop->run_seq, loop->run_seq + 1);
 	return true;
 }
 
@@ -293,6 +335,7 @@ int exec_loop_create(struct exec_loop **loopp)
 	if (ret)
 		goto err_destroy_parker;
 	exec_mpsc_init(&loop->queue);
+	raw_spin_lock_init(&loop->consume_lock);
 	loop->stats_file = exec_stats_file_add(&loop->ex, "loop");
 	*loopp = loop;
 	return 0;
@@ -333,6 +376,7 @@ long exec_loop_destroy(struct exec_loop *loop)
 	exec_timers_free(&loop->ex);
 	exec_parker_destroy(&loop->parker);
 	exec_executor_fini(&loop->ex);
+	raw_spin_lock_destroy(&loop->consume_lock);
 	kfree(loop);
 	return discarded;
 }
@@ -374,9 +418,70 @@ void *exec_loop_stats_file(struct exec_executor *ex)
 	return ex->ops == &exec_loop_ops ? exec_to_loop(ex)->stats_file : NULL;
 }
 
+/* Cancel's look: @work in the queue, unlinked under @consume_lock. */
+static int exec_loop_take_back(struct exec_executor *ex,
+			       struct exec_work *work)
+{
+	struct exec_loop *loop = exec_to_loop(ex);
+	unsigned long flags;
+	int ret;
+
+	raw_spin_lock_irqsave(&loop->consume_lock, flags);
+	ret = exec_mpsc_unlink(&loop->queue, work);
+	raw_spin_unlock_irqrestore(&loop->consume_lock, flags);
+	if (ret == 1) {
+		atomic_long_dec(&loop->nr_queued);
+		exec_stats_dropped(&loop->probe, work);
+	}
+	return ret;
+}
+
+static int exec_loop_cancel(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_cancel_loop(ex, work, exec_loop_take_back);
+}
+
+/* One item runs at a time, on the thread inside a run function. */
+static int exec_loop_work_running(struct exec_executor *ex,
+				  struct exec_work *work, bool wait)
+{
+	struct exec_loop *loop = exec_to_loop(ex);
+	/* Acquire: pairs with the release that made it odd. */
+	unsigned long seq = smp_load_acquire(&loop->run_seq);
+
+	if (!(seq & 1) || READ_ONCE(loop->run_work) != work)
+		return 0;
+	/* Pairs with the smp_wmb() in exec_loop_run_one(). */
+	smp_rmb();
+	if (READ_ONCE(loop->run_seq) != seq)
+		return 0;
+	if (exec_frame_find(loop))
+		return wait ? -EDEADLK : 1;
+	if (wait)
+		exec_wait_seq(&loop->run_seq, seq);
+	return 1;
+}
+
+static bool exec_loop_empty(struct exec_executor *ex)
+{
+	return !exec_mpsc_maybe_nonempty(&exec_to_loop(ex)->queue);
+}
+
+/*
+ * In order, one at a time: a marker behind everything is a flush.  It
+ * returns once a thread has run the loop that far.
+ */
+static int exec_loop_flush(struct exec_executor *ex, bool drain)
+{
+	return exec_flush_barrier(ex, drain, exec_loop_empty);
+}
+
 static const struct exec_executor_ops exec_loop_ops = {
 	.kind = "loop",
 	.submit = exec_loop_submit,
 	.pending = exec_loop_pending,
 	.running_in_this_thread = exec_loop_running,
+	.cancel = exec_loop_cancel,
+	.work_running = exec_loop_work_running,
+	.flush = exec_loop_flush,
 };

@@ -81,6 +81,10 @@ struct exec_ls_sleeper {
  * @state: A: EXEC_LS_STOPPED, _DYING, _CLOSED, and the number of threads
  *	in run functions times EXEC_LS_RUNNER
  * @nr_idle: A: records on the idle list; written under @idle_lock
+ * @runners: L(consume_lock): the threads inside run functions, for cancel
+ *	and flush (struct exec_ls_runner)
+ * @flush_epoch: A: raised by each flush (exec_ls_flush_once()); read by
+ *	every run function between two items, beside @state
  * @idle_lock: guards the lists; raw, as hardirq submitters (timer expiry in
  *	the kernel) take it
  * @idle_list: L(idle_lock): records of threads parked or about to park
@@ -101,8 +105,10 @@ struct exec_loop_scheduler {
 	atomic_long_t nr_completed;
 	unsigned long nr_wakeups;
 	void *stats_file;
+	struct exec_ls_runner *runners;
 
 	atomic_t state ____cacheline_aligned;
+	atomic_long_t flush_epoch;
 	atomic_t nr_idle;
 	raw_spinlock_t idle_lock;
 	struct exec_ls_sleeper *idle_list;
@@ -110,6 +116,24 @@ struct exec_loop_scheduler {
 };
 
 static const struct exec_executor_ops exec_ls_ops;
+
+/**
+ * struct exec_ls_runner - a thread inside a run function, on its stack
+ * @frame: pushed while it is inside; owner is the scheduler
+ * @next: L(consume_lock): link on the scheduler's @runners
+ * @run_work: O: the item it runs, written before @run_seq turns odd
+ * @run_seq: O, read by cancel and flush: odd while it runs an item
+ * @flush_ack: O: the last @flush_epoch it read while it held no item
+ *
+ * O: written only by its thread.
+ */
+struct exec_ls_runner {
+	struct exec_frame frame;
+	struct exec_ls_runner *next;
+	struct exec_work *run_work;
+	unsigned long run_seq;
+	unsigned long flush_ack;
+};
 
 static struct exec_loop_scheduler *exec_to_ls(struct exec_executor *ex)
 {
@@ -280,6 +304,67 @@ static void exec_ls_run_one(struct exec_loop_scheduler *ls,
 	}
 }
 
+/*
+ * A thread enters a run function: on the list of runners, holding
+ * nothing, so it has acknowledged every flush so far.
+ */
+static void exec_ls_runner_add(struct exec_loop_scheduler *ls,
+			       struct exec_ls_runner *r)
+{
+	unsigned long flags;
+
+	r->run_work = NULL;
+	r->run_seq = 0;
+	exec_frame_push_ex(&r->frame, ls, &ls->ex);
+	spin_lock_irqsave(&ls->consume_lock, flags);
+	r->flush_ack = atomic_long_read(&ls->flush_epoch);
+	r->next = ls->runners;
+	ls->runners = r;
+	spin_unlock_irqrestore(&ls->consume_lock, flags);
+}
+
+static void exec_ls_runner_remove(struct exec_loop_scheduler *ls,
+				  struct exec_ls_runner *r)
+{
+	struct exec_ls_runner **link;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ls->consume_lock, flags);
+	for (link = &ls->runners; *link != r; link = &(*link)->next)
+		;
+	*link = r->next;
+	spin_unlock_irqrestore(&ls->consume_lock, flags);
+	exec_frame_pop(&r->frame);
+}
+
+/* Runs @work, noted for cancel and flush as a pool's worker notes its item. */
+static void exec_ls_runner_run(struct exec_loop_scheduler *ls,
+			       struct exec_ls_runner *r, struct exec_work *work)
+{
+	/* The previous run's even @run_seq first: pairs with smp_rmb(). */
+	smp_wmb();
+	WRITE_ONCE(r->run_work, work);
+	/* @run_work first: pairs with the reader's load-acquire. */
+	smp_store_release(&r->run_seq, r->run_seq + 1);
+	exec_ls_run_one(ls, work);
+	/* Release: the run's writes come before a waiter sees it end. */
+	smp_store_release(&r->run_seq, r->run_seq + 1);
+}
+
+/*
+ * Between two items a thread holds none: it acknowledges the latest
+ * flush (exec_ls_flush_once()).  A read of @state's line, read anyway.
+ */
+static inline void exec_ls_flush_ack(struct exec_loop_scheduler *ls,
+				     struct exec_ls_runner *r)
+{
+	unsigned long epoch = atomic_long_read(&ls->flush_epoch);
+
+	if (unlikely(epoch != r->flush_ack))
+		/* Release: its last run ended before the ack. */
+		smp_store_release(&r->flush_ack, epoch);
+}
+
 /* Items a run function completes between two additions to the count. */
 #define EXEC_LS_COMPLETED_BATCH	64
 
@@ -343,9 +428,17 @@ static void exec_ls_unidle(struct exec_loop_scheduler *ls,
 	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
 }
 
-/* Sleeps until woken, stopped, an item is queued, or @deadline. */
+static inline void exec_ls_flush_ack(struct exec_loop_scheduler *ls,
+				     struct exec_ls_runner *r);
+
+/*
+ * Sleeps until woken, stopped, an item is queued, or @deadline.  @r holds
+ * no item: it acknowledges a flush that began before it went on the idle
+ * list, where the flusher's wake-up did not find it.
+ */
 static void exec_ls_sleep(struct exec_loop_scheduler *ls,
-			  struct exec_ls_sleeper *s, u64 deadline)
+			  struct exec_ls_sleeper *s, struct exec_ls_runner *r,
+			  u64 deadline)
 {
 	u64 when[EXEC_CLOCK_COUNT] = {
 		[EXEC_CLOCK_MONOTONIC] = deadline,
@@ -363,6 +456,11 @@ static void exec_ls_sleep(struct exec_loop_scheduler *ls,
 	 */
 	atomic_inc_return(&ls->nr_idle);
 	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+	/*
+	 * After the full barrier: pairs with the flusher's, between its
+	 * epoch's increment and its walk of the idle list.
+	 */
+	exec_ls_flush_ack(ls, r);
 
 	if (!exec_mpsc_maybe_nonempty(&ls->queue) && !exec_ls_is_stopped(ls)) {
 		if (deadline == EXEC_TIME_NEVER)
@@ -408,7 +506,7 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 			u64 deadline, bool block)
 {
 	struct exec_ls_sleeper *s = NULL;
-	struct exec_frame frame;
+	struct exec_ls_runner runner;
 	struct exec_work *work;
 	long n = 0, counted = 0;
 	int ret;
@@ -422,15 +520,16 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 	ret = exec_ls_enter(ls);
 	if (ret)
 		return ret;
-	exec_frame_push_ex(&frame, ls, &ls->ex);
+	exec_ls_runner_add(ls, &runner);
 	if (!atomic_long_read(&ls->work))
 		__exec_ls_stop(ls);
 	while (n < max && !exec_ls_is_stopped(ls)) {
 		if (exec_ls_expired(deadline))
 			break;
+		exec_ls_flush_ack(ls, &runner);
 		work = exec_ls_pop(ls);
 		if (work) {
-			exec_ls_run_one(ls, work);
+			exec_ls_runner_run(ls, &runner, work);
 			/* Fully ordered: the item is done before a stop. */
 			if (atomic_long_dec_return(&ls->work) == 0)
 				__exec_ls_stop(ls);
@@ -458,7 +557,7 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 			atomic_long_add(n - counted, &ls->nr_completed);
 			counted = n;
 		}
-		exec_ls_sleep(ls, s, deadline);
+		exec_ls_sleep(ls, s, &runner, deadline);
 	}
 	if (n > counted)
 		atomic_long_add(n - counted, &ls->nr_completed);
@@ -466,7 +565,7 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 	if (block && atomic_read(&ls->nr_idle) && !exec_ls_is_stopped(ls) &&
 	    exec_mpsc_maybe_nonempty(&ls->queue))
 		exec_ls_wake_one(ls);
-	exec_frame_pop(&frame);
+	exec_ls_runner_remove(ls, &runner);
 	if (s)
 		exec_ls_sleeper_put(ls, s);
 	exec_ls_leave(ls);
@@ -703,6 +802,183 @@ void *exec_ls_stats_file(struct exec_executor *ex)
 	return ex->ops == &exec_ls_ops ? exec_to_ls(ex)->stats_file : NULL;
 }
 
+/*
+ * Cancel's look: @work in the queue, unlinked under @consume_lock as a pop
+ * would take it, and counted as taken; its unit of outstanding work goes
+ * with it, which may stop the scheduler as its run would have.
+ */
+static int exec_ls_take_back(struct exec_executor *ex, struct exec_work *work)
+{
+	struct exec_loop_scheduler *ls = exec_to_ls(ex);
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&ls->consume_lock, flags);
+	ret = exec_mpsc_unlink(&ls->queue, work);
+	if (ret == 1)
+		WRITE_ONCE(ls->nr_started, ls->nr_started + 1);
+	spin_unlock_irqrestore(&ls->consume_lock, flags);
+	if (ret != 1)
+		return ret;
+	exec_stats_dropped(&ls->probe, work);
+	atomic_long_inc(&ls->nr_completed);
+	if (atomic_long_dec_return(&ls->work) == 0)
+		__exec_ls_stop(ls);
+	return 1;
+}
+
+static int exec_ls_cancel(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_cancel_loop(ex, work, exec_ls_take_back);
+}
+
+/*
+ * A runner that runs @work now, other than @skip, with the sequence count
+ * of that run in *@seq; NULL if none.  The caller holds @consume_lock, so
+ * the runners on the list stay inside their run functions.
+ */
+static struct exec_ls_runner *exec_ls_find_run(struct exec_loop_scheduler *ls,
+					       struct exec_work *work,
+					       struct exec_ls_runner *skip,
+					       unsigned long *seq)
+{
+	struct exec_ls_runner *r;
+
+	for (r = ls->runners; r; r = r->next) {
+		/* Acquire: pairs with the release that made it odd. */
+		*seq = smp_load_acquire(&r->run_seq);
+		if (r == skip || !(*seq & 1) || READ_ONCE(r->run_work) != work)
+			continue;
+		/* Pairs with the smp_wmb() in exec_ls_runner_run(). */
+		smp_rmb();
+		if (READ_ONCE(r->run_seq) == *seq)
+			return r;
+	}
+	return NULL;
+}
+
+/* Whether @r is still on the list and still in the run numbered @seq. */
+static bool exec_ls_run_goes_on(struct exec_loop_scheduler *ls,
+				struct exec_ls_runner *r, unsigned long seq)
+{
+	struct exec_ls_runner *it;
+	unsigned long flags;
+	bool on = false;
+
+	spin_lock_irqsave(&ls->consume_lock, flags);
+	for (it = ls->runners; it && !on; it = it->next)
+		/* Acquire: the run's writes, once its end is seen. */
+		on = it == r && smp_load_acquire(&r->run_seq) == seq;
+	spin_unlock_irqrestore(&ls->consume_lock, flags);
+	return on;
+}
+
+/*
+ * Several threads may run @work at once (it is resubmitted while it runs).
+ * A runner's record lives on its thread's stack, so the wait looks it up
+ * under the lock each time instead of holding on to it.
+ */
+static int exec_ls_work_running(struct exec_executor *ex,
+				struct exec_work *work, bool wait)
+{
+	struct exec_loop_scheduler *ls = exec_to_ls(ex);
+	struct exec_frame *frame = exec_frame_find(ls);
+	struct exec_ls_runner *self = frame ?
+		container_of(frame, struct exec_ls_runner, frame) : NULL;
+	struct exec_ls_runner *r, *skip = self;
+	unsigned long flags, seq, us = 16;
+	int found = 0;
+
+	spin_lock_irqsave(&ls->consume_lock, flags);
+	if (self && exec_ls_find_run(ls, work, NULL, &seq) == self)
+		found = -EDEADLK;
+	r = exec_ls_find_run(ls, work, skip, &seq);
+	spin_unlock_irqrestore(&ls->consume_lock, flags);
+	if (found < 0 || (self && (READ_ONCE(self->run_seq) & 1) &&
+			  READ_ONCE(self->run_work) == work))
+		return wait ? -EDEADLK : 1;
+	if (!r)
+		return 0;
+	if (!wait)
+		return 1;
+	/* One run at a time; a run started after the call may be waited for. */
+	do {
+		while (exec_ls_run_goes_on(ls, r, seq)) {
+			usleep_range(us, us * 2);
+			if (us < 1000)
+				us *= 2;
+		}
+		spin_lock_irqsave(&ls->consume_lock, flags);
+		r = exec_ls_find_run(ls, work, skip, &seq);
+		spin_unlock_irqrestore(&ls->consume_lock, flags);
+	} while (r);
+	return 1;
+}
+
+/* Whether every thread in a run function has acknowledged @epoch. */
+static bool exec_ls_flush_acked(struct exec_loop_scheduler *ls,
+				unsigned long epoch)
+{
+	struct exec_ls_runner *r;
+	unsigned long flags;
+	bool acked = true;
+
+	spin_lock_irqsave(&ls->consume_lock, flags);
+	for (r = ls->runners; r && acked; r = r->next)
+		/* Acquire: pairs with the runner's release of its ack. */
+		acked = (long)(smp_load_acquire(&r->flush_ack) - epoch) >= 0;
+	spin_unlock_irqrestore(&ls->consume_lock, flags);
+	return acked;
+}
+
+/*
+ * One flush.  Its threads run items side by side, so the marker's start
+ * says only that what was queued before it has been taken (pops are in
+ * order, under @consume_lock), not that it has returned.  Then a new
+ * epoch, and every sleeping thread woken: a thread acknowledges it between
+ * two items, holding none, and it takes one item at a time, so its ack
+ * comes after the item it took before the marker.  A thread that enters a
+ * run function later holds nothing of before.
+ */
+static int exec_ls_flush_once(struct exec_loop_scheduler *ls)
+{
+	unsigned long epoch, us = 16;
+	int ret;
+
+	ret = exec_flush_barrier(&ls->ex, false, NULL);
+	if (ret)
+		return ret;
+	/* Fully ordered: after the marker's start, before the wake-ups. */
+	epoch = atomic_long_inc_return(&ls->flush_epoch);
+	exec_ls_wake_all(ls);
+	while (!exec_ls_flush_acked(ls, epoch)) {
+		usleep_range(us, us * 2);
+		if (us < 1000)
+			us *= 2;
+	}
+	return 0;
+}
+
+/*
+ * A drain repeats the flush until a round saw no submission but its own
+ * marker's: an item that ran in the round counted what it submitted
+ * before it returned.
+ */
+static int exec_ls_flush(struct exec_executor *ex, bool drain)
+{
+	struct exec_loop_scheduler *ls = exec_to_ls(ex);
+	unsigned long before;
+	int ret;
+
+	do {
+		before = atomic_long_read(&ls->nr_submitted);
+		ret = exec_ls_flush_once(ls);
+		if (ret)
+			return ret;
+	} while (drain && atomic_long_read(&ls->nr_submitted) - before != 1);
+	return 0;
+}
+
 static const struct exec_executor_ops exec_ls_ops = {
 	.kind = "loop_scheduler",
 	.submit = exec_ls_submit,
@@ -710,4 +986,7 @@ static const struct exec_executor_ops exec_ls_ops = {
 	.running_in_this_thread = exec_ls_running_in_this_thread,
 	.work_started = exec_ls_work_started,
 	.work_finished = exec_ls_work_finished,
+	.cancel = exec_ls_cancel,
+	.work_running = exec_ls_work_running,
+	.flush = exec_ls_flush,
 };

@@ -145,6 +145,11 @@ struct exec_pool_grow;
  *	items and completed @run_seq / 2
  * @run_fn: O, read by the watchdog: the function of the item it runs
  *	(exec_work_symbol()), written before @run_seq turns odd
+ * @run_work: O, read by cancel and flush: the item it runs, written with
+ *	@run_fn
+ * @flush_ack: O: the last @flush_epoch of the pool it read while it held
+ *	no item, its slot empty (exec_pool_flush_ack()); 0 once it steals an
+ *	item, until the next such read
  * @wd_seq: W: @run_seq at the watchdog's look at @wd_since
  * @wd_since: W: when the watchdog first saw @wd_seq
  * @wd_reported: W: the item seen at @wd_seq has been reported
@@ -192,6 +197,8 @@ struct exec_pool_worker {
 	bool retired;
 	unsigned long run_seq;
 	const void *run_fn;
+	struct exec_work *run_work;
+	unsigned long flush_ack;
 	struct exec_cpu_timer local_timer;
 	unsigned long local_seq;
 	unsigned long wd_seq;
@@ -223,6 +230,8 @@ struct exec_pool_worker {
  *	including claimed ones not yet idle again; read without the lock by
  *	wakers (stored with release)
  * @state: A: EXEC_POOL_* bits
+ * @flush_epoch: A: raised by each flush (exec_pool_flush_once()); read by
+ *	every worker between two items, beside @state
  * @nr_guards: A: units of outstanding work taken with work guards
  * @queue_limit: most items waiting at once; 0 for no bound; set at creation
  * @nr_bounded: A: items counted against @queue_limit
@@ -269,6 +278,7 @@ struct exec_thread_pool {
 	struct exec_pool_worker *idle_list;
 
 	unsigned long state ____cacheline_aligned;
+	atomic_long_t flush_epoch;
 	atomic_long_t nr_guards;
 	unsigned long queue_limit;
 	atomic_long_t nr_bounded;

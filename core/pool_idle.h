@@ -16,8 +16,9 @@
  *   WAITING -> CLAIMED or item a waker, with cmpxchg() (claim)
  *   WAITING -> AWAKE           the worker, with cmpxchg(), woken by its own
  *                              deadline or back without parking (unidle)
- *   CLAIMED or item -> AWAKE   the worker, a plain store: nobody else writes
- *                              the word until it is WAITING again (unidle)
+ *   item -> CLAIMED            a cancel of the item, with cmpxchg()
+ *   CLAIMED or item -> AWAKE   the worker, with xchg(), as a cancel may take
+ *                              the item back meanwhile (unidle)
  *
  * Whoever takes it off WAITING decrements @nr_idle, after the cmpxchg(); the
  * worker increments it before it stores WAITING, so a claim never makes it
@@ -141,12 +142,15 @@ static bool exec_pool_unidle(struct exec_pool_worker *w, struct exec_work **hand
 			atomic_dec_return(&w->pool->nr_idle);
 			return false;
 		}
-		/* A waker claimed it meanwhile; acquire as above. */
-		state = smp_load_acquire(&w->idle_state);
 	}
+	/*
+	 * Claimed: the item, if any, is ours once the word is AWAKE.  An
+	 * xchg(), not a store: a cancel may turn the item into CLAIMED until
+	 * then (exec_pool_take_back()); fully ordered, so acquire as above.
+	 */
+	state = xchg(&w->idle_state, EXEC_IDLE_AWAKE);
 	/* Only the worker leaves WAITING for AWAKE, and only just above. */
-	WARN_ON_ONCE(state == EXEC_IDLE_AWAKE);
-	WRITE_ONCE(w->idle_state, EXEC_IDLE_AWAKE);
+	WARN_ON_ONCE(state == EXEC_IDLE_AWAKE || state == EXEC_IDLE_WAITING);
 	exec_stats_inc(&w->nr_woken);
 	if (state != EXEC_IDLE_CLAIMED) {
 		*handed = (struct exec_work *)state;

@@ -101,6 +101,9 @@ struct exec_prio_level {
  * @started_ns: L: when that item started; with a time limit only
  * @busy: L: it runs an item; with a time limit only
  * @reported: L: that item has been reported for overrunning
+ * @frame: pushed on its thread while it runs an item; owner is the executor
+ * @run: L: the item it took and runs, NULL between items (cancel, flush)
+ * @run_seq: L: items it has taken, ever
  */
 struct exec_prio_runner {
 	struct exec_work work;
@@ -110,6 +113,9 @@ struct exec_prio_runner {
 	u64 started_ns;
 	bool busy;
 	bool reported;
+	struct exec_frame frame;
+	struct exec_work *run;
+	unsigned long run_seq;
 };
 
 /**
@@ -576,7 +582,6 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 	struct exec_priority *p = r->prio;
 	struct exec_prio_runner *extra;
 	struct exec_work *work, *orphans;
-	struct exec_frame frame;
 	unsigned int done = 0;
 	unsigned long flags;
 	const void *item;
@@ -587,6 +592,8 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 	while (!p->dying && done < EXEC_PRIORITY_BATCH &&
 	       (work = exec_prio_take(p))) {
 		p->nr_running++;
+		r->run = work;
+		r->run_seq++;
 		exec_stats_taken(&p->probe, &p->stats, work);
 		exec_stats_inc(&p->stats.started);
 		if (p->time_limit_ns)
@@ -598,14 +605,15 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 		exec_prio_wake_room(p);
 		if (extra)
 			exec_prio_schedule_extra(p, extra, 0);
-		exec_frame_push_ex(&frame, p, &p->ex);
+		exec_frame_push_ex(&r->frame, p, &p->ex);
 		start = exec_stats_run_begin(&p->stats, false);
 		exec_work_run(&p->ex, work);
-		exec_frame_pop(&frame);
+		exec_frame_pop(&r->frame);
 		done++;
 
 		raw_spin_lock_irqsave(&p->lock, flags);
 		p->nr_running--;
+		r->run = NULL;
 		exec_stats_run_end(&p->stats, start, true);
 		if (p->time_limit_ns)
 			late = exec_prio_watch_end(p, r);
@@ -1237,6 +1245,186 @@ void *exec_prio_stats_file(struct exec_executor *ex)
 	return exec_to_prio(ex)->stats_file;
 }
 
+/* Cancel's look: @work on one of the levels, taken off under @lock. */
+static int exec_prio_take_back(struct exec_executor *ex, struct exec_work *work)
+{
+	struct exec_priority *p = exec_to_prio(ex);
+	unsigned int level;
+	unsigned long flags;
+	int ret = 0;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	for (level = 0; level < p->nr_levels && !ret; level++)
+		ret = exec_prio_remove(p, work, level);
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	if (!ret)
+		return 0;
+	exec_stats_dropped(&p->probe, work);
+	atomic_long_inc(&p->nr_discarded);
+	exec_prio_wake_room(p);
+	/* A managed queue's wait_idle may wait for it. */
+	exec_prio_wake_idle(p);
+	return 1;
+}
+
+static int exec_prio_cancel(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_cancel_loop(ex, work, exec_prio_take_back);
+}
+
+/*
+ * Whether runner @r is still in the run numbered @seq; with @work, the
+ * run must be of @work.  Runners live as long as the executor.
+ */
+static bool exec_prio_run_goes_on(struct exec_priority *p,
+				  struct exec_prio_runner *r,
+				  struct exec_work *work, unsigned long seq)
+{
+	unsigned long flags;
+	bool on;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	on = r->run && (!work || r->run == work) && r->run_seq == seq;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	return on;
+}
+
+/* Waits until runner @r has left the run it was in (of @work, if given). */
+static bool exec_prio_wait_runner(struct exec_priority *p,
+				  struct exec_prio_runner *r,
+				  struct exec_work *work)
+{
+	unsigned long flags, seq, us = 16;
+	bool on;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	seq = r->run_seq;
+	on = r->run && (!work || r->run == work);
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	if (!on)
+		return false;
+	while (exec_prio_run_goes_on(p, r, work, seq)) {
+		usleep_range(us, us * 2);
+		if (us < 1000)
+			us *= 2;
+	}
+	return true;
+}
+
+/* A runner takes an item under @lock and notes it there until it returns. */
+static int exec_prio_work_running(struct exec_executor *ex,
+				  struct exec_work *work, bool wait)
+{
+	struct exec_priority *p = exec_to_prio(ex);
+	struct exec_frame *frame = exec_frame_find(p);
+	struct exec_prio_runner *r;
+	unsigned long flags;
+	unsigned int i;
+	int found = 0;
+
+	raw_spin_lock_irqsave(&p->lock, flags);
+	for (i = 0; i < p->max_running; i++) {
+		r = &p->runners[i];
+		if (r->run != work)
+			continue;
+		if (&r->frame == frame) {
+			found = -EDEADLK;
+			break;
+		}
+		found = 1;
+	}
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	if (found < 0)
+		return wait ? -EDEADLK : 1;
+	if (!found || !wait)
+		return found;
+	for (i = 0; i < p->max_running; i++)
+		exec_prio_wait_runner(p, &p->runners[i], work);
+	return 1;
+}
+
+/* A marker per level (exec_prio_flush_once()). */
+struct exec_prio_marker {
+	struct exec_work work;
+	atomic_t *left;
+};
+
+static void exec_prio_marker_fn(struct exec_work *work)
+{
+	struct exec_prio_marker *m = container_of(work,
+						  struct exec_prio_marker,
+						  work);
+
+	/* Fully ordered: the marker is done with, for its flusher. */
+	atomic_dec_return(m->left);
+}
+
+/*
+ * One flush.  Each level is a FIFO, whatever order the levels are taken
+ * in: a marker queued at the tail of every level (counted, never refused
+ * for room) has started once everything queued before it at its level has
+ * been taken.  A runner notes under @lock the item it takes until it
+ * returns, so once every marker started, the flusher waits for the runs
+ * under way: they include every item taken before.
+ */
+static int exec_prio_flush_once(struct exec_priority *p)
+{
+	struct exec_prio_marker *m;
+	unsigned long us = 16;
+	unsigned int level, i;
+	atomic_t left;
+	int ret = 0;
+
+	m = kcalloc(p->nr_levels, sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	atomic_set(&left, p->nr_levels);
+	for (level = 0; level < p->nr_levels; level++) {
+		exec_work_init_discard(&m[level].work, exec_prio_marker_fn,
+				       exec_prio_marker_fn);
+		m[level].left = &left;
+		m[level].work.flags |= EXEC_WORK_PENDING;
+		ret = exec_prio_submit_level(p, &m[level].work, level,
+					     EXEC_SUBMIT_FORCE);
+		if (ret) {
+			/* The markers not queued count as done. */
+			atomic_sub(p->nr_levels - level, &left);
+			break;
+		}
+	}
+	while (atomic_read_acquire(&left)) {
+		usleep_range(us, us * 2);
+		if (us < 1000)
+			us *= 2;
+	}
+	kfree(m);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->max_running; i++)
+		exec_prio_wait_runner(p, &p->runners[i], NULL);
+	return 0;
+}
+
+/*
+ * A drain repeats the flush until a round accepted nothing but its own
+ * markers: an item that ran in the round counted what it submitted
+ * before it returned.
+ */
+static int exec_prio_flush(struct exec_executor *ex, bool drain)
+{
+	struct exec_priority *p = exec_to_prio(ex);
+	unsigned long before;
+	int ret;
+
+	do {
+		before = READ_ONCE(p->nr_accepted);
+		ret = exec_prio_flush_once(p);
+		if (ret)
+			return ret;
+	} while (drain && READ_ONCE(p->nr_accepted) - before != p->nr_levels);
+	return 0;
+}
+
 static const struct exec_executor_ops exec_priority_ops = {
 	.kind = "priority",
 	.submit = exec_priority_submit_op,
@@ -1246,6 +1434,9 @@ static const struct exec_executor_ops exec_priority_ops = {
 	.work_started = exec_priority_work_started,
 	.work_finished = exec_priority_work_finished,
 	.context_executor = exec_priority_context_executor,
+	.cancel = exec_prio_cancel,
+	.work_running = exec_prio_work_running,
+	.flush = exec_prio_flush,
 };
 
 static const struct exec_executor_ops exec_managed_queue_ops = {
@@ -1257,4 +1448,7 @@ static const struct exec_executor_ops exec_managed_queue_ops = {
 	.work_started = exec_managed_queue_work_started,
 	.work_finished = exec_managed_queue_work_finished,
 	.context_executor = exec_priority_context_executor,
+	.cancel = exec_prio_cancel,
+	.work_running = exec_prio_work_running,
+	.flush = exec_prio_flush,
 };

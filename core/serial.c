@@ -95,6 +95,12 @@ static long exec_serial_queued(long count)
  * @linger: set at creation: @underlying is a thread pool without a queue
  *	limit, whose workers may take @runner again later at no cost (see
  *	above)
+ * @consume_lock: serialises the owner's pops with a cancel's unlink
+ *	(exec_serial_pop()); raw, as @lock
+ * @nr_credits: L(consume_lock): items a cancel took out of @queue that the
+ *	owner has not yet counted as taken
+ * @run_work: C: the item the owner runs, written before @run_seq turns odd
+ * @run_seq: C, read by cancel and flush: odd while the owner runs an item
  *
  * C: written only by the owner of the consumer side (WRITE_ONCE(), read
  * by exec_executor_stats() with READ_ONCE()); ownership passes through
@@ -118,7 +124,63 @@ struct exec_serial {
 	unsigned long nr_scheduled;
 	atomic_long_t nr_refused;
 	bool linger;
+	raw_spinlock_t consume_lock;
+	unsigned long nr_credits;
+	struct exec_work *run_work;
+	unsigned long run_seq;
 };
+
+/* exec_serial_pop(): the place of an item a cancel took out. */
+#define EXEC_SERIAL_CREDIT	((struct exec_work *)2UL)
+
+/*
+ * The owner of the consumer side takes the next item: the oldest one, or
+ * EXEC_SERIAL_CREDIT for one that a cancel took out of the queue after it
+ * was counted in @nr_queued (or before its submitter counts it), which the
+ * owner counts as taken without running it; NULL when the queue is empty.
+ * One pop under @consume_lock, so that a cancel's unlink never meets it;
+ * a producer between its two stores is waited out with the lock dropped.
+ */
+static struct exec_work *exec_serial_pop(struct exec_serial *s)
+{
+	unsigned int spins = 0;
+	struct exec_work *work;
+	unsigned long flags;
+
+	for (;;) {
+		raw_spin_lock_irqsave(&s->consume_lock, flags);
+		if (unlikely(s->nr_credits)) {
+			s->nr_credits--;
+			work = EXEC_SERIAL_CREDIT;
+		} else {
+			work = exec_mpsc_pop(&s->queue);
+		}
+		raw_spin_unlock_irqrestore(&s->consume_lock, flags);
+		if (work != EXEC_MPSC_BUSY)
+			return work;
+		if (++spins < 1024)
+			cpu_relax();
+		else
+			cond_resched();
+	}
+}
+
+/*
+ * The owner runs @work, noted for cancel and flush (exec_serial_work_running())
+ * as a thread pool's worker notes its item.
+ */
+static void exec_serial_run_item(struct exec_serial *s, struct exec_work *work,
+				 bool count)
+{
+	/* The previous run's even @run_seq first: pairs with smp_rmb(). */
+	smp_wmb();
+	WRITE_ONCE(s->run_work, work);
+	/* @run_work first: pairs with the reader's load-acquire. */
+	smp_store_release(&s->run_seq, s->run_seq + 1);
+	exec_stats_run(&s->ex, &s->probe, &s->stats, work, count);
+	/* Release: the run's writes come before a waiter sees it end. */
+	smp_store_release(&s->run_seq, s->run_seq + 1);
+}
 
 static const struct exec_executor_ops exec_serial_ops;
 
@@ -134,6 +196,7 @@ static void exec_serial_put(struct exec_serial *s)
 	exec_timers_free(&s->ex);
 	exec_executor_fini(&s->ex);
 	raw_spin_lock_destroy(&s->lock);
+	raw_spin_lock_destroy(&s->consume_lock);
 	kfree(s);
 }
 
@@ -160,12 +223,14 @@ static bool exec_serial_drop(struct exec_serial *s, long nr,
 
 	while (nr > 0 || keep) {
 		for (taken = 0; taken < nr || keep; taken++) {
-			work = exec_mpsc_pop_wait(&s->queue);
+			work = exec_serial_pop(s);
 			if (!work) {
 				keep = NULL;
 				found = false;
 				break;
 			}
+			if (work == EXEC_SERIAL_CREDIT)
+				continue;
 			exec_stats_dropped(&s->probe, work);
 			if (work == keep) {
 				keep = NULL;
@@ -235,7 +300,7 @@ static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 {
 	struct exec_frame frame;
 	unsigned long flags;
-	long avail, done;
+	long avail, done, ran;
 	bool wake;
 	int ret;
 
@@ -254,17 +319,22 @@ static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 					       &s->nr_queued);
 	while (run && avail > 0) {
 		done = 0;
+		ran = 0;
 		exec_frame_push_ex(&frame, s, &s->ex);
 		while (done < avail && done < EXEC_SERIAL_BATCH &&
 		       !READ_ONCE(s->dying)) {
-			struct exec_work *work = exec_mpsc_pop_wait(&s->queue);
+			struct exec_work *work = exec_serial_pop(s);
 
-			exec_trace_work_activate(&s->ex, work);
-			exec_stats_run(&s->ex, &s->probe, &s->stats, work,
-				       false);
 			done++;
+			if (work == EXEC_SERIAL_CREDIT) {
+				exec_stats_inc(&s->nr_discarded);
+				continue;
+			}
+			exec_trace_work_activate(&s->ex, work);
+			exec_serial_run_item(s, work, false);
+			ran++;
 		}
-		exec_stats_ran(&s->stats, done);
+		exec_stats_ran(&s->stats, ran);
 		exec_frame_pop(&frame);
 		/*
 		 * Once dying, destroy discards the rest after we leave;
@@ -327,18 +397,22 @@ static bool exec_serial_give_back(struct exec_serial *s,
 
 	exec_frame_push_ex(&frame, s, &s->ex);
 	for (;;) {
-		work = exec_mpsc_pop_wait(&s->queue);
+		work = exec_serial_pop(s);
 		if (!work) {
 			found = false;
 			break;
 		}
 		taken++;
+		if (work == EXEC_SERIAL_CREDIT) {
+			exec_stats_inc(&s->nr_discarded);
+			continue;
+		}
 		if (work == keep) {
 			exec_stats_dropped(&s->probe, work);
 			break;
 		}
 		exec_trace_work_activate(&s->ex, work);
-		exec_stats_run(&s->ex, &s->probe, &s->stats, work, true);
+		exec_serial_run_item(s, work, true);
 	}
 	exec_frame_pop(&frame);
 	if (atomic_long_sub_return(taken, &s->nr_queued) > 0) {
@@ -439,6 +513,7 @@ int exec_serial_create(struct exec_serial **serialp,
 			       exec_serial_runner_discarded);
 	atomic_set(&s->refs, 1);
 	raw_spin_lock_init(&s->lock);
+	raw_spin_lock_init(&s->consume_lock);
 	init_waitqueue_head(&s->idle_wq);
 	*serialp = s;
 	return 0;
@@ -495,7 +570,9 @@ long exec_serial_destroy(struct exec_serial *serial)
 	 * No run of @runner takes items any more, and submission is over
 	 * (the caller's contract), so the queue is ours.
 	 */
-	while ((work = exec_mpsc_pop_wait(&s->queue))) {
+	while ((work = exec_serial_pop(s))) {
+		if (work == EXEC_SERIAL_CREDIT)
+			continue;
 		exec_stats_dropped(&s->probe, work);
 		discarded += exec_work_discard(work);
 	}
@@ -629,6 +706,67 @@ static void exec_serial_work_finished(struct exec_executor *ex)
 	exec_executor_work_finished(exec_to_serial(ex)->underlying);
 }
 
+/*
+ * Cancel's look: @work in the queue, unlinked under @consume_lock, which
+ * every pop of the owner takes; its place in @nr_queued is left to the
+ * owner as a credit (exec_serial_pop()), since only the owner changes the
+ * count downwards.
+ */
+static int exec_serial_take_back(struct exec_executor *ex,
+				 struct exec_work *work)
+{
+	struct exec_serial *s = exec_to_serial(ex);
+	unsigned long flags;
+	int ret;
+
+	raw_spin_lock_irqsave(&s->consume_lock, flags);
+	ret = exec_mpsc_unlink(&s->queue, work);
+	if (ret == 1)
+		s->nr_credits++;
+	raw_spin_unlock_irqrestore(&s->consume_lock, flags);
+	if (ret == 1)
+		exec_stats_dropped(&s->probe, work);
+	return ret;
+}
+
+static int exec_serial_cancel(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_cancel_loop(ex, work, exec_serial_take_back);
+}
+
+/* The owner runs @work: one item at a time, so the caller's if inside. */
+static int exec_serial_work_running(struct exec_executor *ex,
+				    struct exec_work *work, bool wait)
+{
+	struct exec_serial *s = exec_to_serial(ex);
+	/* Acquire: pairs with the release that made it odd. */
+	unsigned long seq = smp_load_acquire(&s->run_seq);
+
+	if (!(seq & 1) || READ_ONCE(s->run_work) != work)
+		return 0;
+	/* Pairs with the smp_wmb() in exec_serial_run_item(). */
+	smp_rmb();
+	if (READ_ONCE(s->run_seq) != seq)
+		return 0;
+	if (exec_frame_find(s))
+		return wait ? -EDEADLK : 1;
+	if (wait)
+		exec_wait_seq(&s->run_seq, seq);
+	return 1;
+}
+
+/* For a drain's marker, while it runs: nothing queued behind it. */
+static bool exec_serial_empty(struct exec_executor *ex)
+{
+	return !exec_mpsc_maybe_nonempty(&exec_to_serial(ex)->queue);
+}
+
+/* In order, one at a time: a marker behind everything is a flush. */
+static int exec_serial_flush(struct exec_executor *ex, bool drain)
+{
+	return exec_flush_barrier(ex, drain, exec_serial_empty);
+}
+
 static const struct exec_executor_ops exec_serial_ops = {
 	.kind = "serial",
 	.submit = exec_serial_submit,
@@ -638,4 +776,7 @@ static const struct exec_executor_ops exec_serial_ops = {
 	.work_started = exec_serial_work_started,
 	.work_finished = exec_serial_work_finished,
 	.context_executor = exec_serial_context_executor,
+	.cancel = exec_serial_cancel,
+	.work_running = exec_serial_work_running,
+	.flush = exec_serial_flush,
 };

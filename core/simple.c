@@ -32,10 +32,35 @@ static bool exec_inline_running(const struct exec_executor *ex)
 	return true;
 }
 
+/*
+ * Nothing ever waits on the inline executor: an item runs in its submitter
+ * before the submission returns.  So there is nothing to take back (an
+ * item found pending is being run by its submitter, which clears the bit
+ * first thing), and nothing submitted before a flush is left to wait for.
+ * Which thread runs an item is not kept: a run is not seen from others.
+ */
+static int exec_inline_take_back(struct exec_executor *ex,
+				 struct exec_work *work)
+{
+	return 0;
+}
+
+static int exec_inline_cancel(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_cancel_loop(ex, work, exec_inline_take_back);
+}
+
+static int exec_inline_flush(struct exec_executor *ex, bool drain)
+{
+	return 0;
+}
+
 static const struct exec_executor_ops exec_inline_ops = {
 	.kind = "inline",
 	.submit = exec_inline_submit,
 	.running_in_this_thread = exec_inline_running,
+	.cancel = exec_inline_cancel,
+	.flush = exec_inline_flush,
 };
 
 static struct exec_executor exec_inline = {
@@ -58,6 +83,18 @@ struct exec_thread_per_task;
  * @work: the item
  * @tpt: the executor
  * @next: L(tpt->lock): link on @tpt->done
+ * @live_next: L(tpt->lock): link on @tpt->live while the thread has not
+ *	finished
+ * @run: L(tpt->lock): @work while its function runs, else NULL
+ * @id: which submission it was, counted from 0 (@tpt->nr_submitted then)
+ * @starting: L(tpt->lock): its submitter is still inside the thread's
+ *	start, which reads the record after the thread runs: a thread that
+ *	finishes meanwhile leaves the record for the submitter to put on
+ *	@tpt->done, so that no other submission reaps and frees it early
+ * @finished: L(tpt->lock): the thread finished while @starting
+ *
+ * @work is read and cleared under @tpt->lock by the thread before it runs
+ * the item, or by a cancel that takes the item back first.
  */
 struct exec_tpt_thread {
 	struct exec_thread thread;
@@ -65,6 +102,11 @@ struct exec_tpt_thread {
 	struct exec_work *work;
 	struct exec_thread_per_task *tpt;
 	struct exec_tpt_thread *next;
+	struct exec_tpt_thread *live_next;
+	struct exec_work *run;
+	unsigned long id;
+	bool starting;
+	bool finished;
 };
 
 /**
@@ -72,6 +114,7 @@ struct exec_tpt_thread {
  * @ex: the abstract executor
  * @lock: guards @done, @nr_live and the counts
  * @done: L: finished threads not yet joined
+ * @live: L: threads not yet finished, for cancel and flush
  * @nr_live: L: threads started and not yet finished; written with
  *	WRITE_ONCE(), as exec_tpt_stats() reads it without the lock
  * @nr_named: L: threads given a name "prefix/N" so far (the next N)
@@ -91,6 +134,7 @@ struct exec_thread_per_task {
 	struct exec_executor ex;
 	spinlock_t lock;
 	struct exec_tpt_thread *done;
+	struct exec_tpt_thread *live;
 	unsigned long nr_live;
 	unsigned int nr_named;
 	wait_queue_head_t wq;
@@ -113,20 +157,38 @@ static int exec_tpt_thread_fn(void *arg)
 {
 	struct exec_tpt_thread *t = arg;
 	struct exec_thread_per_task *tpt = t->tpt;
+	struct exec_tpt_thread **link;
+	struct exec_work *work;
 	unsigned long flags;
 	bool last;
 
 	spin_lock_irqsave(&tpt->lock, flags);
-	exec_stats_inc(&tpt->nr_started);
+	/* NULL if a cancel took the item back (exec_tpt_take_back()). */
+	work = t->work;
+	t->work = NULL;
+	t->run = work;
+	if (work)
+		exec_stats_inc(&tpt->nr_started);
 	spin_unlock_irqrestore(&tpt->lock, flags);
-	exec_frame_push_ex(&t->frame, tpt, &tpt->ex);
-	exec_work_run(&tpt->ex, t->work);
-	exec_frame_pop(&t->frame);
+	if (work) {
+		exec_frame_push_ex(&t->frame, tpt, &tpt->ex);
+		exec_work_run(&tpt->ex, work);
+		exec_frame_pop(&t->frame);
+	}
 
 	spin_lock_irqsave(&tpt->lock, flags);
-	exec_stats_inc(&tpt->nr_completed);
-	t->next = tpt->done;
-	tpt->done = t;
+	if (work)
+		exec_stats_inc(&tpt->nr_completed);
+	t->run = NULL;
+	for (link = &tpt->live; *link != t; link = &(*link)->live_next)
+		;
+	*link = t->live_next;
+	if (t->starting) {
+		t->finished = true;
+	} else {
+		t->next = tpt->done;
+		tpt->done = t;
+	}
 	WRITE_ONCE(tpt->nr_live, tpt->nr_live - 1);
 	last = !tpt->nr_live;
 	spin_unlock_irqrestore(&tpt->lock, flags);
@@ -171,7 +233,11 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 	t->tpt = tpt;
 	spin_lock_irqsave(&tpt->lock, irqflags);
 	WRITE_ONCE(tpt->nr_live, tpt->nr_live + 1);
+	t->id = tpt->nr_submitted;
 	exec_stats_inc(&tpt->nr_submitted);
+	t->live_next = tpt->live;
+	tpt->live = t;
+	t->starting = true;
 	if (tpt->attr.name)
 		snprintf(name, sizeof(name), "%s/%u", tpt->attr.name,
 			 tpt->nr_named++);
@@ -181,15 +247,32 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 				     tpt->attr.name ? name : "exec-task",
 				     &tpt->attr);
 	if (ret) {
+		struct exec_tpt_thread **link;
+
 		spin_lock_irqsave(&tpt->lock, irqflags);
+		for (link = &tpt->live; *link != t; link = &(*link)->live_next)
+			;
+		*link = t->live_next;
+		/* A cancel took it meanwhile: accepted, and discarded. */
+		if (!t->work)
+			ret = 0;
 		WRITE_ONCE(tpt->nr_live, tpt->nr_live - 1);
 		WRITE_ONCE(tpt->nr_submitted, tpt->nr_submitted - 1);
 		if (ret == -EAGAIN)
 			exec_stats_inc(&tpt->nr_refused);
 		spin_unlock_irqrestore(&tpt->lock, irqflags);
 		kfree(t);
+		return ret;
 	}
-	return ret;
+	/* Done with the record: a thread that finished leaves it to us. */
+	spin_lock_irqsave(&tpt->lock, irqflags);
+	t->starting = false;
+	if (t->finished) {
+		t->next = tpt->done;
+		tpt->done = t;
+	}
+	spin_unlock_irqrestore(&tpt->lock, irqflags);
+	return 0;
 }
 
 static unsigned long exec_tpt_pending(struct exec_executor *ex)
@@ -247,12 +330,125 @@ void *exec_tpt_stats_file(struct exec_executor *ex)
 	return ex->ops == &exec_tpt_ops ? exec_to_tpt(ex)->stats_file : NULL;
 }
 
+/*
+ * Cancel's look: an item whose thread has not yet taken it (it takes it
+ * under the lock before it runs it) is taken back by its record; the
+ * thread then finishes without running anything.
+ */
+static int exec_tpt_take_back(struct exec_executor *ex, struct exec_work *work)
+{
+	struct exec_thread_per_task *tpt = exec_to_tpt(ex);
+	struct exec_tpt_thread *t;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&tpt->lock, flags);
+	for (t = tpt->live; t && !ret; t = t->live_next) {
+		if (t->work == work) {
+			t->work = NULL;
+			ret = 1;
+		}
+	}
+	spin_unlock_irqrestore(&tpt->lock, flags);
+	return ret;
+}
+
+static int exec_tpt_cancel(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_cancel_loop(ex, work, exec_tpt_take_back);
+}
+
+/*
+ * A live thread that runs @work, other than @skip (@found: must be that
+ * one), or NULL.  Records are freed once joined, so a wait looks them up
+ * under the lock each time.
+ */
+static struct exec_tpt_thread *
+exec_tpt_find_run(struct exec_thread_per_task *tpt, struct exec_work *work,
+		  struct exec_tpt_thread *skip, struct exec_tpt_thread *found)
+{
+	struct exec_tpt_thread *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&tpt->lock, flags);
+	for (t = tpt->live; t; t = t->live_next)
+		if (t != skip && t->run == work && (!found || t == found))
+			break;
+	spin_unlock_irqrestore(&tpt->lock, flags);
+	return t;
+}
+
+static void exec_tpt_backoff(unsigned long *us)
+{
+	usleep_range(*us, *us * 2);
+	if (*us < 1000)
+		*us *= 2;
+}
+
+static int exec_tpt_work_running(struct exec_executor *ex,
+				 struct exec_work *work, bool wait)
+{
+	struct exec_thread_per_task *tpt = exec_to_tpt(ex);
+	struct exec_frame *frame = exec_frame_find(tpt);
+	struct exec_tpt_thread *self = frame ?
+		container_of(frame, struct exec_tpt_thread, frame) : NULL;
+	struct exec_tpt_thread *t;
+	unsigned long us = 16;
+
+	/* Only its own thread changes @self->run. */
+	if (self && READ_ONCE(self->run) == work)
+		return wait ? -EDEADLK : 1;
+	t = exec_tpt_find_run(tpt, work, self, NULL);
+	if (!t || !wait)
+		return !!t;
+	while (exec_tpt_find_run(tpt, work, self, t))
+		exec_tpt_backoff(&us);
+	return 1;
+}
+
+/* Whether a thread of a submission before @id is still live. */
+static bool exec_tpt_live_before(struct exec_thread_per_task *tpt,
+				 unsigned long id)
+{
+	struct exec_tpt_thread *t;
+	unsigned long flags;
+	bool live = false;
+
+	spin_lock_irqsave(&tpt->lock, flags);
+	for (t = tpt->live; t && !live; t = t->live_next)
+		live = (long)(t->id - id) < 0;
+	spin_unlock_irqrestore(&tpt->lock, flags);
+	return live;
+}
+
+/*
+ * Every item has a thread of its own from its submission on: a flush waits
+ * for the threads of the submissions before it.  A drain goes on while a
+ * round saw new submissions, which only items (or others) make.
+ */
+static int exec_tpt_flush(struct exec_executor *ex, bool drain)
+{
+	struct exec_thread_per_task *tpt = exec_to_tpt(ex);
+	unsigned long before, us;
+
+	do {
+		before = READ_ONCE(tpt->nr_submitted);
+		us = 16;
+		while (exec_tpt_live_before(tpt, before))
+			exec_tpt_backoff(&us);
+	} while (drain && READ_ONCE(tpt->nr_submitted) != before);
+	return 0;
+}
+
 static const struct exec_executor_ops exec_tpt_ops = {
 	.kind = "thread_per_task",
 	.submit = exec_tpt_submit,
 	.pending = exec_tpt_pending,
 	.running_in_this_thread = exec_tpt_running,
 	.dispatch = exec_tpt_dispatch,
+	.cancel = exec_tpt_cancel,
+	.work_running = exec_tpt_work_running,
+	.flush = exec_tpt_flush,
 };
 
 int exec_thread_per_task_create_attr(struct exec_thread_per_task **tptp,

@@ -424,6 +424,13 @@ static struct exec_work *exec_pool_steal(struct exec_pool_worker *w, bool now)
 		seen = READ_ONCE(victim->next);
 		if (seen && (now || seen == w->steal_seen)) {
 			w->steal_seen = NULL;
+			/*
+			 * The item may be one a flush waits for: no ack
+			 * until it has run.  Before the cmpxchg (a full
+			 * barrier): pairs with the flusher's two passes.
+			 */
+			if (w->flush_ack)
+				WRITE_ONCE(w->flush_ack, 0);
 			if (cmpxchg(&victim->next, seen, NULL) == seen)
 				return seen;
 			continue;
@@ -526,6 +533,36 @@ static bool exec_pool_retire_idle(struct exec_pool_worker *w, u64 deadline)
 	if (READ_ONCE(pool->state) & EXEC_POOL_JOIN)
 		exec_pool_wake_all(pool);
 	return true;
+}
+
+/*
+ * Between two items, with nothing in its slot, a worker holds nothing that
+ * a flush could wait for: it acknowledges the pool's latest flush epoch
+ * (see exec_pool_flush_once()).  Reading the epoch costs the worker loop
+ * a read of @state's line, which it reads anyway.
+ */
+static inline void exec_pool_flush_ack(struct exec_pool_worker *w)
+{
+	unsigned long epoch = atomic_long_read(&w->pool->flush_epoch);
+
+	if (unlikely(epoch != w->flush_ack) && !READ_ONCE(w->next))
+		/* Release: its last run ended before the ack. */
+		smp_store_release(&w->flush_ack, epoch);
+}
+
+/*
+ * The same, for a worker about to park with nothing: unless a waker has
+ * handed it an item already.  Acquire on the epoch: a claim made before a
+ * flush began is seen here by a worker that reads that flush's epoch.
+ */
+static void exec_pool_flush_ack_idle(struct exec_pool_worker *w)
+{
+	unsigned long epoch = atomic_long_read_acquire(&w->pool->flush_epoch);
+
+	if (epoch != w->flush_ack &&
+	    READ_ONCE(w->idle_state) == EXEC_IDLE_WAITING)
+		/* Release: pairs with the flusher's load-acquire. */
+		smp_store_release(&w->flush_ack, epoch);
 }
 
 /*
@@ -661,6 +698,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		work = exec_pool_steal(w, true);
 		parked_at = work ? 0 : exec_clock_read_local();
 		if (!work) {
+			exec_pool_flush_ack_idle(w);
 			exec_trace_worker_park(&pool->ex, w->index);
 			if (watching || added)
 				exec_parker_park_until(&w->parker, when);
@@ -737,6 +775,7 @@ static int exec_pool_worker_fn(void *arg)
 		/* stop: leave what is queued to destroy's discard. */
 		if (unlikely(exec_pool_halted(pool)))
 			break;
+		exec_pool_flush_ack(w);
 		work = exec_pool_take(w);
 		if (!work)
 			work = exec_pool_wait(w, &exit);
@@ -753,12 +792,14 @@ static int exec_pool_worker_fn(void *arg)
 		 */
 		smp_wmb();
 		WRITE_ONCE(w->run_fn, exec_work_symbol(work));
+		WRITE_ONCE(w->run_work, work);
 		/* @run_fn first: pairs with the watchdog's load-acquire. */
 		smp_store_release(&w->run_seq, w->run_seq + 1);
 		t0 = exec_stats_run_begin(&w->stats, false);
 		exec_work_run(&pool->ex, work);
 		exec_stats_run_end(&w->stats, t0, false);
-		WRITE_ONCE(w->run_seq, w->run_seq + 1);
+		/* Release: the run's writes, for a flush that sees it end. */
+		smp_store_release(&w->run_seq, w->run_seq + 1);
 		if (need_resched())
 			cond_resched();
 	}
@@ -1282,6 +1323,197 @@ void exec_pool_show_workers(struct exec_executor *ex,
 	}
 }
 
+/*
+ * Cancel's look (exec_cancel_loop()): @work in the shared queue, taken out
+ * under @consume_lock as a pop would be; in a worker's slot, taken with
+ * cmpxchg() against its owner's xchg() and stealers' cmpxchg(); or handed
+ * to a woken worker, its state word turned into a plain claim with
+ * cmpxchg() against the worker's xchg() (exec_pool_unidle()).  Whoever
+ * wins has the item.
+ */
+static int exec_pool_take_back(struct exec_executor *ex,
+			       struct exec_work *work)
+{
+	struct exec_thread_pool *pool = exec_to_pool(ex);
+	unsigned int i, used = exec_pool_nr_used(pool);
+	struct exec_pool_worker *w;
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&pool->consume_lock, flags);
+	ret = exec_mpsc_unlink(&pool->queue, work);
+	/* Counted as taken, as a pop counts it: for the pending count. */
+	if (ret == 1)
+		WRITE_ONCE(pool->nr_started, pool->nr_started + 1);
+	spin_unlock_irqrestore(&pool->consume_lock, flags);
+	for (i = 0; ret != 1 && i < used; i++) {
+		w = &pool->workers[i];
+		if (READ_ONCE(w->next) == work &&
+		    cmpxchg(&w->next, work, NULL) == work)
+			ret = 1;
+		else if (READ_ONCE(w->idle_state) == (unsigned long)work &&
+			 cmpxchg(&w->idle_state, (unsigned long)work,
+				 EXEC_IDLE_CLAIMED) == (unsigned long)work)
+			ret = 1;
+	}
+	if (ret != 1)
+		return ret;
+	exec_stats_dropped(&pool->probe, work);
+	if (pool->queue_limit)
+		exec_pool_unreserve(pool);
+	atomic_long_inc(&pool->nr_discarded);
+	return 1;
+}
+
+static int exec_pool_cancel(struct exec_executor *ex, struct exec_work *work)
+{
+	return exec_cancel_loop(ex, work, exec_pool_take_back);
+}
+
+/*
+ * Which workers run @work now: @run_seq odd with @run_work = @work, read as
+ * the watchdog reads @run_fn.  With @wait, waits until each of those runs
+ * has returned (its @run_seq moved on); -EDEADLK if one is the caller's.
+ */
+static int exec_pool_work_running(struct exec_executor *ex,
+				  struct exec_work *work, bool wait)
+{
+	struct exec_thread_pool *pool = exec_to_pool(ex);
+	unsigned int i, used = exec_pool_nr_used(pool);
+	struct exec_pool_worker *w, *self = exec_pool_self(pool);
+	unsigned long seq;
+	int found = 0;
+
+	for (i = 0; i < used; i++) {
+		w = &pool->workers[i];
+		/* Acquire: pairs with the release that made @run_seq odd. */
+		seq = smp_load_acquire(&w->run_seq);
+		if (!(seq & 1) || READ_ONCE(w->run_work) != work)
+			continue;
+		/* Pairs with the worker's smp_wmb() before its next item. */
+		smp_rmb();
+		if (READ_ONCE(w->run_seq) != seq)
+			continue;
+		if (w == self && wait)
+			return -EDEADLK;
+		found = 1;
+		if (wait && w != self)
+			exec_wait_seq(&w->run_seq, seq);
+	}
+	return found;
+}
+
+/* Whether every live worker has acknowledged @epoch. */
+static bool exec_pool_flush_acked(struct exec_thread_pool *pool,
+				  unsigned long epoch)
+{
+	unsigned int i, used = exec_pool_nr_used(pool);
+	struct exec_pool_worker *w;
+
+	for (i = 0; i < used; i++) {
+		w = &pool->workers[i];
+		if (READ_ONCE(w->slot) != EXEC_SLOT_LIVE)
+			continue;
+		/* Acquire: pairs with the worker's release of its ack. */
+		if ((long)(smp_load_acquire(&w->flush_ack) - epoch) < 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * One flush of a pool.  A marker through the shared queue alone is not
+ * enough: workers run items side by side, so the marker's start says only
+ * that the items queued before it have been taken, not that they have
+ * returned, and items in the workers' slots or handed to woken workers
+ * never pass through the queue.  So:
+ *
+ *  1. the marker (exec_flush_barrier()): when it starts, every item pushed
+ *     on the shared queue before the call has been taken by a worker (pops
+ *     are in order, under @consume_lock; an outside submission is handed
+ *     over only while the queue is empty, so a marker handed over says the
+ *     same);
+ *  2. a new epoch, and every worker woken: each acknowledges it at a point
+ *     where it holds no item and its slot is empty (between two items, or
+ *     before it parks, unless an item was handed to it).  A worker takes
+ *     one item at a time and runs it before the next, so its ack of the
+ *     epoch, read after the marker started, comes after the item it took
+ *     before the marker, and after the item in its slot, which only it can
+ *     refill (with later items).  An item submitted before the call and
+ *     handed to a worker was handed before the epoch was raised, so that
+ *     worker, parked, sees its claim and does not ack;
+ *  3. a worker that steals an item out of another's slot may have acked
+ *     already: the steal clears its ack before the cmpxchg that takes the
+ *     item, and the victim acks only once its slot is empty, so after the
+ *     steal.  The flusher therefore wants two passes in a row in which
+ *     every worker has acked: the second reads the thief's ack after the
+ *     first read the victim's, and sees it cleared, or set again after the
+ *     stolen item ran.
+ *
+ * A worker whose items keep posting their successors to its own slot
+ * (a plain submission from inside the pool) never has it empty: the
+ * flush waits until that chain ends.
+ */
+static int exec_pool_flush_once(struct exec_thread_pool *pool)
+{
+	unsigned int passes = 0;
+	unsigned long epoch, us = 16;
+	int ret;
+
+	ret = exec_flush_barrier(&pool->ex, false, NULL);
+	if (ret)
+		return ret;
+	/* Fully ordered: after the marker's start, before the wake-ups. */
+	epoch = atomic_long_inc_return(&pool->flush_epoch);
+	exec_pool_wake_all(pool);
+	while (passes < 2) {
+		if (exec_pool_flush_acked(pool, epoch)) {
+			passes++;
+			continue;
+		}
+		passes = 0;
+		/* Stopping: its workers exit without acknowledging. */
+		if (READ_ONCE(pool->state) & EXEC_POOL_CLOSED)
+			return -ESHUTDOWN;
+		usleep_range(us, us * 2);
+		if (us < 1000)
+			us *= 2;
+	}
+	return 0;
+}
+
+/* Items ever submitted, by every way: changes whenever one is. */
+static unsigned long exec_pool_submissions(struct exec_thread_pool *pool)
+{
+	unsigned int i, used = exec_pool_nr_used(pool);
+	unsigned long n = atomic_long_read(&pool->nr_submitted);
+
+	for (i = 0; i < used; i++)
+		n += READ_ONCE(pool->workers[i].nr_self_submitted) +
+		     READ_ONCE(pool->workers[i].nr_handed);
+	return n;
+}
+
+/*
+ * A drain repeats the flush until a round saw no submission but its own
+ * marker's: an item that ran in the round counted what it submitted
+ * before it returned, so before the round ended.
+ */
+static int exec_pool_flush(struct exec_executor *ex, bool drain)
+{
+	struct exec_thread_pool *pool = exec_to_pool(ex);
+	unsigned long before;
+	int ret;
+
+	do {
+		before = exec_pool_submissions(pool);
+		ret = exec_pool_flush_once(pool);
+		if (ret)
+			return ret;
+	} while (drain && exec_pool_submissions(pool) - before != 1);
+	return 0;
+}
+
 static const struct exec_executor_ops exec_pool_ops = {
 	.kind = "thread_pool",
 	.submit = exec_pool_submit,
@@ -1289,4 +1521,7 @@ static const struct exec_executor_ops exec_pool_ops = {
 	.running_in_this_thread = exec_pool_running,
 	.work_started = exec_pool_work_started,
 	.work_finished = exec_pool_work_finished,
+	.cancel = exec_pool_cancel,
+	.work_running = exec_pool_work_running,
+	.flush = exec_pool_flush,
 };

@@ -69,6 +69,19 @@ struct exec_dependents;
  * @context_executor: the executor whose execution context (context.h) @ex
  *	shares, as a serial executor shares its underlying executor's; NULL
  *	means @ex has a context of its own
+ * @cancel: take @work, a plain item, back if it is queued on @ex: return
+ *	EXEC_CANCEL_REMOVED once it is linked nowhere and its discard callback
+ *	has been called, otherwise EXEC_CANCEL_RUNNING or EXEC_CANCEL_IDLE
+ *	(exec_work_cancel()); NULL if the executor cannot cancel
+ * @work_running: whether @work runs on @ex now: 1 if it does, 0 if not;
+ *	with @wait set, waits until the runs it saw have returned, and returns
+ *	-EDEADLK instead if the calling thread is running @work.  NULL if the
+ *	executor does not know (then cancel_sync and flush of an item do not
+ *	wait for a run)
+ * @flush: wait until everything submitted to @ex before the call has run
+ *	and, with @drain, what those items submitted, until a round finds
+ *	nothing new (exec_executor_flush(), exec_executor_drain()); called
+ *	from outside @ex's own items.  NULL if the executor cannot flush
  */
 struct exec_executor_ops {
 	const char *kind;
@@ -80,6 +93,10 @@ struct exec_executor_ops {
 	void (*work_started)(struct exec_executor *ex);
 	void (*work_finished)(struct exec_executor *ex);
 	struct exec_executor *(*context_executor)(struct exec_executor *ex);
+	int (*cancel)(struct exec_executor *ex, struct exec_work *work);
+	int (*work_running)(struct exec_executor *ex, struct exec_work *work,
+			    bool wait);
+	int (*flush)(struct exec_executor *ex, bool drain);
 };
 
 /**
@@ -239,6 +256,117 @@ int exec_submit_fn(struct exec_executor *ex, exec_fn fn, void *arg);
  */
 int exec_submit_fn_full(struct exec_executor *ex, exec_fn fn, exec_fn discard,
 			void *arg, unsigned int flags);
+
+/*
+ * Cancel and flush of plain items, as a driver author knows them from the
+ * kernel's workqueues (cancel_work(), cancel_work_sync(), flush_work(),
+ * flush_workqueue(), drain_workqueue()) and a Tokio user from
+ * JoinHandle::abort().  Each takes the executor the item was submitted to:
+ * an item is linked in that executor's queue, not in a place of its own.
+ * Timed items have their own cancel (timer.h): these return -EINVAL for
+ * them.  See Documentation/cancel.rst.
+ */
+
+/* exec_work_cancel(): the item was neither pending nor running. */
+#define EXEC_CANCEL_IDLE	0
+/* It was pending: it is out of the queue and its discard callback ran. */
+#define EXEC_CANCEL_REMOVED	1
+/* It had started already: the run goes on (or has just ended). */
+#define EXEC_CANCEL_RUNNING	2
+
+/**
+ * exec_work_cancel - take a queued item back before it runs
+ * @ex: the executor @work was submitted to
+ * @work: a plain (not timed) item
+ *
+ * If @work is pending on @ex, it is unlinked from wherever @ex keeps it (a
+ * queue, a thread pool worker's slot, the hand-over to a woken worker) and
+ * will not run; its discard callback is called once, in the caller, before
+ * this returns.  Cancel and the executor's start of the item race on its
+ * pending bit, which exactly one of them clears: the item either runs or is
+ * discarded, never both, never neither.  An item that has started runs on:
+ * use exec_work_cancel_sync() to wait for it.
+ *
+ * When this returns EXEC_CANCEL_REMOVED, the executor holds no pointer to
+ * @work any more: the caller may free it.  @work must not be pending on
+ * another executor (cancel would wait until that one starts it).  An item
+ * run in its submitter (the inline executor, exec_dispatch()) is not seen as
+ * running by other threads.
+ *
+ * Context: Process context.  Never sleeps unless another thread is in the
+ * middle of submitting or starting @work, which it waits out.
+ * Return: EXEC_CANCEL_REMOVED, EXEC_CANCEL_RUNNING or EXEC_CANCEL_IDLE;
+ * -EINVAL for NULL, a timed item or an item without a function;
+ * -EOPNOTSUPP if @ex cannot cancel (an executor written outside the library
+ * without the operation).
+ */
+int exec_work_cancel(struct exec_executor *ex, struct exec_work *work);
+
+/**
+ * exec_work_cancel_sync - cancel an item and wait until it is not running
+ * @ex: the executor @work was submitted to
+ * @work: a plain item
+ *
+ * As exec_work_cancel(), then, if @work was running, waits until that run
+ * has returned.  While it waits, submissions of @work fail with -EALREADY
+ * (as queue_work() fails during cancel_work_sync()), so an item that
+ * resubmits itself is not pending either when this returns: the caller may
+ * free @work at once, unless others submit it again afterwards.
+ *
+ * Context: Process context; may sleep.
+ * Return: as exec_work_cancel(); -EDEADLK, after the cancel, when called
+ * from @work's own function (which cannot wait for itself).
+ */
+int exec_work_cancel_sync(struct exec_executor *ex, struct exec_work *work);
+
+/**
+ * exec_work_flush - wait until an item's last submission has run
+ * @ex: the executor @work was submitted to
+ * @work: a plain item
+ *
+ * If @work is pending, waits until it has started and that run has
+ * returned; if it is running, until that run returns (flush_work()).  A
+ * later submission is not waited for.
+ *
+ * Context: Process context; may sleep.
+ * Return: 1 if it waited for something, 0 if @work was idle; -EINVAL as
+ * exec_work_cancel(); -EDEADLK from @work's own function, or while @work is
+ * pending, from inside @ex (a serial executor or a loop cannot start it
+ * while the caller runs).
+ */
+int exec_work_flush(struct exec_executor *ex, struct exec_work *work);
+
+/**
+ * exec_executor_flush - wait until everything submitted so far has run
+ * @ex: the executor
+ *
+ * Waits until every item submitted to @ex before the call (returned from
+ * its submission before this began) has run or been discarded, as
+ * flush_workqueue() does.  What those items submit, and what others submit
+ * meanwhile, may or may not be waited for.  Timed items still armed are
+ * not.  @ex stays usable: submissions go on during and after the flush.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EDEADLK from inside @ex (one of its items, a thread running
+ * its loop); -ESHUTDOWN if @ex no longer runs items (stopped, shut down);
+ * -ECANCELED if @ex discarded the flush's marker (destroyed meanwhile);
+ * -EINVAL for NULL; -EOPNOTSUPP if @ex cannot flush.
+ */
+int exec_executor_flush(struct exec_executor *ex);
+
+/**
+ * exec_executor_drain - flush, and flush again until nothing new came
+ * @ex: the executor
+ *
+ * As exec_executor_flush(), repeated until a round finds that the items it
+ * waited for submitted nothing more to @ex (drain_workqueue()): chains of
+ * items that submit their successors have ended.  Submissions from outside
+ * during the drain make it go on; it returns once a round sees none.
+ *
+ * Context: Process context; may sleep.
+ * Return: as exec_executor_flush().
+ */
+int exec_executor_drain(struct exec_executor *ex);
 
 /*
  * P0113's vocabulary.  post, dispatch and defer take the same intrusive items

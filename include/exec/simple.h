@@ -21,6 +21,11 @@ struct exec_thread_per_task;
  * Outstanding work (exec_on_work_started()) means nothing to it: it has
  * nothing to wait for, every item having run when its submission returns.
  *
+ * For the same reason exec_work_cancel() finds its items idle (or being
+ * run by their submitter, which it does not see from another thread), and
+ * exec_executor_flush() and exec_executor_drain() return 0 at once, from
+ * anywhere, even from one of its items.
+ *
  * Context: Any context; an item runs in the submitter's context.
  * Return: the process-wide inline executor; never NULL.
  */
@@ -75,6 +80,12 @@ int exec_thread_per_task_create_attr(struct exec_thread_per_task **tptp,
  * lack of work, as P0113's system_executor, whose on_work_started() and
  * on_work_finished() do nothing.  A unit held on it keeps it from being
  * destroyed, and its destroy waits for every item it started.
+ *
+ * Each item has a thread of its own from its submission on, so nothing
+ * queues: exec_work_cancel() takes back an item whose thread has not yet
+ * started it (the thread then ends without running anything), and
+ * exec_executor_flush() waits for the threads of the submissions made
+ * before it.
  *
  * Context: Any context.
  * Return: the executor.

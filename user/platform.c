@@ -50,12 +50,16 @@ void exec_user_yield(void)
 void exec_user_spin_wait(spinlock_t *lock)
 {
 	unsigned int spins = 0;
-	u32 v;
+	u32 v, free;
 
 	for (;;) {
 		v = __atomic_load_n(&lock->locked, __ATOMIC_RELAXED);
 		if (!v) {
-			if (__sync_bool_compare_and_swap(&lock->locked, 0, 1))
+			free = 0;
+			if (__atomic_compare_exchange_n(&lock->locked, &free,
+							1, false,
+							__ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
 				return;
 			continue;
 		}

@@ -303,20 +303,22 @@ static inline void spin_lock_destroy(spinlock_t *lock)
 {
 }
 
-/*
- * The __sync compare-and-swap (fully ordered, as lock cmpxchg is anyway)
- * takes the expected value by value: __atomic_compare_exchange_n() would
- * want it in a stack slot, which ThreadSanitizer then sees written.
- */
 static inline bool spin_trylock(spinlock_t *lock)
 {
+	u32 free = 0;
+
 	return !__atomic_load_n(&lock->locked, __ATOMIC_RELAXED) &&
-	       __sync_bool_compare_and_swap(&lock->locked, 0, 1);
+	       __atomic_compare_exchange_n(&lock->locked, &free, 1, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 static inline void spin_lock(spinlock_t *lock)
 {
-	if (unlikely(!__sync_bool_compare_and_swap(&lock->locked, 0, 1)))
+	u32 free = 0;
+
+	if (unlikely(!__atomic_compare_exchange_n(&lock->locked, &free, 1,
+						  false, __ATOMIC_ACQUIRE,
+						  __ATOMIC_RELAXED)))
 		exec_user_spin_wait(lock);
 }
 

@@ -38,48 +38,21 @@ void exec_user_yield(void)
  * exec_user_spin_wait - the contended half of spin_lock()
  * @lock: the lock, found held
  *
- * Spins on a plain load (no cache-line stealing while the holder works)
- * for a bounded number of looks, as long as nobody sleeps on the lock
- * already: a holder that runs lets go within that.  Then marks the lock
- * contended (2) and sleeps on it as a futex until an unlock wakes it: a
- * holder that was preempted needs a CPU, which a waiter that yielded
- * again and again kept busy for nothing, one time slice after another.
- * A waiter that takes the lock after sleeping takes it as contended, as
- * others may still sleep: its unlock wakes the next.
+ * Spins on a plain load (no cache-line stealing while the holder works),
+ * and yields the CPU now and then in case the holder was preempted.
  */
 void exec_user_spin_wait(spinlock_t *lock)
 {
 	unsigned int spins = 0;
-	u32 v, free;
 
-	for (;;) {
-		v = __atomic_load_n(&lock->locked, __ATOMIC_RELAXED);
-		if (!v) {
-			free = 0;
-			if (__atomic_compare_exchange_n(&lock->locked, &free,
-							1, false,
-							__ATOMIC_ACQUIRE,
-							__ATOMIC_RELAXED))
-				return;
-			continue;
+	do {
+		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED)) {
+			if (++spins % EXEC_USER_SPIN_YIELD)
+				cpu_relax();
+			else
+				sched_yield();
 		}
-		if (v == 2 || ++spins >= EXEC_USER_SPIN_LOCK_SPINS)
-			break;
-		cpu_relax();
-	}
-	while (__atomic_exchange_n(&lock->locked, 2, __ATOMIC_ACQUIRE))
-		exec_futex_wait(&lock->locked, 2);
-}
-
-/**
- * exec_user_spin_wake - the contended half of spin_unlock()
- * @lock: the lock, just let go of; a waiter may sleep on it
- *
- * Wakes one sleeping waiter, which takes the lock as contended.
- */
-void exec_user_spin_wake(spinlock_t *lock)
-{
-	exec_futex_wake(&lock->locked, 1);
+	} while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE));
 }
 
 /**

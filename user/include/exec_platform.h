@@ -278,21 +278,15 @@ static inline bool test_bit(long nr, const unsigned long *addr)
 
 /*
  * spinlock_t: a short critical section (a few list operations, never a
- * blocking call).  A userspace holder can be preempted in it, and on a
- * machine busy with other processes often is; a waiter then spins a
- * bounded while (EXEC_USER_SPIN_LOCK_SPINS looks) and sleeps on the lock
- * word as a futex until the holder's unlock wakes it, rather than giving
- * its time slice away with sched_yield() over and over while the holder
- * waits for a CPU (Documentation/benchmarks.rst, "Under load").  @locked:
- * 0 free, 1 held, 2 held and a waiter may sleep: only that unlock makes
- * a system call.
+ * blocking call).  A test-and-test-and-set lock: cheaper than a mutex when
+ * uncontended and, since the holder may be preempted in userspace, a waiter
+ * that has spun EXEC_USER_SPIN_YIELD times gives its CPU up.
  */
-typedef struct { u32 locked; } spinlock_t;
+typedef struct { int locked; } spinlock_t;
 #define __SPIN_LOCK_UNLOCKED(name)	{ 0 }
-#define EXEC_USER_SPIN_LOCK_SPINS	128
+#define EXEC_USER_SPIN_YIELD	128
 
 void exec_user_spin_wait(spinlock_t *lock);
-void exec_user_spin_wake(spinlock_t *lock);
 
 static inline void spin_lock_init(spinlock_t *lock)
 {
@@ -305,28 +299,19 @@ static inline void spin_lock_destroy(spinlock_t *lock)
 
 static inline bool spin_trylock(spinlock_t *lock)
 {
-	u32 free = 0;
-
 	return !__atomic_load_n(&lock->locked, __ATOMIC_RELAXED) &&
-	       __atomic_compare_exchange_n(&lock->locked, &free, 1, false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	       !__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE);
 }
 
 static inline void spin_lock(spinlock_t *lock)
 {
-	u32 free = 0;
-
-	if (unlikely(!__atomic_compare_exchange_n(&lock->locked, &free, 1,
-						  false, __ATOMIC_ACQUIRE,
-						  __ATOMIC_RELAXED)))
+	if (unlikely(__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE)))
 		exec_user_spin_wait(lock);
 }
 
 static inline void spin_unlock(spinlock_t *lock)
 {
-	if (unlikely(__atomic_exchange_n(&lock->locked, 0,
-					 __ATOMIC_RELEASE) == 2))
-		exec_user_spin_wake(lock);
+	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 }
 
 #define spin_lock_irqsave(l, flags) \

@@ -698,6 +698,14 @@ static void flush_from_inside_edeadlk(struct kunit *test)
  * discarded, exactly once, and cancel's answer says which.
  */
 #define CRACE_ITEMS	64
+/*
+ * Each round waits for the executor's threads several times (cancel_sync,
+ * flush): on a busy machine a round takes as long as those threads take
+ * to be scheduled, and 2000 rounds a kind outlasted the runner's time
+ * limit.  Past this time, a kind stops after CRACE_MIN_ROUNDS rounds.
+ */
+#define CRACE_BUDGET_MS		2000U
+#define CRACE_MIN_ROUNDS	20U
 
 static void cancel_races_with_the_consumer(struct kunit *test)
 {
@@ -706,6 +714,7 @@ static void cancel_races_with_the_consumer(struct kunit *test)
 	struct citem *items;
 	struct cfx fx;
 	unsigned int k, i, removed, r, n;
+	u64 stop;
 	int ret;
 
 	items = kcalloc(CRACE_ITEMS, sizeof(*items), GFP_KERNEL);
@@ -718,7 +727,10 @@ static void cancel_races_with_the_consumer(struct kunit *test)
 		 * does not run out of threads (-EAGAIN) or time.
 		 */
 		n = cfx_kinds[k].queues ? rounds : rounds / 20 + 1;
+		stop = exec_test_deadline(CRACE_BUDGET_MS);
 		for (r = 0; r < n; r++) {
+			if (r >= CRACE_MIN_ROUNDS && exec_test_expired(stop))
+				break;
 			removed = 0;
 			for (i = 0; i < CRACE_ITEMS; i++) {
 				citem_init(&items[i], &fx, NULL);

@@ -453,7 +453,8 @@ static int exec_loop_work_running(struct exec_executor *ex,
 		return 0;
 	/* Pairs with the smp_wmb() in exec_loop_run_one(). */
 	smp_rmb();
-	if (READ_ONCE(loop->run_seq) != seq)
+	/* Acquire: a run that ended meanwhile is over for our caller too. */
+	if (smp_load_acquire(&loop->run_seq) != seq)
 		return 0;
 	if (exec_frame_find(loop))
 		return wait ? -EDEADLK : 1;

@@ -746,7 +746,8 @@ static int exec_serial_work_running(struct exec_executor *ex,
 		return 0;
 	/* Pairs with the smp_wmb() in exec_serial_run_item(). */
 	smp_rmb();
-	if (READ_ONCE(s->run_seq) != seq)
+	/* Acquire: a run that ended meanwhile is over for our caller too. */
+	if (smp_load_acquire(&s->run_seq) != seq)
 		return 0;
 	if (exec_frame_find(s))
 		return wait ? -EDEADLK : 1;

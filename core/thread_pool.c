@@ -1392,7 +1392,8 @@ static int exec_pool_work_running(struct exec_executor *ex,
 			continue;
 		/* Pairs with the worker's smp_wmb() before its next item. */
 		smp_rmb();
-		if (READ_ONCE(w->run_seq) != seq)
+		/* Acquire: a run that ended meanwhile is over for us too. */
+		if (smp_load_acquire(&w->run_seq) != seq)
 			continue;
 		if (w == self && wait)
 			return -EDEADLK;

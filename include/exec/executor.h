@@ -601,7 +601,9 @@ exec_work_guard_executor(const struct exec_work_guard *guard)
  *
  * Meant for logging and coarse load balancing (N3785
  * uninitiated_task_count): other threads may change it at any moment.
- * Timed items armed on the executor and not yet due are counted.
+ * Timed items armed on the executor and not yet due are counted; one that
+ * has come due is counted again once it reaches the executor's queue, and
+ * may be missed on its way there.
  *
  * Context: Any context.
  * Return: the count; 0 for a NULL executor.

@@ -856,6 +856,20 @@ static int exec_prio_watchdog_create(struct exec_priority *p)
 	return 0;
 }
 
+/* Every runner starts on the free list, idle. */
+static void exec_prio_init_runners(struct exec_priority *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->max_running; i++) {
+		exec_work_init_discard(&p->runners[i].work, exec_prio_runner_fn,
+				       exec_prio_runner_discarded);
+		p->runners[i].prio = p;
+		p->runners[i].next_free = p->free_runners;
+		p->free_runners = &p->runners[i];
+	}
+}
+
 /**
  * exec_prio_create - create a priority executor, or a managed queue
  * @priop: where to store it
@@ -872,7 +886,6 @@ int exec_prio_create(struct exec_priority **priop,
 	const char *name = cfg->name ? cfg->name : "";
 	struct exec_priority *p;
 	size_t len = strlen(name);
-	unsigned int i;
 	int ret;
 
 	p = kzalloc(sizeof(*p) + cfg->nr_levels * sizeof(p->levels[0]),
@@ -914,13 +927,7 @@ int exec_prio_create(struct exec_priority **priop,
 	raw_spin_lock_init(&p->lock);
 	init_waitqueue_head(&p->idle_wq);
 	init_waitqueue_head(&p->room_wq);
-	for (i = 0; i < cfg->max_running; i++) {
-		exec_work_init_discard(&p->runners[i].work, exec_prio_runner_fn,
-				       exec_prio_runner_discarded);
-		p->runners[i].prio = p;
-		p->runners[i].next_free = p->free_runners;
-		p->free_runners = &p->runners[i];
-	}
+	exec_prio_init_runners(p);
 	if (p->time_limit_ns) {
 		ret = exec_prio_watchdog_create(p);
 		if (ret)

@@ -45,6 +45,26 @@
 #define FORK_CHILD_RUNS		true
 #endif
 
+/*
+ * AddressSanitizer's runtime (GCC 12's libasan) keeps a thread registry
+ * under a lock of its own that no fork handler takes: a child forked while
+ * another thread of the parent creates or ends a thread can inherit it
+ * held, and then hangs in its first pthread_create() (seen in the case
+ * below, with the child's stack in the runtime's ThreadRegistry::Lock()).
+ * There, the children of the case whose parent threads keep starting
+ * executors do nothing.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define FORK_BUSY_CHILD_RUNS	false
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FORK_BUSY_CHILD_RUNS	false
+#endif
+#endif
+#ifndef FORK_BUSY_CHILD_RUNS
+#define FORK_BUSY_CHILD_RUNS	FORK_CHILD_RUNS
+#endif
+
 #define FORK_CHILD_TIMEOUT_MS	30000U
 #define FORK_ITEMS		64
 #define FORK_REPEAT		12
@@ -299,7 +319,8 @@ static void fork_say_tsan(struct kunit *test)
 		kunit_info(test, "under ThreadSanitizer the children do nothing");
 }
 
-static pid_t fork_start(struct exec_executor *parent_default)
+static pid_t fork_start_if(struct exec_executor *parent_default,
+			   bool child_runs)
 {
 	pid_t pid;
 
@@ -307,8 +328,13 @@ static pid_t fork_start(struct exec_executor *parent_default)
 	fflush(NULL);
 	pid = fork();
 	if (!pid)
-		_exit(FORK_CHILD_RUNS ? fork_child(parent_default) : FORK_OK);
+		_exit(child_runs ? fork_child(parent_default) : FORK_OK);
 	return pid;
+}
+
+static pid_t fork_start(struct exec_executor *parent_default)
+{
+	return fork_start_if(parent_default, FORK_CHILD_RUNS);
 }
 
 /* The child's exit status; kills it after FORK_CHILD_TIMEOUT_MS. */
@@ -493,6 +519,8 @@ static void fork_while_threads_use_library(struct kunit *test)
 	int ret;
 
 	fork_say_tsan(test);
+	if (!FORK_BUSY_CHILD_RUNS && FORK_CHILD_RUNS)
+		kunit_info(test, "under AddressSanitizer the children do nothing");
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
 	atomic_set(&busy.stop, 0);
 	atomic_set(&busy.rounds, 0);
@@ -506,7 +534,7 @@ static void fork_while_threads_use_library(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ok);
 
 	for (i = 0; i < FORK_REPEAT; i++) {
-		pid = fork_start(NULL);
+		pid = fork_start_if(NULL, FORK_BUSY_CHILD_RUNS);
 		KUNIT_EXPECT_GE(test, pid, 0);
 		if (pid <= 0 || fork_wait(test, pid))
 			break;

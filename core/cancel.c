@@ -77,6 +77,44 @@ void exec_wait_seq(const unsigned long *seq, unsigned long old)
 }
 
 /**
+ * exec_run_record_running - whether a one-at-a-time executor runs @work
+ * @run_seq: its count of runs, odd while one goes on, made odd with a
+ *	release after @run_work was written (and an smp_wmb() before that)
+ * @run_work: the item of the run under way
+ * @owner: what the running thread's frame names (exec_frame_find())
+ * @work: the item asked about
+ * @wait: wait until that run has returned
+ *
+ * For executors that run one item at a time and note it in a run record
+ * (a serial executor's owner, a loop's thread): their @work_running.
+ *
+ * Context: Process context; may sleep with @wait.
+ * Return: 1 if @work runs (ran, with @wait), 0 if not; -EDEADLK with
+ * @wait from inside that very run.
+ */
+int exec_run_record_running(const unsigned long *run_seq,
+			    struct exec_work *const *run_work,
+			    const void *owner, struct exec_work *work,
+			    bool wait)
+{
+	/* Acquire: pairs with the release that made it odd. */
+	unsigned long seq = smp_load_acquire(run_seq);
+
+	if (!(seq & 1) || READ_ONCE(*run_work) != work)
+		return 0;
+	/* Pairs with the owner's smp_wmb() before it wrote @run_work. */
+	smp_rmb();
+	/* Acquire: a run that ended meanwhile is over for our caller too. */
+	if (smp_load_acquire(run_seq) != seq)
+		return 0;
+	if (exec_frame_find(owner))
+		return wait ? -EDEADLK : 1;
+	if (wait)
+		exec_wait_seq(run_seq, seq);
+	return 1;
+}
+
+/**
  * exec_cancel_loop - the common part of an executor's cancel operation
  * @ex: the executor
  * @work: the item, plain

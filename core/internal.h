@@ -360,6 +360,10 @@ int exec_cancel_loop(struct exec_executor *ex, struct exec_work *work,
 				 struct exec_work *work));
 void exec_cancel_relax(unsigned int *spins);
 void exec_wait_seq(const unsigned long *seq, unsigned long old);
+int exec_run_record_running(const unsigned long *run_seq,
+			    struct exec_work *const *run_work,
+			    const void *owner, struct exec_work *work,
+			    bool wait);
 int exec_flush_barrier(struct exec_executor *ex, bool drain,
 		       bool (*empty)(struct exec_executor *ex));
 bool exec_timer_discard(struct exec_work *work);

@@ -446,21 +446,9 @@ static int exec_loop_work_running(struct exec_executor *ex,
 				  struct exec_work *work, bool wait)
 {
 	struct exec_loop *loop = exec_to_loop(ex);
-	/* Acquire: pairs with the release that made it odd. */
-	unsigned long seq = smp_load_acquire(&loop->run_seq);
 
-	if (!(seq & 1) || READ_ONCE(loop->run_work) != work)
-		return 0;
-	/* Pairs with the smp_wmb() in exec_loop_run_one(). */
-	smp_rmb();
-	/* Acquire: a run that ended meanwhile is over for our caller too. */
-	if (smp_load_acquire(&loop->run_seq) != seq)
-		return 0;
-	if (exec_frame_find(loop))
-		return wait ? -EDEADLK : 1;
-	if (wait)
-		exec_wait_seq(&loop->run_seq, seq);
-	return 1;
+	return exec_run_record_running(&loop->run_seq, &loop->run_work, loop,
+				       work, wait);
 }
 
 static bool exec_loop_empty(struct exec_executor *ex)

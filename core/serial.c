@@ -739,21 +739,9 @@ static int exec_serial_work_running(struct exec_executor *ex,
 				    struct exec_work *work, bool wait)
 {
 	struct exec_serial *s = exec_to_serial(ex);
-	/* Acquire: pairs with the release that made it odd. */
-	unsigned long seq = smp_load_acquire(&s->run_seq);
 
-	if (!(seq & 1) || READ_ONCE(s->run_work) != work)
-		return 0;
-	/* Pairs with the smp_wmb() in exec_serial_run_item(). */
-	smp_rmb();
-	/* Acquire: a run that ended meanwhile is over for our caller too. */
-	if (smp_load_acquire(&s->run_seq) != seq)
-		return 0;
-	if (exec_frame_find(s))
-		return wait ? -EDEADLK : 1;
-	if (wait)
-		exec_wait_seq(&s->run_seq, seq);
-	return 1;
+	return exec_run_record_running(&s->run_seq, &s->run_work, s,
+				       work, wait);
 }
 
 /* For a drain's marker, while it runs: nothing queued behind it. */

@@ -77,9 +77,40 @@ void exec_wait_seq(const unsigned long *seq, unsigned long old)
 }
 
 /**
+ * exec_run_record_match - whether a run record shows a run of @work
+ * @run_seq: the record's count of runs, odd while one goes on, made odd
+ *	with a release after @run_work was written (and an smp_wmb() before
+ *	that, after the previous run's even count)
+ * @run_work: the item of the run under way
+ * @work: the item asked about
+ * @seq: set to the count of that run, for exec_wait_seq()
+ *
+ * Every executor that notes its runs for cancel and flush (a pool's
+ * worker, a loop scheduler's runner, a serial executor's owner, a loop's
+ * thread) is read here.  Both reads of @run_seq are acquires: when the run
+ * is seen to have ended, by either, what it did happens before the
+ * caller's next step (a synchronous cancel's caller may free the item).
+ *
+ * Context: Any context.
+ * Return: true if the record ran @work at the second read of @run_seq.
+ */
+bool exec_run_record_match(const unsigned long *run_seq,
+			   struct exec_work *const *run_work,
+			   const struct exec_work *work, unsigned long *seq)
+{
+	/* Acquire: pairs with the release that made it odd. */
+	*seq = smp_load_acquire(run_seq);
+	if (!(*seq & 1) || READ_ONCE(*run_work) != work)
+		return false;
+	/* Pairs with the owner's smp_wmb() before it wrote @run_work. */
+	smp_rmb();
+	/* Acquire: pairs with the release that ended the run. */
+	return smp_load_acquire(run_seq) == *seq;
+}
+
+/**
  * exec_run_record_running - whether a one-at-a-time executor runs @work
- * @run_seq: its count of runs, odd while one goes on, made odd with a
- *	release after @run_work was written (and an smp_wmb() before that)
+ * @run_seq: its run record's count (exec_run_record_match())
  * @run_work: the item of the run under way
  * @owner: what the running thread's frame names (exec_frame_find())
  * @work: the item asked about
@@ -97,15 +128,9 @@ int exec_run_record_running(const unsigned long *run_seq,
 			    const void *owner, struct exec_work *work,
 			    bool wait)
 {
-	/* Acquire: pairs with the release that made it odd. */
-	unsigned long seq = smp_load_acquire(run_seq);
+	unsigned long seq;
 
-	if (!(seq & 1) || READ_ONCE(*run_work) != work)
-		return 0;
-	/* Pairs with the owner's smp_wmb() before it wrote @run_work. */
-	smp_rmb();
-	/* Acquire: a run that ended meanwhile is over for our caller too. */
-	if (smp_load_acquire(run_seq) != seq)
+	if (!exec_run_record_match(run_seq, run_work, work, &seq))
 		return 0;
 	if (exec_frame_find(owner))
 		return wait ? -EDEADLK : 1;

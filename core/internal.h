@@ -354,12 +354,36 @@ static inline void exec_dispatch_leave(struct exec_dispatch_frame *df)
 
 bool exec_work_discard(struct exec_work *work);
 
+/*
+ * A run record: an executor's thread notes the item it runs, for cancel and
+ * flush (exec_run_record_match() reads it).  Written only by that thread.
+ */
+static inline void exec_run_record_begin(unsigned long *run_seq,
+					 struct exec_work **run_work,
+					 struct exec_work *work)
+{
+	/* The last even count first: exec_run_record_match()'s smp_rmb(). */
+	smp_wmb();
+	WRITE_ONCE(*run_work, work);
+	/* @run_work first: pairs with exec_run_record_match()'s acquire. */
+	smp_store_release(run_seq, *run_seq + 1);
+}
+
+static inline void exec_run_record_end(unsigned long *run_seq)
+{
+	/* The run's writes first: pairs with the acquires of its readers. */
+	smp_store_release(run_seq, *run_seq + 1);
+}
+
 /* Cancel and flush (core/cancel.c). */
 int exec_cancel_loop(struct exec_executor *ex, struct exec_work *work,
 		     int (*take)(struct exec_executor *ex,
 				 struct exec_work *work));
 void exec_cancel_relax(unsigned int *spins);
 void exec_wait_seq(const unsigned long *seq, unsigned long old);
+bool exec_run_record_match(const unsigned long *run_seq,
+			   struct exec_work *const *run_work,
+			   const struct exec_work *work, unsigned long *seq);
 int exec_run_record_running(const unsigned long *run_seq,
 			    struct exec_work *const *run_work,
 			    const void *owner, struct exec_work *work,

@@ -198,19 +198,9 @@ static bool exec_loop_run_one(struct exec_loop *loop)
 	if (!work)
 		return false;
 	atomic_long_dec(&loop->nr_queued);
-	/*
-	 * Noted as a pool's worker notes its item: the previous run's even
-	 * @run_seq before the new @run_work (pairs with the reader's
-	 * smp_rmb()), @run_work before the odd @run_seq (pairs with its
-	 * load-acquire), and the run's writes before the even one.
-	 */
-	smp_wmb();
-	WRITE_ONCE(loop->run_work, work);
-	/* Release: @run_work first. */
-	smp_store_release(&loop->run_seq, loop->run_seq + 1);
+	exec_run_record_begin(&loop->run_seq, &loop->run_work, work);
 	exec_stats_run(&loop->ex, &loop->probe, &loop->stats, work, true);
-	/* Release: the run's writes first. */
-	smp_store_release(&loop->run_seq, loop->run_seq + 1);
+	exec_run_record_end(&loop->run_seq);
 	return true;
 }
 

@@ -341,14 +341,9 @@ static void exec_ls_runner_remove(struct exec_loop_scheduler *ls,
 static void exec_ls_runner_run(struct exec_loop_scheduler *ls,
 			       struct exec_ls_runner *r, struct exec_work *work)
 {
-	/* The previous run's even @run_seq first: pairs with smp_rmb(). */
-	smp_wmb();
-	WRITE_ONCE(r->run_work, work);
-	/* @run_work first: pairs with the reader's load-acquire. */
-	smp_store_release(&r->run_seq, r->run_seq + 1);
+	exec_run_record_begin(&r->run_seq, &r->run_work, work);
 	exec_ls_run_one(ls, work);
-	/* Release: the run's writes come before a waiter sees it end. */
-	smp_store_release(&r->run_seq, r->run_seq + 1);
+	exec_run_record_end(&r->run_seq);
 }
 
 /*
@@ -844,16 +839,10 @@ static struct exec_ls_runner *exec_ls_find_run(struct exec_loop_scheduler *ls,
 {
 	struct exec_ls_runner *r;
 
-	for (r = ls->runners; r; r = r->next) {
-		/* Acquire: pairs with the release that made it odd. */
-		*seq = smp_load_acquire(&r->run_seq);
-		if (r == skip || !(*seq & 1) || READ_ONCE(r->run_work) != work)
-			continue;
-		/* Pairs with the smp_wmb() in exec_ls_runner_run(). */
-		smp_rmb();
-		if (READ_ONCE(r->run_seq) == *seq)
+	for (r = ls->runners; r; r = r->next)
+		if (r != skip &&
+		    exec_run_record_match(&r->run_seq, &r->run_work, work, seq))
 			return r;
-	}
 	return NULL;
 }
 

@@ -172,14 +172,9 @@ static struct exec_work *exec_serial_pop(struct exec_serial *s)
 static void exec_serial_run_item(struct exec_serial *s, struct exec_work *work,
 				 bool count)
 {
-	/* The previous run's even @run_seq first: pairs with smp_rmb(). */
-	smp_wmb();
-	WRITE_ONCE(s->run_work, work);
-	/* @run_work first: pairs with the reader's load-acquire. */
-	smp_store_release(&s->run_seq, s->run_seq + 1);
+	exec_run_record_begin(&s->run_seq, &s->run_work, work);
 	exec_stats_run(&s->ex, &s->probe, &s->stats, work, count);
-	/* Release: the run's writes come before a waiter sees it end. */
-	smp_store_release(&s->run_seq, s->run_seq + 1);
+	exec_run_record_end(&s->run_seq);
 }
 
 static const struct exec_executor_ops exec_serial_ops;

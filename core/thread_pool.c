@@ -1386,14 +1386,8 @@ static int exec_pool_work_running(struct exec_executor *ex,
 
 	for (i = 0; i < used; i++) {
 		w = &pool->workers[i];
-		/* Acquire: pairs with the release that made @run_seq odd. */
-		seq = smp_load_acquire(&w->run_seq);
-		if (!(seq & 1) || READ_ONCE(w->run_work) != work)
-			continue;
-		/* Pairs with the worker's smp_wmb() before its next item. */
-		smp_rmb();
-		/* Acquire: a run that ended meanwhile is over for us too. */
-		if (smp_load_acquire(&w->run_seq) != seq)
+		if (!exec_run_record_match(&w->run_seq, &w->run_work, work,
+					   &seq))
 			continue;
 		if (w == self && wait)
 			return -EDEADLK;

@@ -224,28 +224,6 @@ static void churn_fn(struct exec_work *work)
 	__atomic_add_fetch(&churn_ran, 1, __ATOMIC_RELAXED);
 }
 
-/* The process's resident memory now, in KiB; -1 if it cannot be read. */
-static long long churn_rss_kb(void)
-{
-	unsigned long long size, resident;
-	long page = sysconf(_SC_PAGESIZE);
-	FILE *f;
-	int n;
-
-	f = fopen("/proc/self/statm", "re");
-	if (!f) {
-		bench_err("/proc/self/statm: %s", strerror(errno));
-		return -1;
-	}
-	n = fscanf(f, "%llu %llu", &size, &resident);
-	fclose(f);
-	if (n != 2 || page <= 0) {
-		bench_err("/proc/self/statm: cannot read the resident set");
-		return -1;
-	}
-	return (long long)(resident * (unsigned long long)page / 1024);
-}
-
 int bench_timer_churn(const struct bench_opts *opts)
 {
 	unsigned long n = opts->tasks, armed, cancelled = 0, i, j;
@@ -275,7 +253,7 @@ int bench_timer_churn(const struct bench_opts *opts)
 	if (bench_exec_create(&be, opts->kind, opts->threads))
 		goto out_free;
 
-	rss0 = churn_rss_kb();
+	rss0 = bench_rss_kb();
 	if (rss0 < 0)
 		goto out_destroy;
 	timers = malloc(n * sizeof(*timers));
@@ -294,7 +272,7 @@ int bench_timer_churn(const struct bench_opts *opts)
 			break;
 	}
 	t1 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	rss1 = churn_rss_kb();
+	rss1 = bench_rss_kb();
 	armed = i;
 
 	/* Also what takes back the timers armed before a failure. */

@@ -160,6 +160,8 @@ int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 int bench_warm(struct exec_executor *ex, unsigned int nr);
 int bench_exec_destroy(struct bench_exec *be);
 int bench_wait(sem_t *sem);
+long long bench_rss_kb(void);
+void bench_touch(void *p, size_t len);
 int bench_cmp_u64(const void *a, const void *b);
 uint64_t bench_percentile(const uint64_t *v, unsigned long n, unsigned long q);
 
@@ -208,6 +210,7 @@ int bench_ref_pool_stop(struct bench_ref_pool *p);
 /* One workload: returns a BENCH_EXIT_* status. */
 int bench_post_throughput(const struct bench_opts *opts);
 int bench_serial_throughput(const struct bench_opts *opts);
+int bench_strand_churn(const struct bench_opts *opts);
 int bench_chain_latency(const struct bench_opts *opts);
 int bench_wakeup_latency(const struct bench_opts *opts);
 int bench_timer_lateness(const struct bench_opts *opts);

@@ -6,7 +6,7 @@
 #
 #   make bench           build $(O)/exec-bench
 #   make bench-plot      run it and draw charts, in $(O)/bench-plot
-#   make peer-asio       $(O)/peer-asio, timer_lateness on Boost.Asio
+#   make peer-asio       $(O)/peer-asio, timer_lateness and strand_churn on Boost.Asio
 #   make peer-tbb        $(O)/peer-tbb, the throughput workloads on oneTBB
 #
 # The benchmark includes only the public headers; CPPFLAGS_LIB's extra
@@ -16,6 +16,7 @@
 # own (parker-wake.c), built by hand.
 BENCH_SRC := bench/exec-bench.c bench/bench-throughput.c \
 	bench/bench-latency.c bench/bench-timer.c bench/bench-idle.c \
+	bench/bench-churn.c \
 	bench/bench-raw.c bench/bench-refpool.c bench/bench-blocking.c \
 	bench/bench-load.c
 BENCH_HDR := bench/bench.h $(wildcard include/exec/*.h)
@@ -32,7 +33,7 @@ $(BENCH_BIN): $(BENCH_SRC) $(BENCH_HDR) $(LIB_A)
 
 bench: $(BENCH_BIN)
 
-# make peer-asio: timer_lateness on Boost.Asio (libboost-dev), the peer read
+# make peer-asio: timer_lateness and strand_churn on Boost.Asio (libboost-dev), the peer read
 # against libexec's timed work; on demand only, never by make check.
 CXX ?= c++
 PEER_ASIO := $(O)/peer-asio

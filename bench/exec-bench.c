@@ -10,7 +10,7 @@
  * the measured regions must match that document's wording exactly.
  *
  * This file holds the command line, the output line and the executors under
- * test; the workloads are in bench-throughput.c, bench-latency.c,
+ * test; the workloads are in bench-throughput.c, bench-churn.c, bench-latency.c,
  * bench-timer.c, bench-idle.c and bench-blocking.c.
  */
 #include <errno.h>
@@ -35,6 +35,7 @@
  * @run: runs it
  * @default_tasks: default of --tasks; 0 if it takes no task count
  * @default_samples: default of --samples; 0 if it takes no sample count
+ * @default_strands: default of --strands; 0: BENCH_DEF_STRANDS
  * @blocking: takes --blocking (blocking tasks, B = 4T by default)
  * @kinds: BENCH_KIND_BIT()s of the executor kinds it can measure
  * @default_kind: the kind measured without --executor
@@ -45,6 +46,7 @@ struct bench_workload {
 	int (*run)(const struct bench_opts *opts);
 	unsigned long default_tasks;
 	unsigned long default_samples;
+	unsigned int default_strands;
 	bool blocking;
 	unsigned int kinds;
 	enum bench_kind default_kind;
@@ -109,6 +111,14 @@ static const struct bench_workload bench_workloads[] = {
 		.name = "serial_throughput",
 		.run = bench_serial_throughput,
 		.default_tasks = 2000000,
+		.kinds = BENCH_KIND_BIT(BENCH_SERIAL) |
+			 BENCH_KIND_BIT(BENCH_THREAD_POOL),
+		.default_kind = BENCH_SERIAL,
+	}, {
+		/* Strands over one pool, whatever the pool's name. */
+		.name = "strand_churn",
+		.run = bench_strand_churn,
+		.default_strands = 100000,
 		.kinds = BENCH_KIND_BIT(BENCH_SERIAL) |
 			 BENCH_KIND_BIT(BENCH_THREAD_POOL),
 		.default_kind = BENCH_SERIAL,
@@ -200,7 +210,8 @@ static void bench_usage(FILE *f)
 	      "                   blocking_mix's CPU tasks: 10000), hops\n"
 	      "                   (chain_latency: 1000000) or timers\n"
 	      "                   (timer_churn: 1000000)\n"
-	      "  --strands S      serial_throughput's serial executors (default 64)\n"
+	      "  --strands S      serial executors (serial_throughput: 64,\n"
+	      "                   strand_churn: 100000)\n"
 	      "  --samples K      samples (wakeup_latency: 20000) or timers\n"
 	      "                   (timer_lateness: 10000)\n"
 	      "  --seconds D      idle_cost's idle time in seconds (default 5)\n"
@@ -300,6 +311,40 @@ int bench_wait(sem_t *sem)
 		}
 	}
 	return 0;
+}
+
+/* The process's resident memory now, in KiB; -1 if it cannot be read. */
+long long bench_rss_kb(void)
+{
+	unsigned long long size, resident;
+	long page = sysconf(_SC_PAGESIZE);
+	FILE *f;
+	int n;
+
+	f = fopen("/proc/self/statm", "re");
+	if (!f) {
+		bench_err("/proc/self/statm: %s", strerror(errno));
+		return -1;
+	}
+	n = fscanf(f, "%llu %llu", &size, &resident);
+	fclose(f);
+	if (n != 2 || page <= 0) {
+		bench_err("/proc/self/statm: cannot read the resident set");
+		return -1;
+	}
+	return (long long)(resident * (unsigned long long)page / 1024);
+}
+
+
+/* Writes a byte of each page of [@p, @p + @len), so that they are resident. */
+void bench_touch(void *p, size_t len)
+{
+	volatile char *c = p;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t off;
+
+	for (off = 0; off < len; off += page > 0 ? (size_t)page : 4096)
+		c[off] = c[off];
 }
 
 /* qsort() comparison of uint64_t values. */
@@ -931,7 +976,8 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 	opts->threads = bench_online_cpus();
 	opts->producers = BENCH_DEF_PRODUCERS;
 	opts->tasks = w->default_tasks;
-	opts->strands = BENCH_DEF_STRANDS;
+	opts->strands = w->default_strands ? w->default_strands :
+					     BENCH_DEF_STRANDS;
 	opts->samples = w->default_samples;
 	opts->seconds = BENCH_DEF_SECONDS;
 	opts->submit = BENCH_SUBMIT_SUBMIT;
@@ -1085,7 +1131,7 @@ static int bench_parse(int argc, char **argv, const struct bench_workload *w,
 			  bench_kind_name(opts->kind));
 		return -1;
 	}
-	/* serial_throughput's executor is serial, whatever the pool's name. */
+	/* Serial executors are under test, whatever the pool's name. */
 	if (w->default_kind == BENCH_SERIAL)
 		opts->kind = BENCH_SERIAL;
 	if (opts->kind == BENCH_LOOP || bench_kind_is_raw(opts->kind)) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * peer-asio: exec-bench's timer_lateness on Boost.Asio, the peer that
- * Documentation/benchmarks.rst reads libexec's timed work against.  Built
- * on demand (make peer-asio, with libboost-dev), never by make check.
+ * peer-asio: exec-bench's timer_lateness and strand_churn on Boost.Asio,
+ * the peer that Documentation/benchmarks.rst reads libexec's timed work and
+ * strands against.  Built on demand (make peer-asio, with libboost-dev),
+ * never by make check.
  *
  * The workload is exec-bench's (bench/bench-timer.c): K timers armed up
  * front, deadlines uniform over 1-50 ms from one start time read just
@@ -17,6 +18,7 @@
  *
  *   peer-asio timer_lateness [--executor io_context] [--threads T]
  *             [--samples K] [--load [L]]
+ *   peer-asio strand_churn [--executor strand] [--threads T] [--strands S]
  */
 #include <boost/asio.hpp>
 
@@ -24,6 +26,8 @@
 #include <cstdarg>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -99,11 +103,13 @@ struct item {
 static int usage(void)
 {
 	fputs("usage: peer-asio timer_lateness [--executor io_context] [--threads T]\n"
-	      "                 [--samples K] [--load [L]]\n", stderr);
+	      "                 [--samples K] [--load [L]]\n"
+	      "       peer-asio strand_churn [--executor strand] [--threads T]\n"
+	      "                 [--strands S]\n", stderr);
 	return 2;
 }
 
-int main(int argc, char **argv)
+static int timer_lateness(int argc, char **argv)
 {
 	unsigned long n = 10000, threads = 1, load = 0;
 	uint64_t rng = TIMER_SEED, t0, last = 0;
@@ -111,8 +117,6 @@ int main(int argc, char **argv)
 	unsigned long k, bad = 0, early = 0;
 	int i;
 
-	if (argc < 2 || strcmp(argv[1], "timer_lateness"))
-		return usage();
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
@@ -209,4 +213,129 @@ int main(int argc, char **argv)
 	       (unsigned long long)percentile(lat, 99000),
 	       (unsigned long long)lat.back());
 	return 0;
+}
+
+/* The process's resident memory now, in KiB; -1 if it cannot be read. */
+static long long rss_kb(void)
+{
+	unsigned long long size, resident;
+	FILE *f = fopen("/proc/self/statm", "re");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu %llu", &size, &resident);
+	fclose(f);
+	return n == 2 ? (long long)(resident * sysconf(_SC_PAGESIZE) / 1024) :
+			-1;
+}
+
+typedef boost::asio::strand<boost::asio::thread_pool::executor_type> strand_t;
+
+/*
+ * exec-bench's strand_churn (bench/bench-churn.c) on Asio: S strands made
+ * with make_strand() over one thread_pool of T threads, one post() each,
+ * then all destroyed idle.  The strands' handles (the strand objects, an
+ * executor and a shared pointer each) are reserved and touched before the
+ * resident set is first read, as exec-bench's array of pointers is.
+ */
+static int strand_churn(int argc, char **argv)
+{
+	unsigned long n = 100000, threads = sysconf(_SC_NPROCESSORS_ONLN);
+	std::atomic<unsigned long> left;
+	uint64_t t0, t1, t2, t3, t4;
+	long long rss0, rss1;
+	unsigned long k;
+	int i;
+
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+
+		if (!strcmp(a, "--executor") && v && !strcmp(v, "strand")) {
+			i++;
+		} else if (!strcmp(a, "--threads") && v) {
+			threads = strtoul(v, nullptr, 10);
+			i++;
+		} else if (!strcmp(a, "--strands") && v) {
+			n = strtoul(v, nullptr, 10);
+			i++;
+		} else {
+			return usage();
+		}
+	}
+	if (!n || !threads || threads > 1024)
+		return usage();
+
+	boost::asio::thread_pool pool(threads);
+	std::vector<strand_t> strands;
+	std::vector<std::atomic<unsigned int>> runs(n);
+	std::mutex m;
+	std::condition_variable cv;
+	bool done = false;
+
+	strands.reserve(n);
+	memset(static_cast<void *>(strands.data()), 0, n * sizeof(strand_t));
+	for (k = 0; k < n; k++)
+		runs[k].store(0);
+	left.store(n);
+
+	rss0 = rss_kb();
+	t0 = now_ns();
+	for (k = 0; k < n; k++)
+		strands.emplace_back(boost::asio::make_strand(pool.get_executor()));
+	t1 = now_ns();
+	rss1 = rss_kb();
+
+	t2 = now_ns();
+	for (k = 0; k < n; k++) {
+		boost::asio::post(strands[k], [k, &runs, &left, &m, &cv, &done,
+					       &t3] {
+			runs[k].fetch_add(1, std::memory_order_relaxed);
+			if (left.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+				t3 = now_ns();
+				std::lock_guard<std::mutex> lk(m);
+				done = true;
+				cv.notify_one();
+			}
+		});
+	}
+	{
+		std::unique_lock<std::mutex> lk(m);
+		cv.wait(lk, [&done] { return done; });
+	}
+	t4 = now_ns();
+	strands.clear();
+	t4 = now_ns() - t4;
+	pool.join();
+
+	for (k = 0; k < n; k++) {
+		if (runs[k].load() != 1) {
+			fprintf(stderr, "peer-asio: strand %lu's task ran %u times\n",
+				k, runs[k].load());
+			return 1;
+		}
+	}
+	if (rss0 < 0 || rss1 < 0) {
+		fprintf(stderr, "peer-asio: cannot read /proc/self/statm\n");
+		return 1;
+	}
+	printf("{\"bench\":\"strand_churn\",\"impl\":\"asio\",\"executor\":\"strand\",\"threads\":%lu",
+	       threads);
+	printf(",\"strands\":%lu,\"seconds\":%.6f,\"create_ns\":%llu,\"destroy_ns\":%llu,\"bytes_per_strand\":%lld,\"ops_per_s\":%.0f}\n",
+	       n, (double)(t1 - t0 + t3 - t2 + t4) / 1e9,
+	       (unsigned long long)((t1 - t0 + n / 2) / n),
+	       (unsigned long long)((t4 + n / 2) / n),
+	       (rss1 - rss0) * 1024 / (long long)n,
+	       (double)n * 1e9 / (double)(t3 - t2));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "timer_lateness"))
+		return timer_lateness(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "strand_churn"))
+		return strand_churn(argc, argv);
+	return usage();
 }

@@ -34,6 +34,7 @@ wakeup_latency p50_ns p99_ns p999_ns max_ns
 timer_lateness p50_ns p99_ns max_ns
 timer_churn arm_ns cancel_ns rss_kb
 serial_throughput ops_per_s order_violations
+strand_churn create_ns destroy_ns bytes_per_strand ops_per_s
 idle_cost cpu_ms wakeups
 blocking_mix cpu_done_ms all_done_ms ideal_ms threads_max'
 

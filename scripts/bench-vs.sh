@@ -58,6 +58,7 @@ timer_lateness)		keys='p50_ns p99_ns max_ns' ;;
 chain_latency)		keys='ns_per_hop' ;;
 post_throughput | serial_throughput)	keys='ops_per_s' ;;
 timer_churn)		keys='arm_ns cancel_ns rss_kb' ;;
+strand_churn)		keys='create_ns destroy_ns bytes_per_strand ops_per_s' ;;
 *)
 	echo "bench-vs.sh: no figures known for '$workload'" >&2
 	exit 2

@@ -1589,7 +1589,11 @@ int exec_timers_share(struct exec_executor *ex, struct exec_executor *from)
 	return ex->timers ? 0 : -ENOMEM;
 }
 
-/* Takes out of the wheels every item of @target (of all, if @all). */
+/*
+ * Takes out of the wheels every item of @target (of all, if @all).  A
+ * target with nothing armed, as a strand usually is when destroyed, costs
+ * no walk of the wheels.  Caller holds the base's lock.
+ */
 static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
 					     struct exec_timer_target *target,
 					     bool all)
@@ -1598,6 +1602,8 @@ static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
 	unsigned int clock, row, slot;
 	struct exec_timer *t;
 
+	if (!all && !target->nr_armed)
+		return NULL;
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		for (row = 0; row < EXEC_WHEEL_ROWS; row++) {
 			for (slot = 0; slot < EXEC_WHEEL_LVL_SIZE; slot++) {
@@ -1616,6 +1622,8 @@ static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
 						READ_ONCE(work->flags)));
 					work->next = list;
 					list = work;
+					if (!all && !target->nr_armed)
+						return list;
 				}
 			}
 		}

@@ -50,6 +50,9 @@
  *   exec_local_closures()          the caller's closure cache: its CPU's
  *                                  (interrupts off) / its thread's
  *   exec_local_closures_release()  free the caches, at module exit
+ *   exec_relax_any_context()       one turn of a wait, in any context, for
+ *                                  another thread's few steps (spin / spin,
+ *                                  then yield)
  *
  * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
  * permit available and wakes the owner if it sleeps; park() consumes the

@@ -158,10 +158,8 @@ static struct exec_work *exec_serial_pop(struct exec_serial *s)
 		raw_spin_unlock_irqrestore(&s->consume_lock, flags);
 		if (work != EXEC_MPSC_BUSY)
 			return work;
-		if (++spins < 1024)
-			cpu_relax();
-		else
-			cond_resched();
+		/* The owner may be a submitter, in any context. */
+		exec_relax_any_context(&spins);
 	}
 }
 
@@ -287,9 +285,9 @@ static long exec_serial_taken(struct exec_serial *s, long done, bool linger)
  * has no room for @runner (a bounded pool, full: -EAGAIN), the next batch
  * runs here instead, as the runner would have run it: the items were
  * accepted and must neither wait for a room nobody makes nor be dropped.
- * @linger: @s->linger, and the caller is a thread of the underlying
- * executor (a run of @runner, a dispatch from inside it); only a bounded
- * pool, which gets no lingering runner, makes a submitter consume.
+ * The caller is a thread of the underlying executor (a run of @runner, a
+ * dispatch from inside it) or discards for it: never a submitter.
+ * @linger: @s->linger, for a run of @runner.
  */
 static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 {
@@ -376,46 +374,43 @@ static void exec_serial_runner_discarded(struct exec_work *runner)
 }
 
 /*
- * A post found the underlying executor full: the caller owns the consumer
- * side and gives @keep back to its submitter.  Items pushed before it (and
- * counted late) are others', accepted: run them here, in order, and what is
- * counted meanwhile too, rather than drop them.  False if @keep was gone
- * (see exec_serial_drop()): it has run already.
+ * A submission that may not wait found the underlying executor full: the
+ * caller owns the consumer side and takes its own item, @work, back out of
+ * the queue, as a cancel would, to refuse it.  Nothing runs here, in a
+ * submitter that may be in any context: items of others that are counted
+ * meanwhile, or whose late count made ours the one that raised @nr_queued
+ * from 0, were accepted and go to a run of @runner that the underlying
+ * executor counts but never refuses for room (EXEC_SUBMIT_FORCE), as a
+ * timed item that came due.  Returns -EAGAIN, or 0 if @work had already
+ * been taken by an earlier owner: then it was accepted.
  */
-static bool exec_serial_give_back(struct exec_serial *s,
-				  struct exec_work *keep)
+static int exec_serial_refuse(struct exec_serial *s, struct exec_work *work,
+			      unsigned int flags)
 {
-	struct exec_frame frame;
-	struct exec_work *work;
-	bool found = true;
-	long taken = 0;
+	unsigned int spins = 0;
+	unsigned long irqflags;
+	long left;
+	int ret;
 
-	exec_frame_push_ex(&frame, s, &s->ex);
 	for (;;) {
-		work = exec_serial_pop(s);
-		if (!work) {
-			found = false;
+		raw_spin_lock_irqsave(&s->consume_lock, irqflags);
+		ret = exec_mpsc_unlink(&s->queue, work);
+		raw_spin_unlock_irqrestore(&s->consume_lock, irqflags);
+		if (ret != -EAGAIN)
 			break;
-		}
-		taken++;
-		if (work == EXEC_SERIAL_CREDIT) {
-			exec_stats_inc(&s->nr_discarded);
-			continue;
-		}
-		if (work == keep) {
-			exec_stats_dropped(&s->probe, work);
-			break;
-		}
-		exec_trace_work_activate(&s->ex, work);
-		exec_serial_run_item(s, work, true);
+		exec_relax_any_context(&spins);
 	}
-	exec_frame_pop(&frame);
-	if (atomic_long_sub_return(taken, &s->nr_queued) > 0) {
-		/* Still the owner: a run of @runner's reference. */
-		atomic_inc(&s->refs);
-		exec_serial_consume(s, true, false);
+	if (ret == 1) {
+		exec_stats_dropped(&s->probe, work);
+		left = atomic_long_sub_return(1, &s->nr_queued);
+	} else {
+		left = atomic_long_read(&s->nr_queued);
 	}
-	return found;
+	if (left > 0 &&
+	    exec_serial_schedule(s, flags | EXEC_SUBMIT_NOWAIT |
+				    EXEC_SUBMIT_FORCE))
+		exec_serial_drop(s, left, NULL);
+	return ret == 1 ? -EAGAIN : 0;
 }
 
 static int exec_serial_submit_one(struct exec_executor *ex,
@@ -430,21 +425,19 @@ static int exec_serial_submit_one(struct exec_executor *ex,
 	exec_mpsc_push(&s->queue, work);
 	if (atomic_long_inc_return(&s->nr_queued) != 1)
 		return 0;
-	ret = exec_serial_schedule(s, flags);
+	/* A serial executor's submission never waits for room. */
+	ret = exec_serial_schedule(s, flags | EXEC_SUBMIT_NOWAIT);
 	if (likely(!ret))
 		return 0;
-	if (ret == -EAGAIN && !(flags & EXEC_SUBMIT_POST)) {
-		/*
-		 * No room for @runner in the underlying executor: run the
-		 * batch, ours included, here, as a dispatch would.
-		 */
-		atomic_inc(&s->refs);
-		exec_serial_consume(s, true, false);
-		return 0;
-	}
-	/* Our item may have been taken by an earlier owner: accepted. */
+	if (ret == -EAGAIN && (flags & EXEC_SUBMIT_NOWAIT))
+		return exec_serial_refuse(s, work, flags);
+	/* Accepted without a try: counted beyond the underlying's limit. */
 	if (ret == -EAGAIN)
-		return exec_serial_give_back(s, work) ? ret : 0;
+		ret = exec_serial_schedule(s, flags | EXEC_SUBMIT_NOWAIT |
+					      EXEC_SUBMIT_FORCE);
+	if (!ret)
+		return 0;
+	/* Our item may have been taken by an earlier owner: accepted. */
 	return exec_serial_drop(s, 1, work) ? ret : 0;
 }
 

@@ -636,11 +636,14 @@ static void sx_full_init(struct sx_full *it, atomic_t *runs,
 
 /*
  * A bounded pool of one worker, blocked at a gate, with its one queue slot
- * taken: a try-submit to a serial executor over it, whose runner the pool
- * refuses with -EAGAIN, runs the item in the caller rather than lose it; a
- * post, which must not run in the caller, gets the item back with -EAGAIN.
+ * taken.  Nothing of a serial executor over it runs in a submitter, which
+ * may be in any context: with the only worker blocked, any run before the
+ * gate opens would be the submitter's.  A try-submit and a post to the idle
+ * strand get their items back with -EAGAIN; a submit, which never waits, is
+ * accepted beyond the pool's limit, and a try-submit behind it joins the
+ * strand's queue; all run once the worker is free.
  */
-static void serial_try_submit_over_full_pool_runs_in_place(struct kunit *test)
+static void serial_submit_over_full_pool_runs_nothing_in_caller(struct kunit *test)
 {
 	struct exec_thread_pool_attr attr = { .nr_threads = 1,
 					      .queue_limit = 1 };
@@ -648,7 +651,7 @@ static void serial_try_submit_over_full_pool_runs_in_place(struct kunit *test)
 	struct exec_serial *serial;
 	struct exec_executor *pex, *sex;
 	struct exec_test_gate gate;
-	struct sx_full blocker, filler, a, b;
+	struct sx_full blocker, filler, a, b, c, d;
 	atomic_t runs, discards;
 
 	atomic_set(&runs, 0);
@@ -663,21 +666,26 @@ static void serial_try_submit_over_full_pool_runs_in_place(struct kunit *test)
 	sx_full_init(&filler, &runs, &discards);
 	sx_full_init(&a, &runs, &discards);
 	sx_full_init(&b, &runs, &discards);
+	sx_full_init(&c, &runs, &discards);
+	sx_full_init(&d, &runs, &discards);
 	KUNIT_ASSERT_EQ(test, exec_submit(pex, &blocker.work), 0);
 	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
 	KUNIT_ASSERT_EQ(test, exec_submit(pex, &filler.work), 0);
 
-	KUNIT_EXPECT_EQ(test, exec_try_submit(sex, &a.work), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 1);
+	KUNIT_EXPECT_EQ(test, exec_try_submit(sex, &a.work), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&a.work));
 	KUNIT_EXPECT_EQ(test, exec_post(sex, &b.work), -EAGAIN);
 	KUNIT_EXPECT_FALSE(test, exec_work_pending(&b.work));
+	KUNIT_EXPECT_EQ(test, exec_submit(sex, &c.work), 0);
+	KUNIT_EXPECT_EQ(test, exec_try_submit(sex, &d.work), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 0);
 
 	exec_test_gate_open(&gate);
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&runs, 3,
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&runs, 4,
 							 EXEC_TEST_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
-	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 4);
 	KUNIT_EXPECT_EQ(test, atomic_read(&discards), 0);
 }
 
@@ -1060,7 +1068,7 @@ static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_create_null_args_einval),
 	KUNIT_CASE(serial_running_in_this_thread_only_inside_its_items),
 	KUNIT_CASE(serial_closures_run_in_fifo_order_with_items),
-	KUNIT_CASE(serial_try_submit_over_full_pool_runs_in_place),
+	KUNIT_CASE(serial_submit_over_full_pool_runs_nothing_in_caller),
 	KUNIT_CASE(serial_batch_left_over_full_pool_runs_not_dropped),
 	KUNIT_CASE(serial_submissions_racing_pool_shutdown_end_once),
 	KUNIT_CASE(serial_runner_lingers_without_waking_a_worker),

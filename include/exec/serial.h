@@ -4,10 +4,12 @@
  * time, in submission order, on any underlying executor (another serial
  * executor included).  The completion of one item happens before the start of
  * the next.  It batches its own submissions to the underlying executor, so the
- * number of submissions the underlying executor sees is unspecified.  When a
- * bounded underlying executor has no room for that batch (-EAGAIN), the batch
- * runs in place: on the underlying executor's thread that ended the previous
- * one, or in the submitter (exec_try_submit()); a post gets -EAGAIN instead.
+ * number of submissions the underlying executor sees is unspecified.  No
+ * item runs in a submitter (but through exec_dispatch() or over the inline
+ * executor).  When a bounded underlying executor has no room for a batch, a
+ * submission that may not wait (exec_try_submit(), exec_post()) to an idle
+ * serial executor gets -EAGAIN and its item back; exec_submit(), which never
+ * waits here, is counted beyond the limit (Documentation/executors.rst).
  */
 #ifndef EXEC_SERIAL_H
 #define EXEC_SERIAL_H

@@ -47,6 +47,19 @@
 #define raw_spin_lock_destroy(lock)	((void)(lock))
 
 /*
+ * One turn of a wait, in any context, for another thread's few steps (a
+ * producer between its two stores).  Those steps run with interrupts off,
+ * so the wait is short and spinning is all a caller in atomic context may
+ * do.  Userspace threads may be preempted in them: its mirror yields after
+ * a while.
+ */
+static inline void exec_relax_any_context(unsigned int *spins)
+{
+	(*spins)++;
+	cpu_relax();
+}
+
+/*
  * Exports.  The public API, which the core marks EXPORT_SYMBOL_GPL(), goes
  * into the symbol namespace EXEC: Kbuild compiles exec.ko with
  * DEFAULT_SYMBOL_NAMESPACE=EXEC, and a module using it declares

@@ -160,6 +160,19 @@ void exec_user_yield(void);
 #define cond_resched()	exec_user_yield()
 #define need_resched()	false
 
+/*
+ * One turn of a wait, in any context, for another thread's few steps (see
+ * the kernel mirror): a thread preempted in them may hold the CPU we spin
+ * on, so after a while the CPU is given up.
+ */
+static inline void exec_relax_any_context(unsigned int *spins)
+{
+	if (++*spins < 1024)
+		cpu_relax();
+	else
+		exec_user_yield();
+}
+
 /* atomic_t and atomic_long_t */
 typedef struct { int counter; } atomic_t;
 typedef struct { long counter; } atomic_long_t;

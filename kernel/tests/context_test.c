@@ -360,6 +360,81 @@ static void ctx_bounded_try_submit_from_hardirq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), CTX_BOUND);
 }
 
+/* An item of a strand over a full pool: never in the interrupt. */
+static void ctx_full_item_fn(struct exec_work *work)
+{
+	struct ctx_item *it = container_of(work, struct ctx_item, work);
+
+	if (in_interrupt())
+		atomic_inc(&it->fx->wrong_ctx);
+	exec_test_count(&it->runs);
+	exec_test_count(&it->fx->runs);
+}
+
+/* Indices in fx->items of the serial-over-a-full-pool case. */
+enum { CTX_FULL_TRY, CTX_FULL_POST, CTX_FULL_SUBMIT, CTX_FULL_BEHIND,
+       CTX_FULL_FILL };
+
+static void ctx_serial_full_irq_fn(struct irq_work *work)
+{
+	struct ctx_fx *fx = container_of(work, struct ctx_fx, irq_work);
+	struct exec_executor *sex = exec_serial_executor(fx->serial);
+	struct ctx_item *it = fx->items;
+
+	if (!in_hardirq())
+		atomic_inc(&fx->wrong_ctx);
+	fx->try_ret[0] = exec_try_submit(sex, &it[CTX_FULL_TRY].work);
+	fx->try_ret[1] = exec_post(sex, &it[CTX_FULL_POST].work);
+	fx->try_ret[2] = exec_submit(sex, &it[CTX_FULL_SUBMIT].work);
+	fx->try_ret[3] = exec_try_submit(sex, &it[CTX_FULL_BEHIND].work);
+	fx->try_ret[4] = atomic_read(&fx->runs);
+}
+
+/*
+ * A serial executor over a bounded pool that is full, from a hard
+ * interrupt: nothing runs in the interrupt and nothing waits.  The idle
+ * strand refuses a try-submit and a post (-EAGAIN); a submit is accepted
+ * beyond the pool's limit and a try-submit behind it joins the queue.
+ */
+static void ctx_serial_over_full_pool_from_hardirq(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+	struct exec_executor *ex;
+	unsigned int i;
+
+	ctx_create_pool(test, 1, CTX_BOUND);
+	ex = exec_thread_pool_executor(fx->pool);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&fx->serial, ex), 0);
+	for (i = 0; i < CTX_FULL_FILL + CTX_BOUND; i++)
+		exec_work_init(&fx->items[i].work, ctx_full_item_fn);
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &fx->blocker.work), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&fx->gate, 1));
+	for (i = CTX_FULL_FILL; i < CTX_FULL_FILL + CTX_BOUND; i++)
+		KUNIT_ASSERT_EQ(test, exec_try_submit(ex, &fx->items[i].work),
+				0);
+
+	fx->irq_work = IRQ_WORK_INIT_HARD(ctx_serial_full_irq_fn);
+	fx->irq_work_used = true;
+	irq_work_queue(&fx->irq_work);
+	irq_work_sync(&fx->irq_work);
+
+	KUNIT_EXPECT_EQ(test, fx->try_ret[0], -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fx->try_ret[1], -EAGAIN);
+	KUNIT_EXPECT_EQ(test, fx->try_ret[2], 0);
+	KUNIT_EXPECT_EQ(test, fx->try_ret[3], 0);
+	/* The pool's only worker is blocked: no run yet, anywhere. */
+	KUNIT_EXPECT_EQ(test, fx->try_ret[4], 0);
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs,
+							 CTX_BOUND + 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), CTX_BOUND + 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[CTX_FULL_TRY].runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[CTX_FULL_POST].runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->wrong_ctx), 0);
+}
+
 static void ctx_inline_item_fn(struct exec_work *work)
 {
 	struct ctx_item *it = container_of(work, struct ctx_item, work);
@@ -455,6 +530,7 @@ static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(ctx_loop_from_hardirq),
 	KUNIT_CASE(ctx_serial_and_closures_from_softirq),
 	KUNIT_CASE(ctx_bounded_try_submit_from_hardirq),
+	KUNIT_CASE(ctx_serial_over_full_pool_from_hardirq),
 	KUNIT_CASE(ctx_irq_is_not_the_interrupted_worker),
 	{}
 };

@@ -724,7 +724,7 @@ static struct exec_work *exec_pool_last_look(struct exec_pool_worker *w,
 	struct exec_thread_pool *pool = w->pool;
 	struct exec_work *work = exec_pool_steal(w, true);
 
-	/* Acquire: pairs with the release in exec_pool_submit(). */
+	/* Acquire: pairs with the release in exec_pool_submit_one(). */
 	if (!work && !atomic_read_acquire(&pool->nr_submitting) &&
 	    !exec_pool_has_work(pool))
 		*exit = true;

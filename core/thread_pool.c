@@ -956,11 +956,134 @@ int exec_pool_start_worker(struct exec_thread_pool *pool,
 	return ret;
 }
 
+/*
+ * A pool with @max worker slots, @nr of them in use, its executor and its
+ * timers, in *@poolp; no worker started yet.  0, or -ENOMEM, or the
+ * executor's or the timers' error.
+ */
+static int exec_pool_alloc(struct exec_thread_pool **poolp,
+			   const struct exec_thread_pool_attr *attr,
+			   unsigned int nr, unsigned int max)
+{
+	struct exec_thread_pool *pool;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	pool->workers = kcalloc(max, sizeof(*pool->workers), GFP_KERNEL);
+	if (!pool->workers)
+		goto err_free_pool;
+	if (EXEC_HAVE_CPU_TIMER && attr->per_cpu) {
+		pool->cpu_workers = kcalloc(exec_cpu_ids(),
+					    sizeof(*pool->cpu_workers),
+					    GFP_KERNEL);
+		if (!pool->cpu_workers)
+			goto err_free_workers;
+	}
+	ret = exec_executor_init(&pool->ex, &exec_pool_ops);
+	if (ret)
+		goto err_free_workers;
+	ret = exec_timers_create(&pool->ex);
+	if (ret)
+		goto err_fini_executor;
+	exec_mpsc_init(&pool->queue);
+	spin_lock_init(&pool->consume_lock);
+	raw_spin_lock_init(&pool->idle_lock);
+	init_waitqueue_head(&pool->room_wq);
+	init_waitqueue_head(&pool->join_wq);
+	pool->queue_limit = attr->queue_limit;
+	pool->nr_threads = nr;
+	pool->nr_slots = max;
+	pool->nr_used = nr;
+	atomic_set(&pool->nr_live, nr);
+
+	for (i = 0; i < max; i++) {
+		pool->workers[i].pool = pool;
+		pool->workers[i].index = i;
+		exec_cpu_timer_init(&pool->workers[i].local_timer,
+				    exec_pool_local_check);
+	}
+	*poolp = pool;
+	return 0;
+
+err_fini_executor:
+	exec_executor_fini(&pool->ex);
+	spin_lock_destroy(&pool->consume_lock);
+	raw_spin_lock_destroy(&pool->idle_lock);
+err_free_workers:
+	kfree(pool->cpu_workers);
+	kfree(pool->workers);
+err_free_pool:
+	kfree(pool);
+	return ret;
+}
+
+/* Undoes exec_pool_alloc(), for a pool none of whose workers is left. */
+static void exec_pool_free_unstarted(struct exec_thread_pool *pool)
+{
+	exec_timers_shutdown(&pool->ex);
+	exec_timers_free(&pool->ex);
+	exec_executor_fini(&pool->ex);
+	spin_lock_destroy(&pool->consume_lock);
+	raw_spin_lock_destroy(&pool->idle_lock);
+	kfree(pool->cpu_workers);
+	kfree(pool->workers);
+	kfree(pool);
+}
+
+/*
+ * Starts the workers in use of a pool just allocated, in a per-CPU pool
+ * each bound to a CPU of @cpus (@nr_cpus of them), and a growing pool's
+ * manager.  On error none of them is left, nor their parkers.
+ */
+static int exec_pool_start_workers(struct exec_thread_pool *pool,
+				   const struct exec_thread_pool_attr *attr,
+				   const unsigned int *cpus, int nr_cpus)
+{
+	unsigned int nr = pool->nr_threads, parked, started;
+	int ret;
+
+	/* A CPU's worker is the first one bound to it. */
+	for (started = 0; pool->cpu_workers && started < nr; started++)
+		if (!pool->cpu_workers[cpus[started % nr_cpus]])
+			pool->cpu_workers[cpus[started % nr_cpus]] =
+				&pool->workers[started];
+	for (parked = 0; parked < nr; parked++) {
+		ret = exec_parker_init(&pool->workers[parked].parker);
+		if (ret)
+			goto err_destroy_parkers;
+		pool->workers[parked].parker_ready = true;
+		pool->workers[parked].slot = EXEC_SLOT_LIVE;
+	}
+	for (started = 0; started < nr; started++) {
+		ret = exec_pool_start_worker(pool, started, &attr->thread,
+					     cpus ? cpus[started % nr_cpus] :
+						    UINT_MAX);
+		if (ret)
+			goto err_stop_threads;
+	}
+	if (pool->nr_slots > nr) {
+		ret = exec_grow_create(pool, attr);
+		if (ret)
+			goto err_stop_threads;
+	}
+	return 0;
+
+err_stop_threads:
+	exec_pool_stop_started(pool, started);
+err_destroy_parkers:
+	while (parked--)
+		exec_parker_destroy(&pool->workers[parked].parker);
+	return ret;
+}
+
 int exec_thread_pool_create(struct exec_thread_pool **poolp,
 			    const struct exec_thread_pool_attr *attr)
 {
 	static const struct exec_thread_pool_attr defaults;
-	unsigned int nr, max, parked = 0, started = 0, *cpus = NULL;
+	unsigned int nr, max, *cpus = NULL;
 	struct exec_thread_pool *pool;
 	int ret, nr_cpus = 0;
 
@@ -987,71 +1110,12 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	    (max > nr && attr->per_cpu))
 		goto err_inval;
 
-	ret = -ENOMEM;
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool)
+	ret = exec_pool_alloc(&pool, attr, nr, max);
+	if (ret)
 		goto err_free_cpus;
-	pool->workers = kcalloc(max, sizeof(*pool->workers), GFP_KERNEL);
-	if (!pool->workers) {
-		ret = -ENOMEM;
+	ret = exec_pool_start_workers(pool, attr, cpus, nr_cpus);
+	if (ret)
 		goto err_free_pool;
-	}
-	if (EXEC_HAVE_CPU_TIMER && attr->per_cpu) {
-		pool->cpu_workers = kcalloc(exec_cpu_ids(),
-					    sizeof(*pool->cpu_workers),
-					    GFP_KERNEL);
-		if (!pool->cpu_workers) {
-			ret = -ENOMEM;
-			goto err_free_workers;
-		}
-	}
-	ret = exec_executor_init(&pool->ex, &exec_pool_ops);
-	if (ret)
-		goto err_free_workers;
-	ret = exec_timers_create(&pool->ex);
-	if (ret)
-		goto err_fini_executor;
-	exec_mpsc_init(&pool->queue);
-	spin_lock_init(&pool->consume_lock);
-	raw_spin_lock_init(&pool->idle_lock);
-	init_waitqueue_head(&pool->room_wq);
-	init_waitqueue_head(&pool->join_wq);
-	pool->queue_limit = attr->queue_limit;
-	pool->nr_threads = nr;
-	pool->nr_slots = max;
-	pool->nr_used = nr;
-	atomic_set(&pool->nr_live, nr);
-
-	for (parked = 0; parked < max; parked++) {
-		pool->workers[parked].pool = pool;
-		pool->workers[parked].index = parked;
-		exec_cpu_timer_init(&pool->workers[parked].local_timer,
-				    exec_pool_local_check);
-	}
-	/* A CPU's worker is the first one bound to it. */
-	for (started = 0; pool->cpu_workers && started < nr; started++)
-		if (!pool->cpu_workers[cpus[started % nr_cpus]])
-			pool->cpu_workers[cpus[started % nr_cpus]] =
-				&pool->workers[started];
-	for (parked = 0; parked < nr; parked++) {
-		ret = exec_parker_init(&pool->workers[parked].parker);
-		if (ret)
-			goto err_destroy_parkers;
-		pool->workers[parked].parker_ready = true;
-		pool->workers[parked].slot = EXEC_SLOT_LIVE;
-	}
-	for (started = 0; started < nr; started++) {
-		ret = exec_pool_start_worker(pool, started, &attr->thread,
-					     cpus ? cpus[started % nr_cpus] :
-						    UINT_MAX);
-		if (ret)
-			goto err_stop_threads;
-	}
-	if (max > nr) {
-		ret = exec_grow_create(pool, attr);
-		if (ret)
-			goto err_stop_threads;
-	}
 	snprintf(pool->name, sizeof(pool->name), "%s",
 		 attr->thread.name ? attr->thread.name : EXEC_POOL_DEFAULT_NAME);
 	exec_watchdog_add_pool(pool);
@@ -1060,22 +1124,8 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	*poolp = pool;
 	return 0;
 
-err_stop_threads:
-	exec_pool_stop_started(pool, started);
-err_destroy_parkers:
-	while (parked--)
-		exec_parker_destroy(&pool->workers[parked].parker);
-	exec_timers_shutdown(&pool->ex);
-	exec_timers_free(&pool->ex);
-err_fini_executor:
-	exec_executor_fini(&pool->ex);
-	spin_lock_destroy(&pool->consume_lock);
-	raw_spin_lock_destroy(&pool->idle_lock);
-err_free_workers:
-	kfree(pool->cpu_workers);
-	kfree(pool->workers);
 err_free_pool:
-	kfree(pool);
+	exec_pool_free_unstarted(pool);
 err_free_cpus:
 	kfree(cpus);
 	return ret;

@@ -30,7 +30,7 @@ struct exec_pool_grow;
  * ... after a wake-up that found nothing to do, or after a park that
  * another submission ended within EXEC_POOL_BRIEF_PARK_NS, shorter than the
  * long spin itself: that spin would have caught the item, without the
- * submitter's wake-up system call (see exec_pool_wait()).  Longer parks keep
+ * submitter's wake-up system call (see exec_pool_park()).  Longer parks keep
  * the short spin, on which prompt wake-ups depend (architecture.rst).
  * 512 pauses.
  */

@@ -619,6 +619,121 @@ static struct exec_work *exec_pool_spin(struct exec_pool_worker *w,
 }
 
 /*
+ * The spin of a worker out of work, counted in @nr_spinning so that
+ * submitters wake nobody.  Returns an item stolen from another worker's
+ * slot, or NULL; sets *@spun_out as exec_pool_spin() does, and also when
+ * the worker does not spin at all.
+ */
+static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
+						    bool watching,
+						    bool *spun_out)
+{
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_work *work = NULL;
+	u64 budget;
+
+	atomic_inc_return(&pool->nr_spinning);
+	/*
+	 * Woken, and found nothing: the item was run by the worker that
+	 * posted it to its own slot, as in a chain of self-posts, each of
+	 * which wakes a sleeper.  Spinning longer saves that worker the
+	 * system calls; a worker that finds work goes back to the short spin.
+	 */
+	budget = exec_pool_spin_budget(w);
+	w->woken_idle = false;
+	/* No spin at all: as if spun out, without the yield below. */
+	*spun_out = true;
+	if (budget)
+		work = exec_pool_spin(w, budget, watching, spun_out);
+	/*
+	 * Before it parks, a worker that spun yields its CPU once and looks
+	 * again, still counted as spinning so that submitters wake nobody:
+	 * with more runnable threads than CPUs, the submitter it waits for
+	 * may be the thread its spinning kept off this CPU.
+	 */
+	if (!work && budget && *spun_out) {
+		cond_resched();
+		if (exec_pool_wait_over(pool))
+			*spun_out = false;
+	}
+	/* Full barrier, before the look at the queue in exec_pool_take(). */
+	atomic_dec_return(&pool->nr_spinning);
+	return work;
+}
+
+/*
+ * A worker gone idle with nothing found takes whatever is in another
+ * worker's slot, or parks: until woken, or with @timed until @when.  It
+ * keeps its spin credit as the park went.  Returns the item stolen, or
+ * NULL; sets *@parked if it parked.
+ */
+static inline struct exec_work *exec_pool_park(struct exec_pool_worker *w,
+					       const u64 *when, bool timed,
+					       bool *parked)
+{
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_work *work = exec_pool_steal(w, true);
+	u64 parked_at = work ? 0 : exec_clock_read_local();
+
+	if (!work) {
+		exec_pool_flush_ack_idle(w);
+		exec_trace_worker_park(&pool->ex, w->index);
+		if (timed)
+			exec_parker_park_until(&w->parker, when);
+		else
+			exec_parker_park(&w->parker);
+		exec_trace_worker_wake(&pool->ex, w->index);
+		*parked = true;
+	}
+	w->parked_briefly = parked_at &&
+		exec_clock_read_local() - parked_at <
+			EXEC_POOL_BRIEF_PARK_NS;
+	if (w->parked_briefly)
+		w->spin_credit = EXEC_POOL_SPIN_CREDIT;
+	else if (parked_at && w->spin_credit)
+		w->spin_credit--;
+	return work;
+}
+
+/*
+ * The item its waker handed over, @handed, runs first, or, after @work, one
+ * it stole on its way to park, next: its slot is empty, as it went idle with
+ * nothing in it and only the worker fills it.  Returns the item to run now.
+ */
+static inline struct exec_work *exec_pool_take_handed(struct exec_pool_worker *w,
+						      struct exec_work *work,
+						      struct exec_work *handed)
+{
+	if (handed && work) {
+		/* Release: its contents, for a worker that steals it. */
+		smp_store_release(&w->next, handed);
+	} else if (handed) {
+		work = handed;
+	}
+	return work;
+}
+
+/*
+ * The pool is stopping: the worker takes what is left in the other
+ * workers' slots, and sets *@exit once nothing is left that it could take
+ * and no outside submitter is inside a submission.
+ */
+static struct exec_work *exec_pool_last_look(struct exec_pool_worker *w,
+					     bool *exit)
+{
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_work *work = exec_pool_steal(w, true);
+
+	/* Acquire: pairs with the release in exec_pool_submit_one(). */
+	if (!work && !atomic_read_acquire(&pool->nr_submitting) &&
+	    !exec_pool_has_work(pool))
+		*exit = true;
+	else if (!work)
+		cpu_relax();
+	return work;
+}
+
+/*
  * Wait for work: spin, then park.  Returns an item stolen from another
  * worker's slot, or NULL to make the caller look again.  Sets *@exit when the
  * pool is stopping and nothing is left that this worker could take (items a
@@ -629,7 +744,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	struct exec_thread_pool *pool = w->pool;
 	bool added = w->index >= pool->nr_threads;
 	struct exec_work *work = NULL, *handed;
-	u64 when[EXEC_CLOCK_COUNT], parked_at, budget;
+	u64 when[EXEC_CLOCK_COUNT];
 	bool watching = false, parked = false, woken, spun_out;
 
 	if (unlikely(exec_pool_halted(pool))) {
@@ -639,7 +754,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	/* Out of work: whatever it deferred has been taken. */
 	w->deferred_at = 0;
 	if (exec_pool_stopping(pool))
-		goto last_look;
+		return exec_pool_last_look(w, exit);
 
 	/*
 	 * While it waits, the worker may also wait for the pool's next
@@ -652,32 +767,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		when[EXEC_CLOCK_MONOTONIC] = exec_grow_idle_deadline(pool);
 		when[EXEC_CLOCK_REALTIME] = EXEC_TIME_NEVER;
 	}
-	atomic_inc_return(&pool->nr_spinning);
-	/*
-	 * Woken, and found nothing: the item was run by the worker that
-	 * posted it to its own slot, as in a chain of self-posts, each of
-	 * which wakes a sleeper.  Spinning longer saves that worker the
-	 * system calls; a worker that finds work goes back to the short spin.
-	 */
-	budget = exec_pool_spin_budget(w);
-	w->woken_idle = false;
-	/* No spin at all: as if spun out, without the yield below. */
-	spun_out = true;
-	if (budget)
-		work = exec_pool_spin(w, budget, watching, &spun_out);
-	/*
-	 * Before it parks, a worker that spun yields its CPU once and looks
-	 * again, still counted as spinning so that submitters wake nobody:
-	 * with more runnable threads than CPUs, the submitter it waits for
-	 * may be the thread its spinning kept off this CPU.
-	 */
-	if (!work && budget && spun_out) {
-		cond_resched();
-		if (exec_pool_wait_over(pool))
-			spun_out = false;
-	}
-	/* Full barrier, before the look at the queue in exec_pool_take(). */
-	atomic_dec_return(&pool->nr_spinning);
+	work = exec_pool_wait_spin(w, watching, &spun_out);
 	if (work || !spun_out) {
 		w->spin_credit = EXEC_POOL_SPIN_CREDIT;
 		/* Before the hand-over, which may set it too. */
@@ -695,25 +785,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		exec_pool_set_state(pool, EXEC_POOL_STOP);
 		exec_pool_wake_all(pool);
 	} else {
-		work = exec_pool_steal(w, true);
-		parked_at = work ? 0 : exec_clock_read_local();
-		if (!work) {
-			exec_pool_flush_ack_idle(w);
-			exec_trace_worker_park(&pool->ex, w->index);
-			if (watching || added)
-				exec_parker_park_until(&w->parker, when);
-			else
-				exec_parker_park(&w->parker);
-			exec_trace_worker_wake(&pool->ex, w->index);
-			parked = true;
-		}
-		w->parked_briefly = parked_at &&
-			exec_clock_read_local() - parked_at <
-				EXEC_POOL_BRIEF_PARK_NS;
-		if (w->parked_briefly)
-			w->spin_credit = EXEC_POOL_SPIN_CREDIT;
-		else if (parked_at && w->spin_credit)
-			w->spin_credit--;
+		work = exec_pool_park(w, when, watching || added, &parked);
 	}
 	woken = exec_pool_unidle(w, &handed);
 	if (added && !work && !woken &&
@@ -730,30 +802,10 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	 * woke the other worker for every deadline the watcher took.
 	 */
 	w->was_spinning = !work && (woken || !parked);
-	/*
-	 * The item its waker handed over runs first, or, after one it stole
-	 * on its way to park, next: its slot is empty, as it went idle with
-	 * nothing in it and only the worker fills it.
-	 */
-	if (handed && work) {
-		/* Release: its contents, for a worker that steals it. */
-		smp_store_release(&w->next, handed);
-	} else if (handed) {
-		work = handed;
-	}
+	work = exec_pool_take_handed(w, work, handed);
 	/* Its due items, deferred to this worker. */
 	if (watching)
 		exec_pool_unwatch(w, work);
-	return work;
-
-last_look:
-	work = exec_pool_steal(w, true);
-	/* Acquire: pairs with the release in exec_pool_submit(). */
-	if (!work && !atomic_read_acquire(&pool->nr_submitting) &&
-	    !exec_pool_has_work(pool))
-		*exit = true;
-	else if (!work)
-		cpu_relax();
 	return work;
 }
 
@@ -904,11 +956,134 @@ int exec_pool_start_worker(struct exec_thread_pool *pool,
 	return ret;
 }
 
+/*
+ * A pool with @max worker slots, @nr of them in use, its executor and its
+ * timers, in *@poolp; no worker started yet.  0, or -ENOMEM, or the
+ * executor's or the timers' error.
+ */
+static int exec_pool_alloc(struct exec_thread_pool **poolp,
+			   const struct exec_thread_pool_attr *attr,
+			   unsigned int nr, unsigned int max)
+{
+	struct exec_thread_pool *pool;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	pool->workers = kcalloc(max, sizeof(*pool->workers), GFP_KERNEL);
+	if (!pool->workers)
+		goto err_free_pool;
+	if (EXEC_HAVE_CPU_TIMER && attr->per_cpu) {
+		pool->cpu_workers = kcalloc(exec_cpu_ids(),
+					    sizeof(*pool->cpu_workers),
+					    GFP_KERNEL);
+		if (!pool->cpu_workers)
+			goto err_free_workers;
+	}
+	ret = exec_executor_init(&pool->ex, &exec_pool_ops);
+	if (ret)
+		goto err_free_workers;
+	ret = exec_timers_create(&pool->ex);
+	if (ret)
+		goto err_fini_executor;
+	exec_mpsc_init(&pool->queue);
+	spin_lock_init(&pool->consume_lock);
+	raw_spin_lock_init(&pool->idle_lock);
+	init_waitqueue_head(&pool->room_wq);
+	init_waitqueue_head(&pool->join_wq);
+	pool->queue_limit = attr->queue_limit;
+	pool->nr_threads = nr;
+	pool->nr_slots = max;
+	pool->nr_used = nr;
+	atomic_set(&pool->nr_live, nr);
+
+	for (i = 0; i < max; i++) {
+		pool->workers[i].pool = pool;
+		pool->workers[i].index = i;
+		exec_cpu_timer_init(&pool->workers[i].local_timer,
+				    exec_pool_local_check);
+	}
+	*poolp = pool;
+	return 0;
+
+err_fini_executor:
+	exec_executor_fini(&pool->ex);
+	spin_lock_destroy(&pool->consume_lock);
+	raw_spin_lock_destroy(&pool->idle_lock);
+err_free_workers:
+	kfree(pool->cpu_workers);
+	kfree(pool->workers);
+err_free_pool:
+	kfree(pool);
+	return ret;
+}
+
+/* Undoes exec_pool_alloc(), for a pool none of whose workers is left. */
+static void exec_pool_free_unstarted(struct exec_thread_pool *pool)
+{
+	exec_timers_shutdown(&pool->ex);
+	exec_timers_free(&pool->ex);
+	exec_executor_fini(&pool->ex);
+	spin_lock_destroy(&pool->consume_lock);
+	raw_spin_lock_destroy(&pool->idle_lock);
+	kfree(pool->cpu_workers);
+	kfree(pool->workers);
+	kfree(pool);
+}
+
+/*
+ * Starts the workers in use of a pool just allocated, in a per-CPU pool
+ * each bound to a CPU of @cpus (@nr_cpus of them), and a growing pool's
+ * manager.  On error none of them is left, nor their parkers.
+ */
+static int exec_pool_start_workers(struct exec_thread_pool *pool,
+				   const struct exec_thread_pool_attr *attr,
+				   const unsigned int *cpus, int nr_cpus)
+{
+	unsigned int nr = pool->nr_threads, parked, started;
+	int ret;
+
+	/* A CPU's worker is the first one bound to it. */
+	for (started = 0; pool->cpu_workers && started < nr; started++)
+		if (!pool->cpu_workers[cpus[started % nr_cpus]])
+			pool->cpu_workers[cpus[started % nr_cpus]] =
+				&pool->workers[started];
+	for (parked = 0; parked < nr; parked++) {
+		ret = exec_parker_init(&pool->workers[parked].parker);
+		if (ret)
+			goto err_destroy_parkers;
+		pool->workers[parked].parker_ready = true;
+		pool->workers[parked].slot = EXEC_SLOT_LIVE;
+	}
+	for (started = 0; started < nr; started++) {
+		ret = exec_pool_start_worker(pool, started, &attr->thread,
+					     cpus ? cpus[started % nr_cpus] :
+						    UINT_MAX);
+		if (ret)
+			goto err_stop_threads;
+	}
+	if (pool->nr_slots > nr) {
+		ret = exec_grow_create(pool, attr);
+		if (ret)
+			goto err_stop_threads;
+	}
+	return 0;
+
+err_stop_threads:
+	exec_pool_stop_started(pool, started);
+err_destroy_parkers:
+	while (parked--)
+		exec_parker_destroy(&pool->workers[parked].parker);
+	return ret;
+}
+
 int exec_thread_pool_create(struct exec_thread_pool **poolp,
 			    const struct exec_thread_pool_attr *attr)
 {
 	static const struct exec_thread_pool_attr defaults;
-	unsigned int nr, max, parked = 0, started = 0, *cpus = NULL;
+	unsigned int nr, max, *cpus = NULL;
 	struct exec_thread_pool *pool;
 	int ret, nr_cpus = 0;
 
@@ -935,71 +1110,12 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	    (max > nr && attr->per_cpu))
 		goto err_inval;
 
-	ret = -ENOMEM;
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool)
+	ret = exec_pool_alloc(&pool, attr, nr, max);
+	if (ret)
 		goto err_free_cpus;
-	pool->workers = kcalloc(max, sizeof(*pool->workers), GFP_KERNEL);
-	if (!pool->workers) {
-		ret = -ENOMEM;
+	ret = exec_pool_start_workers(pool, attr, cpus, nr_cpus);
+	if (ret)
 		goto err_free_pool;
-	}
-	if (EXEC_HAVE_CPU_TIMER && attr->per_cpu) {
-		pool->cpu_workers = kcalloc(exec_cpu_ids(),
-					    sizeof(*pool->cpu_workers),
-					    GFP_KERNEL);
-		if (!pool->cpu_workers) {
-			ret = -ENOMEM;
-			goto err_free_workers;
-		}
-	}
-	ret = exec_executor_init(&pool->ex, &exec_pool_ops);
-	if (ret)
-		goto err_free_workers;
-	ret = exec_timers_create(&pool->ex);
-	if (ret)
-		goto err_fini_executor;
-	exec_mpsc_init(&pool->queue);
-	spin_lock_init(&pool->consume_lock);
-	raw_spin_lock_init(&pool->idle_lock);
-	init_waitqueue_head(&pool->room_wq);
-	init_waitqueue_head(&pool->join_wq);
-	pool->queue_limit = attr->queue_limit;
-	pool->nr_threads = nr;
-	pool->nr_slots = max;
-	pool->nr_used = nr;
-	atomic_set(&pool->nr_live, nr);
-
-	for (parked = 0; parked < max; parked++) {
-		pool->workers[parked].pool = pool;
-		pool->workers[parked].index = parked;
-		exec_cpu_timer_init(&pool->workers[parked].local_timer,
-				    exec_pool_local_check);
-	}
-	/* A CPU's worker is the first one bound to it. */
-	for (started = 0; pool->cpu_workers && started < nr; started++)
-		if (!pool->cpu_workers[cpus[started % nr_cpus]])
-			pool->cpu_workers[cpus[started % nr_cpus]] =
-				&pool->workers[started];
-	for (parked = 0; parked < nr; parked++) {
-		ret = exec_parker_init(&pool->workers[parked].parker);
-		if (ret)
-			goto err_destroy_parkers;
-		pool->workers[parked].parker_ready = true;
-		pool->workers[parked].slot = EXEC_SLOT_LIVE;
-	}
-	for (started = 0; started < nr; started++) {
-		ret = exec_pool_start_worker(pool, started, &attr->thread,
-					     cpus ? cpus[started % nr_cpus] :
-						    UINT_MAX);
-		if (ret)
-			goto err_stop_threads;
-	}
-	if (max > nr) {
-		ret = exec_grow_create(pool, attr);
-		if (ret)
-			goto err_stop_threads;
-	}
 	snprintf(pool->name, sizeof(pool->name), "%s",
 		 attr->thread.name ? attr->thread.name : EXEC_POOL_DEFAULT_NAME);
 	exec_watchdog_add_pool(pool);
@@ -1008,22 +1124,8 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	*poolp = pool;
 	return 0;
 
-err_stop_threads:
-	exec_pool_stop_started(pool, started);
-err_destroy_parkers:
-	while (parked--)
-		exec_parker_destroy(&pool->workers[parked].parker);
-	exec_timers_shutdown(&pool->ex);
-	exec_timers_free(&pool->ex);
-err_fini_executor:
-	exec_executor_fini(&pool->ex);
-	spin_lock_destroy(&pool->consume_lock);
-	raw_spin_lock_destroy(&pool->idle_lock);
-err_free_workers:
-	kfree(pool->cpu_workers);
-	kfree(pool->workers);
 err_free_pool:
-	kfree(pool);
+	exec_pool_free_unstarted(pool);
 err_free_cpus:
 	kfree(cpus);
 	return ret;

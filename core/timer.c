@@ -1360,6 +1360,52 @@ static int exec_periodic_rearm(struct exec_timer_target *target,
 				exec_timer_apply_slack(next, p->slack));
 }
 
+/*
+ * For exec_timer_run(): @t, dequeued by the executor of @target, leaves
+ * its base (under the base's lock; the caller holds @t's bucket lock, with
+ * @rec on it).  Returns @t's link.  A moved item is filed again, *@due set
+ * as by exec_timer_enqueue(), or to -ESHUTDOWN if it can be filed nowhere;
+ * one not fired is marked in @rec not to run now.
+ */
+static struct exec_work **exec_timer_run_unlink(struct exec_timer *t,
+						struct exec_timer_target *target,
+						struct exec_timer_running *rec,
+						int *due)
+{
+	struct exec_timer_base *base = target->base;
+	struct exec_work **link;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&base->lock, flags);
+	link = t->link;
+	t->link = EXEC_TIMER_IDLE;
+	if ((link == EXEC_TIMER_MOVED_MONO ||
+	     link == EXEC_TIMER_MOVED_REAL) &&
+	    unlikely(target->dead || base->dead)) {
+		/*
+		 * Moved, then dequeued after its executor's timed work was
+		 * shut down: it can be filed nowhere, and is discarded, as
+		 * the arm of a shut-down executor is refused.
+		 */
+		exec_timer_release(t);
+		*due = -ESHUTDOWN;
+	} else if (link == EXEC_TIMER_MOVED_MONO ||
+		   link == EXEC_TIMER_MOVED_REAL) {
+		*due = exec_timer_enqueue(base, t,
+					  link == EXEC_TIMER_MOVED_REAL ?
+					  EXEC_CLOCK_REALTIME :
+					  EXEC_CLOCK_MONOTONIC,
+					  t->expires);
+	} else {
+		exec_timer_release(t);
+	}
+	/* Cancelled, or moved (and maybe due again): no run now. */
+	if (link != EXEC_TIMER_FIRED)
+		rec->cancelled = true;
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return link;
+}
+
 /**
  * exec_timer_run - start a timed item (exec_work_run() on a timer)
  * @work: the item, just dequeued by its executor
@@ -1373,7 +1419,6 @@ void exec_timer_run(struct exec_work *work)
 	struct exec_timer_running rec = { .timer = t };
 	struct exec_work **link = EXEC_TIMER_IDLE;
 	struct exec_timer_target *target;
-	struct exec_timer_base *base;
 	struct exec_timer_running **pp;
 	unsigned long flags, bflags, wflags;
 	int due = 0;
@@ -1390,35 +1435,7 @@ void exec_timer_run(struct exec_work *work)
 	wflags = READ_ONCE(work->flags);
 	target = exec_flags_target(wflags);
 	if (target) {
-		base = target->base;
-		raw_spin_lock_irqsave(&base->lock, flags);
-		link = t->link;
-		t->link = EXEC_TIMER_IDLE;
-		if ((link == EXEC_TIMER_MOVED_MONO ||
-		     link == EXEC_TIMER_MOVED_REAL) &&
-		    unlikely(target->dead || base->dead)) {
-			/*
-			 * Moved, then dequeued after its executor's timed
-			 * work was shut down: it can be filed nowhere, and
-			 * is discarded, as the arm of a shut-down executor
-			 * is refused.
-			 */
-			exec_timer_release(t);
-			due = -ESHUTDOWN;
-		} else if (link == EXEC_TIMER_MOVED_MONO ||
-			   link == EXEC_TIMER_MOVED_REAL) {
-			due = exec_timer_enqueue(base, t,
-						 link == EXEC_TIMER_MOVED_REAL ?
-						 EXEC_CLOCK_REALTIME :
-						 EXEC_CLOCK_MONOTONIC,
-						 t->expires);
-		} else {
-			exec_timer_release(t);
-		}
-		/* Cancelled, or moved (and maybe due again): no run now. */
-		if (link != EXEC_TIMER_FIRED)
-			rec.cancelled = true;
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		link = exec_timer_run_unlink(t, target, &rec, &due);
 		raw_spin_unlock_irqrestore(&b->lock, bflags);
 		if (link != EXEC_TIMER_FIRED)
 			goto unregister;

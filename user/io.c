@@ -1171,21 +1171,79 @@ static bool exec_uring_pick(struct exec_io_op *op)
 	return bid >= 0 || op->opcode == EXEC_IO_RECV_MULTI;
 }
 
+/* Gives back the buffer exec_uring_pick() took for @op, if it took one. */
+static void exec_uring_unpick(struct exec_io_op *op)
+{
+	struct exec_io_bufs *bufs = exec_io_op_bufs(op);
+
+	if (bufs && *exec_uring_armed(op)) {
+		exec_io_buf_put(bufs, *exec_uring_armed(op));
+		*exec_uring_armed(op) = NULL;
+	}
+}
+
+/* A receive into a group's buffer (EXEC_IO_RECV_BUF). */
+static void exec_uring_prep_recv_buf(struct io_uring_sqe *sqe,
+				     struct exec_io_op *op)
+{
+	struct exec_io_bufs *bufs = op->backend[2];
+
+	if (!bufs->br) {
+		io_uring_prep_recv(sqe, op->fd, op->buf, bufs->size,
+				   (int)op->flags);
+		return;
+	}
+	/* The kernel picks the buffer when data comes. */
+	io_uring_prep_recv(sqe, op->fd, NULL, bufs->size, (int)op->flags);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = bufs->bgid;
+}
+
+/* A multishot receive into a group's buffers (EXEC_IO_RECV_MULTI). */
+static void exec_uring_prep_recv_multi(struct exec_io *io,
+				       struct io_uring_sqe *sqe,
+				       struct exec_io_op *op)
+{
+	struct exec_io_bufs *bufs = exec_io_op_bufs(op);
+
+	if (!bufs->br && *exec_uring_armed(op)) {
+		io_uring_prep_recv(sqe, op->fd, *exec_uring_armed(op),
+				   bufs->size, (int)op->flags);
+		return;
+	}
+	if (!bufs->br) {
+		/* No buffer free yet: wait until data is there. */
+		((struct exec_io_multi *)op->backend[2])->polling = true;
+		io_uring_prep_poll_add(sqe, op->fd, POLLIN);
+		return;
+	}
+	if (io->no_recv_multishot) {
+		io_uring_prep_recv(sqe, op->fd, NULL, bufs->size,
+				   (int)op->flags);
+	} else {
+		/* The size is the ring's buffers': 0 here (6.0). */
+		io_uring_prep_recv_multishot(sqe, op->fd, NULL, 0,
+					     (int)op->flags);
+	}
+	/*
+	 * A buffer is picked once data is there, not before: an empty ring
+	 * ends it only when data finds no buffer (5.19).
+	 */
+	sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = bufs->bgid;
+}
+
 static int exec_uring_prep(struct exec_io *io, struct exec_io_op *op)
 {
 	struct io_uring_sqe *sqe;
 	unsigned int len = (unsigned int)min_t(size_t, op->len, UINT_MAX);
-	struct exec_io_bufs *bufs;
 
 	if (!exec_uring_pick(op))
 		return -ENOBUFS;
 	sqe = exec_uring_sqe(io);
 	if (!sqe) {
-		bufs = exec_io_op_bufs(op);
-		if (bufs && *exec_uring_armed(op)) {
-			exec_io_buf_put(bufs, *exec_uring_armed(op));
-			*exec_uring_armed(op) = NULL;
-		}
+		exec_uring_unpick(op);
 		return -EBUSY;
 	}
 	switch (op->opcode) {
@@ -1212,46 +1270,10 @@ static int exec_uring_prep(struct exec_io *io, struct exec_io_op *op)
 				   (int)op->flags);
 		break;
 	case EXEC_IO_RECV_BUF:
-		bufs = op->backend[2];
-		if (!bufs->br) {
-			io_uring_prep_recv(sqe, op->fd, op->buf, bufs->size,
-					   (int)op->flags);
-			break;
-		}
-		/* The kernel picks the buffer when data comes. */
-		io_uring_prep_recv(sqe, op->fd, NULL, bufs->size,
-				   (int)op->flags);
-		sqe->flags |= IOSQE_BUFFER_SELECT;
-		sqe->buf_group = bufs->bgid;
+		exec_uring_prep_recv_buf(sqe, op);
 		break;
 	case EXEC_IO_RECV_MULTI:
-		bufs = exec_io_op_bufs(op);
-		if (!bufs->br && *exec_uring_armed(op)) {
-			io_uring_prep_recv(sqe, op->fd, *exec_uring_armed(op),
-					   bufs->size, (int)op->flags);
-			break;
-		}
-		if (!bufs->br) {
-			/* No buffer free yet: wait until data is there. */
-			((struct exec_io_multi *)op->backend[2])->polling = true;
-			io_uring_prep_poll_add(sqe, op->fd, POLLIN);
-			break;
-		}
-		if (io->no_recv_multishot) {
-			io_uring_prep_recv(sqe, op->fd, NULL, bufs->size,
-					   (int)op->flags);
-		} else {
-			/* The size is the ring's buffers': 0 here (6.0). */
-			io_uring_prep_recv_multishot(sqe, op->fd, NULL, 0,
-						     (int)op->flags);
-		}
-		/*
-		 * A buffer is picked once data is there, not before: an
-		 * empty ring ends it only when data finds no buffer (5.19).
-		 */
-		sqe->ioprio |= IORING_RECVSEND_POLL_FIRST;
-		sqe->flags |= IOSQE_BUFFER_SELECT;
-		sqe->buf_group = bufs->bgid;
+		exec_uring_prep_recv_multi(io, sqe, op);
 		break;
 	case EXEC_IO_READ:
 		io_uring_prep_read(sqe, op->fd, op->buf, len, op->off);

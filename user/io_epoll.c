@@ -183,62 +183,49 @@ static long exec_ep_try_socket(struct exec_io_op *op)
 	return exec_ep_ret(sendmsg(op->fd, &msg, MSG_DONTWAIT));
 }
 
-/* One non-blocking try of @op: its result, or -EAGAIN to wait. */
-static long exec_ep_try(struct exec_io_op *op)
+/* A connect: started, or once started, its result; -EAGAIN meanwhile. */
+static long exec_ep_connect(struct exec_io_op *op)
 {
-	struct pollfd pfd;
 	socklen_t len;
 	int ret, err;
-	bool pos = op->off == (u64)-1;
 
-	switch (op->opcode) {
-	case EXEC_IO_ACCEPT:
-	case EXEC_IO_ACCEPT_MULTI:
-		ret = exec_ep_nonblock(op->fd);
-		if (ret)
-			return ret;
-		return exec_ep_ret(accept4(op->fd, NULL, NULL, SOCK_CLOEXEC));
-	case EXEC_IO_CONNECT:
-		if (op->flags & EXEC_EP_CONNECTING) {
-			len = sizeof(err);
-			if (getsockopt(op->fd, SOL_SOCKET, SO_ERROR, &err,
-				       &len))
-				return -errno;
-			return err == EINPROGRESS ? -EAGAIN : -err;
-		}
-		ret = exec_ep_nonblock(op->fd);
-		if (ret)
-			return ret;
-		if (!connect(op->fd, op->buf, (socklen_t)op->len))
-			return 0;
-		if (errno != EINPROGRESS)
+	if (op->flags & EXEC_EP_CONNECTING) {
+		len = sizeof(err);
+		if (getsockopt(op->fd, SOL_SOCKET, SO_ERROR, &err, &len))
 			return -errno;
-		op->flags |= EXEC_EP_CONNECTING;
-		return -EAGAIN;
-	case EXEC_IO_RECV:
-		return exec_ep_ret(recv(op->fd, op->buf, op->len,
-					(int)op->flags | MSG_DONTWAIT));
-	case EXEC_IO_SEND:
-		return exec_ep_ret(send(op->fd, op->buf, op->len,
-					(int)op->flags | MSG_DONTWAIT));
-	case EXEC_IO_RECV_BUF:
-		return exec_ep_recv_buf(op, &op->buf);
-	case EXEC_IO_RECV_MULTI:
-		/* Handed over by exec_ep_settle(), under the lock. */
-		return exec_ep_recv_buf(op, &((struct exec_io_multi *)
-					      op->backend[2])->armed);
-	case EXEC_IO_POLL:
-		pfd.fd = op->fd;
-		pfd.events = (short)op->flags;
-		pfd.revents = 0;
-		if (poll(&pfd, 1, 0) < 0)
-			return -errno;
-		if (pfd.revents & POLLNVAL)
-			return -EBADF;
-		return pfd.revents ? (long)(unsigned short)pfd.revents : -EAGAIN;
-	case EXEC_IO_CLOSE:
-		return close(op->fd) ? -errno : 0;
+		return err == EINPROGRESS ? -EAGAIN : -err;
 	}
+	ret = exec_ep_nonblock(op->fd);
+	if (ret)
+		return ret;
+	if (!connect(op->fd, op->buf, (socklen_t)op->len))
+		return 0;
+	if (errno != EINPROGRESS)
+		return -errno;
+	op->flags |= EXEC_EP_CONNECTING;
+	return -EAGAIN;
+}
+
+/* A poll, without waiting: the events there, or -EAGAIN if none. */
+static long exec_ep_poll_now(struct exec_io_op *op)
+{
+	struct pollfd pfd;
+
+	pfd.fd = op->fd;
+	pfd.events = (short)op->flags;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, 0) < 0)
+		return -errno;
+	if (pfd.revents & POLLNVAL)
+		return -EBADF;
+	return pfd.revents ? (long)(unsigned short)pfd.revents : -EAGAIN;
+}
+
+/* A read or write, at the current position or at @op->off. */
+static long exec_ep_rw(struct exec_io_op *op)
+{
+	bool pos = op->off == (u64)-1;
+	int ret;
 
 	/*
 	 * At the current position the descriptor may be a socket, which
@@ -274,6 +261,40 @@ static long exec_ep_try(struct exec_io_op *op)
 					   (off_t)op->off));
 	}
 	return -EINVAL;
+}
+
+/* One non-blocking try of @op: its result, or -EAGAIN to wait. */
+static long exec_ep_try(struct exec_io_op *op)
+{
+	int ret;
+
+	switch (op->opcode) {
+	case EXEC_IO_ACCEPT:
+	case EXEC_IO_ACCEPT_MULTI:
+		ret = exec_ep_nonblock(op->fd);
+		if (ret)
+			return ret;
+		return exec_ep_ret(accept4(op->fd, NULL, NULL, SOCK_CLOEXEC));
+	case EXEC_IO_CONNECT:
+		return exec_ep_connect(op);
+	case EXEC_IO_RECV:
+		return exec_ep_ret(recv(op->fd, op->buf, op->len,
+					(int)op->flags | MSG_DONTWAIT));
+	case EXEC_IO_SEND:
+		return exec_ep_ret(send(op->fd, op->buf, op->len,
+					(int)op->flags | MSG_DONTWAIT));
+	case EXEC_IO_RECV_BUF:
+		return exec_ep_recv_buf(op, &op->buf);
+	case EXEC_IO_RECV_MULTI:
+		/* Handed over by exec_ep_settle(), under the lock. */
+		return exec_ep_recv_buf(op, &((struct exec_io_multi *)
+					      op->backend[2])->armed);
+	case EXEC_IO_POLL:
+		return exec_ep_poll_now(op);
+	case EXEC_IO_CLOSE:
+		return close(op->fd) ? -errno : 0;
+	}
+	return exec_ep_rw(op);
 }
 
 /* @fd's entry, created if needed; NULL without memory.  Lock held. */

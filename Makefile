@@ -199,7 +199,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # in $(CHECK_RESULTS); the last line printed is the sum, "N passed, N failed".
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
-CHECK_TARGETS := check-build check-bench-plot check-abi check-user check-fallback \
+CHECK_TARGETS := check-build check-layout check-bench-plot check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-httpd check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-kernel check-kernel-kcsan
@@ -334,6 +334,11 @@ check-install:
 		tests/install/run.sh $(STAGE) $(PKGCONFIGDIR) $(MANDIR) \
 			$(abspath $(O))/consumer \
 			$(SUBMAKE) -C $(CURDIR) uninstall $(STAGE_DIRS)'
+
+# The layout rules that can be counted (scripts/check-layout.sh).
+check-layout:
+	@$(CHECK_RUN) layout '$(CHECK_RESULTS)' -- \
+		scripts/check-layout.sh $(wildcard core/*.c user/*.c kernel/*.c)
 
 # The library example of README.md, exactly as written, built with its own
 # cc commands against a staged install, and run.

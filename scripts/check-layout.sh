@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# check-layout.sh FILE...
+#
+# What the project's layout rules say that can be counted: no function of
+# the library's C sources is over 80 lines, counted from the line that
+# opens its definition (a line that starts with a letter, has a '(' and
+# does not end with ';') to its closing brace in the first column.  One
+# check per file; a file that fails names each function and its length.
+# Ends with "layout: N passed, N failed".
+
+set -u
+# shellcheck source=scripts/check-lib.sh
+. "$(dirname "$0")/check-lib.sh"
+
+MAX_LINES=80
+
+# long_functions FILE: "LINES NAME-LINE" for each function over MAX_LINES.
+long_functions()
+{
+	awk -v max="$MAX_LINES" '
+		/^[A-Za-z].*\(/ && !/;[ \t]*$/ { start = NR; head = $0 }
+		/^}/ && start {
+			if (NR - start > max)
+				printf "%d %s\n", NR - start, head
+			start = 0
+		}
+	' "$1"
+}
+
+for f in "$@"; do
+	long=$(long_functions "$f")
+	if [ -z "$long" ]; then
+		pass
+	else
+		fail "$f: functions over $MAX_LINES lines:"
+		printf '%s\n' "$long" | sed 's/^/    /'
+	fi
+done
+
+echo "layout: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

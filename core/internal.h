@@ -54,11 +54,23 @@
  */
 struct exec_mpsc {
 	/* A: producers swap themselves in with xchg() */
-	struct exec_work *tail ____cacheline_aligned;
+	struct exec_work *tail;
 	/* C: written only by the consumer; read racily by maybe_nonempty */
-	struct exec_work *head ____cacheline_aligned;
+	struct exec_work *head;
 	struct exec_work stub;
 };
+
+/*
+ * A queue whose producers and consumers are different threads under load
+ * (a pool's shared queue): @tail alone at the end of one cache line, @head
+ * and the stub on the next.  A strand's queue, one per connection, is
+ * packed instead (struct exec_mpsc): its producer and its owner share
+ * @nr_queued's line anyway.
+ */
+struct exec_mpsc_split {
+	char pad[SMP_CACHE_BYTES - sizeof(struct exec_work *)];
+	struct exec_mpsc q;
+} ____cacheline_aligned;
 
 #define EXEC_MPSC_BUSY	((struct exec_work *)1UL)
 

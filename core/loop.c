@@ -53,7 +53,7 @@
  */
 struct exec_loop {
 	struct exec_executor ex;
-	struct exec_mpsc queue;
+	struct exec_mpsc_split queue;
 	atomic_long_t nr_queued;
 	atomic_t state ____cacheline_aligned;
 	int sleeping;
@@ -82,7 +82,7 @@ static int exec_loop_submit(struct exec_executor *ex, struct exec_work *work,
 	struct exec_loop *loop = exec_to_loop(ex);
 
 	exec_stats_submit(&loop->probe, work);
-	exec_mpsc_push(&loop->queue, work);
+	exec_mpsc_push(&loop->queue.q, work);
 	atomic_long_inc(&loop->nr_queued);
 	/* The push's xchg() orders it before this read; see the top. */
 	if (READ_ONCE(loop->sleeping)) {
@@ -124,7 +124,7 @@ bool exec_loop_sleep_begin(struct exec_loop *loop)
 {
 	/* Full barrier: pairs with the xchg() in the submitter's push. */
 	smp_store_mb(loop->sleeping, 1);
-	if (!exec_mpsc_maybe_nonempty(&loop->queue))
+	if (!exec_mpsc_maybe_nonempty(&loop->queue.q))
 		return true;
 	WRITE_ONCE(loop->sleeping, 0);
 	return false;
@@ -179,7 +179,7 @@ static struct exec_work *exec_loop_pop(struct exec_loop *loop)
 
 	for (;;) {
 		raw_spin_lock_irqsave(&loop->consume_lock, flags);
-		work = exec_mpsc_pop(&loop->queue);
+		work = exec_mpsc_pop(&loop->queue.q);
 		raw_spin_unlock_irqrestore(&loop->consume_lock, flags);
 		if (work != EXEC_MPSC_BUSY)
 			return work;
@@ -232,7 +232,7 @@ int exec_loop_run(struct exec_loop *loop)
 		watching = exec_timers_watch(&loop->ex, &loop->parker, when);
 		/* Full barrier: pairs with the xchg() in the submitter's push. */
 		smp_store_mb(loop->sleeping, 1);
-		if (!exec_mpsc_maybe_nonempty(&loop->queue) &&
+		if (!exec_mpsc_maybe_nonempty(&loop->queue.q) &&
 		    !exec_loop_exiting(loop)) {
 			if (watching)
 				exec_parker_park_until(&loop->parker, when);
@@ -324,7 +324,7 @@ int exec_loop_create(struct exec_loop **loopp)
 	ret = exec_timers_create(&loop->ex);
 	if (ret)
 		goto err_destroy_parker;
-	exec_mpsc_init(&loop->queue);
+	exec_mpsc_init(&loop->queue.q);
 	raw_spin_lock_init(&loop->consume_lock);
 	loop->stats_file = exec_stats_file_add(&loop->ex, "loop");
 	*loopp = loop;
@@ -361,7 +361,7 @@ long exec_loop_destroy(struct exec_loop *loop)
 	exec_stats_file_remove(loop->stats_file);
 	/* Armed items are discarded, due ones reach the queue first. */
 	discarded = exec_timers_shutdown(&loop->ex);
-	while ((work = exec_mpsc_pop_wait(&loop->queue)))
+	while ((work = exec_mpsc_pop_wait(&loop->queue.q)))
 		discarded += exec_work_discard(work);
 	exec_timers_free(&loop->ex);
 	exec_parker_destroy(&loop->parker);
@@ -417,7 +417,7 @@ static int exec_loop_take_back(struct exec_executor *ex,
 	int ret;
 
 	raw_spin_lock_irqsave(&loop->consume_lock, flags);
-	ret = exec_mpsc_unlink(&loop->queue, work);
+	ret = exec_mpsc_unlink(&loop->queue.q, work);
 	raw_spin_unlock_irqrestore(&loop->consume_lock, flags);
 	if (ret == 1) {
 		atomic_long_dec(&loop->nr_queued);
@@ -443,7 +443,7 @@ static int exec_loop_work_running(struct exec_executor *ex,
 
 static bool exec_loop_empty(struct exec_executor *ex)
 {
-	return !exec_mpsc_maybe_nonempty(&exec_to_loop(ex)->queue);
+	return !exec_mpsc_maybe_nonempty(&exec_to_loop(ex)->queue.q);
 }
 
 /*

@@ -92,7 +92,7 @@ struct exec_ls_sleeper {
  */
 struct exec_loop_scheduler {
 	struct exec_executor ex;
-	struct exec_mpsc queue;
+	struct exec_mpsc_split queue;
 	/* Written by submitters: away from the consumers' head line. */
 	atomic_long_t nr_submitted ____cacheline_aligned;
 	atomic_long_t work;
@@ -232,7 +232,7 @@ static int exec_ls_submit(struct exec_executor *ex, struct exec_work *work,
 	/* Counted before the push makes the item visible to consumers. */
 	atomic_long_inc(&ls->work);
 	exec_stats_submit(&ls->probe, work);
-	exec_mpsc_push(&ls->queue, work);
+	exec_mpsc_push(&ls->queue.q, work);
 	atomic_long_inc(&ls->nr_submitted);
 	/* The push's xchg() orders it before this read; see the top. */
 	if (atomic_read(&ls->nr_idle))
@@ -365,9 +365,9 @@ static inline void exec_ls_flush_ack(struct exec_loop_scheduler *ls,
 
 static struct exec_work *exec_ls_pop(struct exec_loop_scheduler *ls)
 {
-	if (!exec_mpsc_maybe_nonempty(&ls->queue))
+	if (!exec_mpsc_maybe_nonempty(&ls->queue.q))
 		return NULL;
-	return exec_mpsc_pop_locked(&ls->queue, &ls->consume_lock,
+	return exec_mpsc_pop_locked(&ls->queue.q, &ls->consume_lock,
 				    &ls->nr_started);
 }
 
@@ -457,7 +457,7 @@ static void exec_ls_sleep(struct exec_loop_scheduler *ls,
 	 */
 	exec_ls_flush_ack(ls, r);
 
-	if (!exec_mpsc_maybe_nonempty(&ls->queue) && !exec_ls_is_stopped(ls)) {
+	if (!exec_mpsc_maybe_nonempty(&ls->queue.q) && !exec_ls_is_stopped(ls)) {
 		if (deadline == EXEC_TIME_NEVER)
 			exec_parker_park(&s->parker);
 		else
@@ -558,7 +558,7 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 		atomic_long_add(n - counted, &ls->nr_completed);
 	/* Pass on a wake-up this thread may have taken and not used. */
 	if (block && atomic_read(&ls->nr_idle) && !exec_ls_is_stopped(ls) &&
-	    exec_mpsc_maybe_nonempty(&ls->queue))
+	    exec_mpsc_maybe_nonempty(&ls->queue.q))
 		exec_ls_wake_one(ls);
 	exec_ls_runner_remove(ls, &runner);
 	if (s)
@@ -678,7 +678,7 @@ int exec_loop_scheduler_create(struct exec_loop_scheduler **lsp)
 	if (ret)
 		goto err_fini_executor;
 	exec_timers_count_work(&ls->ex);
-	exec_mpsc_init(&ls->queue);
+	exec_mpsc_init(&ls->queue.q);
 	spin_lock_init(&ls->consume_lock);
 	raw_spin_lock_init(&ls->idle_lock);
 	ls->stats_file = exec_stats_file_add(&ls->ex, "loop-scheduler");
@@ -734,7 +734,7 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 		else
 			cond_resched();
 	}
-	while ((work = exec_mpsc_pop_wait(&ls->queue))) {
+	while ((work = exec_mpsc_pop_wait(&ls->queue.q))) {
 		exec_stats_dropped(&ls->probe, work);
 		discarded += exec_work_discard(work);
 	}
@@ -809,7 +809,7 @@ static int exec_ls_take_back(struct exec_executor *ex, struct exec_work *work)
 	int ret;
 
 	spin_lock_irqsave(&ls->consume_lock, flags);
-	ret = exec_mpsc_unlink(&ls->queue, work);
+	ret = exec_mpsc_unlink(&ls->queue.q, work);
 	if (ret == 1)
 		WRITE_ONCE(ls->nr_started, ls->nr_started + 1);
 	spin_unlock_irqrestore(&ls->consume_lock, flags);

@@ -262,7 +262,7 @@ struct exec_pool_worker {
  */
 struct exec_thread_pool {
 	struct exec_executor ex;
-	struct exec_mpsc queue;
+	struct exec_mpsc_split queue;
 	/* Written by submitters: away from the consumers' head line. */
 	atomic_long_t nr_submitted ____cacheline_aligned;
 	atomic_t nr_submitting;
@@ -312,7 +312,7 @@ static inline struct exec_thread_pool *exec_to_pool(struct exec_executor *ex)
 
 static inline bool exec_pool_has_work(struct exec_thread_pool *pool)
 {
-	return exec_mpsc_maybe_nonempty(&pool->queue);
+	return exec_mpsc_maybe_nonempty(&pool->queue.q);
 }
 
 /* exec_pool_worker::idle_state, when it is not a handed item's address */

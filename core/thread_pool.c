@@ -257,7 +257,7 @@ static int exec_pool_push(struct exec_thread_pool *pool,
 			return 0;
 	} else {
 		exec_stats_submit(&pool->probe, work);
-		exec_mpsc_push(&pool->queue, work);
+		exec_mpsc_push(&pool->queue.q, work);
 		atomic_long_inc(&pool->nr_submitted);
 		/*
 		 * Deferred behind another: its worker takes it after the
@@ -338,9 +338,9 @@ static unsigned long exec_pool_pending(struct exec_executor *ex)
 
 static struct exec_work *exec_pool_pop_shared(struct exec_thread_pool *pool)
 {
-	if (!exec_mpsc_maybe_nonempty(&pool->queue))
+	if (!exec_mpsc_maybe_nonempty(&pool->queue.q))
 		return NULL;
-	return exec_mpsc_pop_locked(&pool->queue, &pool->consume_lock,
+	return exec_mpsc_pop_locked(&pool->queue.q, &pool->consume_lock,
 				    &pool->nr_started);
 }
 
@@ -357,7 +357,7 @@ static struct exec_work *exec_pool_take_next(struct exec_pool_worker *w)
  */
 static void exec_pool_defer_help(struct exec_pool_worker *w)
 {
-	if (!exec_mpsc_maybe_nonempty(&w->pool->queue)) {
+	if (!exec_mpsc_maybe_nonempty(&w->pool->queue.q)) {
 		w->deferred_at = 0;
 		return;
 	}
@@ -394,7 +394,7 @@ static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
 	 */
 	if (w->was_spinning) {
 		w->was_spinning = false;
-		if (exec_mpsc_maybe_nonempty(&pool->queue))
+		if (exec_mpsc_maybe_nonempty(&pool->queue.q))
 			exec_pool_kick(pool, w, true);
 	} else if (unlikely(w->deferred_at)) {
 		exec_pool_defer_help(w);
@@ -988,7 +988,7 @@ static int exec_pool_alloc(struct exec_thread_pool **poolp,
 	ret = exec_timers_create(&pool->ex);
 	if (ret)
 		goto err_fini_executor;
-	exec_mpsc_init(&pool->queue);
+	exec_mpsc_init(&pool->queue.q);
 	spin_lock_init(&pool->consume_lock);
 	raw_spin_lock_init(&pool->idle_lock);
 	init_waitqueue_head(&pool->room_wq);
@@ -1166,7 +1166,7 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 	struct exec_work *work;
 	long discarded = 0;
 
-	while ((work = exec_mpsc_pop_locked(&pool->queue, &pool->consume_lock,
+	while ((work = exec_mpsc_pop_locked(&pool->queue.q, &pool->consume_lock,
 					    &pool->nr_started))) {
 		exec_stats_dropped(&pool->probe, work);
 		discarded += exec_work_discard(work);
@@ -1443,7 +1443,7 @@ static int exec_pool_take_back(struct exec_executor *ex,
 	int ret;
 
 	spin_lock_irqsave(&pool->consume_lock, flags);
-	ret = exec_mpsc_unlink(&pool->queue, work);
+	ret = exec_mpsc_unlink(&pool->queue.q, work);
 	/* Counted as taken, as a pop counts it: for the pending count. */
 	if (ret == 1)
 		WRITE_ONCE(pool->nr_started, pool->nr_started + 1);

@@ -1050,7 +1050,7 @@ static void pool_producer_stalled_in_push_is_waited_out(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, test_and_set_bit(EXEC_WORK_PENDING_BIT,
 						  &a.work.flags));
 	WRITE_ONCE(a.work.next, NULL);
-	prev = xchg(&pool->queue.tail, &a.work);
+	prev = xchg(&pool->queue.q.tail, &a.work);
 	atomic_long_inc(&pool->nr_submitted);
 	/* @b behind it wakes the worker, which meets the gap. */
 	KUNIT_EXPECT_EQ(test, exec_submit(exec_thread_pool_executor(pool),

@@ -45,7 +45,8 @@ typedef int64_t s64;
 /* glibc's <sys/cdefs.h> defines it too (and #undefs it first, as here). */
 #undef __always_inline
 #define __always_inline	inline __attribute__((__always_inline__))
-#define ____cacheline_aligned	__attribute__((__aligned__(64)))
+#define SMP_CACHE_BYTES	64
+#define ____cacheline_aligned	__attribute__((__aligned__(SMP_CACHE_BYTES)))
 #define __aligned(x)	__attribute__((__aligned__(x)))
 #define __section(s)	__attribute__((__section__(s)))
 #define __printf(a, b)	__attribute__((__format__(__printf__, a, b)))

@@ -327,6 +327,7 @@ int exec_executor_init(struct exec_executor *ex,
 {
 	BUILD_BUG_ON(offsetof(struct exec_closure, work) != 0);
 	BUILD_BUG_ON(sizeof(struct exec_closure_chunk) > 4096);
+	might_sleep();
 	if (!ex || !ops || !ops->submit)
 		return -EINVAL;
 	ex->dependents = kzalloc(sizeof(*ex->dependents), GFP_KERNEL);
@@ -436,6 +437,7 @@ int exec_executor_check_unused(struct exec_executor *ex)
 	unsigned long left;
 	int nr;
 
+	might_sleep();
 	if (!ex || !ex->ops)
 		return -EINVAL;
 	for (;;) {

@@ -301,7 +301,10 @@ int exec_submit_fn_full(struct exec_executor *ex, exec_fn fn, exec_fn discard,
  * running by other threads.
  *
  * Context: Process context.  Never sleeps unless another thread is in the
- * middle of submitting or starting @work, which it waits out.
+ * middle of submitting or starting @work, which it waits out; so not from
+ * interrupt context, where that submission may be the very one the
+ * interrupt interrupted.  A timed item's exec_timer_cancel() may be called
+ * from any context.
  * Return: EXEC_CANCEL_REMOVED, EXEC_CANCEL_RUNNING or EXEC_CANCEL_IDLE;
  * -EINVAL for NULL, a timed item or an item without a function;
  * -EOPNOTSUPP if @ex cannot cancel (an executor written outside the library

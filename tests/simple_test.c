@@ -342,21 +342,22 @@ static void tpt_closures_run_and_destroy_waits(struct kunit *test)
 /*
  * Starting a thread sleeps: the submissions that may come from atomic
  * context are refused, the item left idle and not run, while exec_submit()
- * and the closures of process context still start one.  A serial executor
- * over it follows its caller: exec_submit() starts the run's thread,
- * exec_try_submit() is refused.
+ * and the closures of process context still start one.  A serial or
+ * priority executor over it follows its caller: exec_submit() starts the
+ * run's thread, exec_try_submit() is refused.
  */
 static void tpt_refuses_submissions_that_must_not_sleep(struct kunit *test)
 {
 	struct simple_fx *fx = smfx_create(test, false, true);
 	struct exec_serial *serial;
-	struct exec_executor *ex, *sex;
+	struct exec_priority *prio;
+	struct exec_executor *ex, *sex, *pex;
 	struct exec_stats st = {};
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
 	ex = exec_thread_per_task_executor(fx->tpt);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 8; i++)
 		fx->items[i].work.func = smw_where_func;
 	KUNIT_EXPECT_EQ(test, exec_try_submit(ex, &fx->items[0].work), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, exec_post(ex, &fx->items[1].work), -EAGAIN);
@@ -380,15 +381,22 @@ static void tpt_refuses_submissions_that_must_not_sleep(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_try_submit(sex, &fx->items[4].work), -EAGAIN);
 	KUNIT_EXPECT_FALSE(test, exec_work_pending(&fx->items[4].work));
 	KUNIT_EXPECT_EQ(test, exec_submit(sex, &fx->items[5].work), 0);
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 5,
+	/* So does a priority executor's. */
+	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio, ex, NULL), 0);
+	pex = exec_priority_executor(prio);
+	KUNIT_EXPECT_EQ(test, exec_try_submit(pex, &fx->items[6].work), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&fx->items[6].work));
+	KUNIT_EXPECT_EQ(test, exec_submit(pex, &fx->items[7].work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 6,
 							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), 0L);
 	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
 	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(fx->tpt), 0);
 	fx->tpt = NULL;
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[i].runs),
-				i == 3 || i == 5 ? 1 : 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 5);
+				i == 3 || i == 5 || i == 7 ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 6);
 	smfx_finish(fx);
 }
 

@@ -155,6 +155,7 @@ int exec_default_submit_fn(exec_fn fn, void *arg)
 	unsigned int idx;
 	int ret;
 
+	might_sleep();
 	ex = exec_default_enter(&idx);
 	ret = ex ? exec_submit_fn(ex, fn, arg) : -ENOMEM;
 	exec_default_leave(idx);

@@ -327,6 +327,7 @@ int exec_executor_init(struct exec_executor *ex,
 {
 	BUILD_BUG_ON(offsetof(struct exec_closure, work) != 0);
 	BUILD_BUG_ON(sizeof(struct exec_closure_chunk) > 4096);
+	might_sleep();
 	if (!ex || !ops || !ops->submit)
 		return -EINVAL;
 	ex->dependents = kzalloc(sizeof(*ex->dependents), GFP_KERNEL);
@@ -436,6 +437,7 @@ int exec_executor_check_unused(struct exec_executor *ex)
 	unsigned long left;
 	int nr;
 
+	might_sleep();
 	if (!ex || !ex->ops)
 		return -EINVAL;
 	for (;;) {
@@ -819,7 +821,8 @@ EXPORT_SYMBOL_GPL(exec_dispatch);
 int exec_post_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 {
 	might_sleep();
-	return exec_closure_submit(ex, fn, NULL, arg, EXEC_POST_FLAGS,
+	return exec_closure_submit(ex, fn, NULL, arg,
+				   EXEC_POST_FLAGS | EXEC_SUBMIT_MAY_SLEEP,
 				   GFP_KERNEL);
 }
 EXPORT_SYMBOL_GPL(exec_post_fn);
@@ -827,7 +830,8 @@ EXPORT_SYMBOL_GPL(exec_post_fn);
 int exec_defer_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 {
 	might_sleep();
-	return exec_closure_submit(ex, fn, NULL, arg, EXEC_DEFER_FLAGS,
+	return exec_closure_submit(ex, fn, NULL, arg,
+				   EXEC_DEFER_FLAGS | EXEC_SUBMIT_MAY_SLEEP,
 				   GFP_KERNEL);
 }
 EXPORT_SYMBOL_GPL(exec_defer_fn);
@@ -846,9 +850,11 @@ int exec_dispatch_fn(struct exec_executor *ex, exec_fn fn, void *arg)
 		exec_dispatch_leave(&df);
 		return 0;
 	}
+	/* A thread-per-task executor's dispatch is a post, which may sleep. */
 	return exec_closure_submit(ex, fn, NULL, arg,
-				   ex->ops->dispatch ? EXEC_CLOSURE_DISPATCH :
-						       EXEC_POST_FLAGS,
+				   ex->ops->dispatch && !exec_tpt_is(ex) ?
+				   EXEC_CLOSURE_DISPATCH :
+				   EXEC_POST_FLAGS | EXEC_SUBMIT_MAY_SLEEP,
 				   GFP_KERNEL);
 }
 EXPORT_SYMBOL_GPL(exec_dispatch_fn);

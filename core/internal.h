@@ -28,6 +28,37 @@
 #define EXEC_SUBMIT_FORCE	(1U << 31)
 
 /*
+ * Internal submission flag: the caller of a submission that must not wait
+ * for room (EXEC_SUBMIT_NOWAIT) may still sleep: exec_post_fn() and its
+ * kin, which allocate with GFP_KERNEL anyway.  Without it, NOWAIT may come
+ * from atomic context, so an executor that has to sleep to accept an item
+ * at all (the thread-per-task executor starts a thread) refuses it.
+ */
+#define EXEC_SUBMIT_MAY_SLEEP	(1U << 29)
+
+/*
+ * The flags an executor built on another submits with when it must not wait
+ * for room there: NOWAIT, keeping its own caller's leave to sleep.
+ */
+static inline unsigned int exec_submit_nowait_from(unsigned int flags)
+{
+	return flags | EXEC_SUBMIT_NOWAIT |
+	       (flags & EXEC_SUBMIT_NOWAIT ? 0 : EXEC_SUBMIT_MAY_SLEEP);
+}
+
+/**
+ * exec_tpt_is - whether an executor is a thread-per-task executor
+ * @ex: an executor
+ *
+ * Its dispatch is a post (every item has a thread of its own), which a
+ * closure from process context may make with EXEC_SUBMIT_MAY_SLEEP.
+ *
+ * Context: Any context.
+ * Return: true for a thread-per-task executor.
+ */
+bool exec_tpt_is(const struct exec_executor *ex);
+
+/*
  * Intrusive multi-producer single-consumer queue (after Dmitry Vyukov's
  * non-intrusive MPSC node queue), linked through exec_work::next.
  *

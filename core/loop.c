@@ -351,6 +351,7 @@ long exec_loop_destroy(struct exec_loop *loop)
 	struct exec_work *work;
 	long discarded = 0;
 
+	might_sleep();
 	if (!loop)
 		return -EINVAL;
 	if (exec_executor_check_unused(&loop->ex))

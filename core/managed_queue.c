@@ -64,6 +64,7 @@ EXPORT_SYMBOL_GPL(exec_managed_queue_executor);
 
 int exec_managed_queue_wait_until_complete(struct exec_managed_queue *q)
 {
+	might_sleep();
 	if (!q)
 		return -EINVAL;
 	return exec_prio_wait_idle(q->prio);

@@ -569,7 +569,7 @@ static void exec_prio_schedule_extra(struct exec_priority *p,
 				     unsigned int flags)
 {
 	if (likely(!exec_submit_flags(p->underlying, &r->work,
-				      flags | EXEC_SUBMIT_NOWAIT)))
+				      exec_submit_nowait_from(flags))))
 		return;
 	exec_prio_release(p, r);
 }

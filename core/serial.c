@@ -426,14 +426,14 @@ static int exec_serial_submit_one(struct exec_executor *ex,
 	if (atomic_long_inc_return(&s->nr_queued) != 1)
 		return 0;
 	/* A serial executor's submission never waits for room. */
-	ret = exec_serial_schedule(s, flags | EXEC_SUBMIT_NOWAIT);
+	ret = exec_serial_schedule(s, exec_submit_nowait_from(flags));
 	if (likely(!ret))
 		return 0;
 	if (ret == -EAGAIN && (flags & EXEC_SUBMIT_NOWAIT))
 		return exec_serial_refuse(s, work, flags);
 	/* Accepted without a try: counted beyond the underlying's limit. */
 	if (ret == -EAGAIN)
-		ret = exec_serial_schedule(s, flags | EXEC_SUBMIT_NOWAIT |
+		ret = exec_serial_schedule(s, exec_submit_nowait_from(flags) |
 					      EXEC_SUBMIT_FORCE);
 	if (!ret)
 		return 0;

@@ -224,6 +224,17 @@ static int exec_tpt_submit(struct exec_executor *ex, struct exec_work *work,
 	char name[32];
 	int ret;
 
+	/*
+	 * Starting a thread sleeps.  A submission that must not wait may
+	 * come from atomic context: it is refused, as a full bounded pool
+	 * refuses it, unless its caller said that it may sleep.
+	 */
+	if ((flags & EXEC_SUBMIT_NOWAIT) && !(flags & EXEC_SUBMIT_MAY_SLEEP)) {
+		spin_lock_irqsave(&tpt->lock, irqflags);
+		exec_stats_inc(&tpt->nr_refused);
+		spin_unlock_irqrestore(&tpt->lock, irqflags);
+		return -EAGAIN;
+	}
 	might_sleep();
 	exec_tpt_reap(tpt);
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -287,10 +298,15 @@ static bool exec_tpt_running(const struct exec_executor *ex)
 					    ex));
 }
 
-/* Each item gets a thread of its own, even one dispatched from an item. */
+/*
+ * Each item gets a thread of its own, even one dispatched from an item.
+ * exec_dispatch() may come from atomic context, so this is a post that
+ * does not sleep: refused.  exec_dispatch_fn(), from process context,
+ * posts its closure with EXEC_SUBMIT_MAY_SLEEP instead (exec_tpt_is()).
+ */
 static int exec_tpt_dispatch(struct exec_executor *ex, struct exec_work *work)
 {
-	return exec_tpt_submit(ex, work, EXEC_SUBMIT_POST);
+	return exec_tpt_submit(ex, work, EXEC_SUBMIT_POST | EXEC_SUBMIT_NOWAIT);
 }
 
 /**
@@ -322,6 +338,11 @@ bool exec_tpt_stats(struct exec_executor *ex, struct exec_stats *st)
 	st->refused = READ_ONCE(tpt->nr_refused);
 	st->nr_threads = READ_ONCE(tpt->nr_live);
 	return true;
+}
+
+bool exec_tpt_is(const struct exec_executor *ex)
+{
+	return ex->ops == &exec_tpt_ops;
 }
 
 /* @ex's statistics file, if it is a thread-per-task executor; else NULL. */

@@ -339,6 +339,67 @@ static void tpt_closures_run_and_destroy_waits(struct kunit *test)
 	smfx_finish(fx);
 }
 
+/*
+ * Starting a thread sleeps: the submissions that may come from atomic
+ * context are refused, the item left idle and not run, while exec_submit()
+ * and the closures of process context still start one.  A serial or
+ * priority executor over it follows its caller: exec_submit() starts the
+ * run's thread, exec_try_submit() is refused.
+ */
+static void tpt_refuses_submissions_that_must_not_sleep(struct kunit *test)
+{
+	struct simple_fx *fx = smfx_create(test, false, true);
+	struct exec_serial *serial;
+	struct exec_priority *prio;
+	struct exec_executor *ex, *sex, *pex;
+	struct exec_stats st = {};
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	ex = exec_thread_per_task_executor(fx->tpt);
+	for (i = 0; i < 8; i++)
+		fx->items[i].work.func = smw_where_func;
+	KUNIT_EXPECT_EQ(test, exec_try_submit(ex, &fx->items[0].work), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, exec_post(ex, &fx->items[1].work), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, exec_dispatch(ex, &fx->items[2].work), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, exec_submit_fn_full(ex, smfx_closure, NULL, fx,
+						  EXEC_SUBMIT_NOWAIT), -EAGAIN);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_FALSE(test, exec_work_pending(&fx->items[i].work));
+	KUNIT_ASSERT_EQ(test, exec_executor_stats(ex, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.refused, 4ULL);
+	KUNIT_EXPECT_EQ(test, st.submitted, 0ULL);
+
+	/* Process context: each of these starts a thread. */
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[3].work), 0);
+	KUNIT_EXPECT_EQ(test, exec_post_fn(ex, smfx_closure, fx), 0);
+	KUNIT_EXPECT_EQ(test, exec_dispatch_fn(ex, smfx_closure, fx), 0);
+	KUNIT_EXPECT_EQ(test, exec_defer_fn(ex, smfx_closure, fx), 0);
+
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial, ex), 0);
+	sex = exec_serial_executor(serial);
+	KUNIT_EXPECT_EQ(test, exec_try_submit(sex, &fx->items[4].work), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&fx->items[4].work));
+	KUNIT_EXPECT_EQ(test, exec_submit(sex, &fx->items[5].work), 0);
+	/* So does a priority executor's. */
+	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio, ex, NULL), 0);
+	pex = exec_priority_executor(prio);
+	KUNIT_EXPECT_EQ(test, exec_try_submit(pex, &fx->items[6].work), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&fx->items[6].work));
+	KUNIT_EXPECT_EQ(test, exec_submit(pex, &fx->items[7].work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->total_runs, 6,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), 0L);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(fx->tpt), 0);
+	fx->tpt = NULL;
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[i].runs),
+				i == 3 || i == 5 || i == 7 ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 6);
+	smfx_finish(fx);
+}
+
 static struct kunit_case exec_simple_cases[] = {
 	KUNIT_CASE(inline_executor_is_one_non_null_instance),
 	KUNIT_CASE(inline_runs_item_in_caller_before_submit_returns),
@@ -351,6 +412,7 @@ static struct kunit_case exec_simple_cases[] = {
 	KUNIT_CASE(tpt_null_arguments_einval),
 	KUNIT_CASE(tpt_thread_start_failure_fails_submission_cleanly),
 	KUNIT_CASE(tpt_closures_run_and_destroy_waits),
+	KUNIT_CASE(tpt_refuses_submissions_that_must_not_sleep),
 	{}
 };
 

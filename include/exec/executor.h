@@ -197,7 +197,9 @@ unsigned long exec_executor_dependents(const struct exec_executor *ex);
  * Allocates nothing.  On a bounded executor that is full, waits for room.
  *
  * Context: Any context for executors that never wait (unbounded thread pool,
- * serial, loop); process context where the executor may wait for room.
+ * serial, loop); process context where the executor may wait for room or
+ * starts a thread (the thread-per-task executor, and a serial or priority
+ * executor over it).
  * Return: 0 if the item was accepted; -EINVAL, -EALREADY, -ESHUTDOWN.
  */
 int exec_submit(struct exec_executor *ex, struct exec_work *work);
@@ -207,9 +209,13 @@ int exec_submit(struct exec_executor *ex, struct exec_work *work);
  * @ex: the executor
  * @work: an initialised item, owned by the caller
  *
+ * A thread-per-task executor cannot start a thread without sleeping: it
+ * refuses every submission that must not wait, this one included.
+ *
  * Context: Any context.
- * Return: 0 if accepted; -EAGAIN if a bounded executor is full; -EINVAL,
- * -EALREADY, -ESHUTDOWN.
+ * Return: 0 if accepted; -EAGAIN if a bounded executor is full, or @ex is
+ * a thread-per-task executor (or one built on it that had to start a run
+ * there); -EINVAL, -EALREADY, -ESHUTDOWN.
  */
 int exec_try_submit(struct exec_executor *ex, struct exec_work *work);
 
@@ -249,7 +255,8 @@ int exec_submit_fn(struct exec_executor *ex, exec_fn fn, void *arg);
  *	may be NULL
  * @arg: the argument of both
  * @flags: EXEC_SUBMIT_* flags.  With EXEC_SUBMIT_NOWAIT neither allocation
- *	nor submission sleeps.
+ *	nor submission sleeps, and a thread-per-task executor refuses the
+ *	closure (-EAGAIN), as exec_try_submit().
  *
  * Context: Process context; any context with EXEC_SUBMIT_NOWAIT.
  * Return: as exec_submit_fn(), and -EAGAIN as exec_try_submit().
@@ -294,7 +301,10 @@ int exec_submit_fn_full(struct exec_executor *ex, exec_fn fn, exec_fn discard,
  * running by other threads.
  *
  * Context: Process context.  Never sleeps unless another thread is in the
- * middle of submitting or starting @work, which it waits out.
+ * middle of submitting or starting @work, which it waits out; so not from
+ * interrupt context, where that submission may be the very one the
+ * interrupt interrupted.  A timed item's exec_timer_cancel() may be called
+ * from any context.
  * Return: EXEC_CANCEL_REMOVED, EXEC_CANCEL_RUNNING or EXEC_CANCEL_IDLE;
  * -EINVAL for NULL, a timed item or an item without a function;
  * -EOPNOTSUPP if @ex cannot cancel (an executor written outside the library
@@ -387,6 +397,9 @@ int exec_executor_drain(struct exec_executor *ex);
  * @ex: the executor
  * @work: an initialised item
  *
+ * Never waits, so a thread-per-task executor refuses it (-EAGAIN), as
+ * exec_try_submit(): use exec_post_fn() or exec_submit() there.
+ *
  * Context: Any context; never sleeps.
  * Return: as exec_try_submit(); -EOPNOTSUPP for an executor that runs items
  * only in the caller (the inline executor, and a serial executor over it
@@ -405,7 +418,8 @@ int exec_post(struct exec_executor *ex, struct exec_work *work);
  * stack, a thread already 16 inline runs deep posts instead.
  *
  * Context: Any context the item allows when it may run in the caller;
- * never sleeps otherwise.
+ * never sleeps otherwise (a thread-per-task executor, whose dispatch is a
+ * post, refuses it with -EAGAIN).
  * Return: 0 if the item ran or was queued; as exec_post() otherwise.
  */
 int exec_dispatch(struct exec_executor *ex, struct exec_work *work);

@@ -102,7 +102,9 @@ int exec_spawn_future(struct exec_future **futp, struct exec_executor *ex,
  * Wakes every waiter and submits the continuation, if one is registered.
  *
  * Context: Any context from which the continuation's executor accepts a
- * post (exec_post()).  May sleep if that executor is bounded and full.
+ * post (exec_post()).  May sleep if that executor is bounded and full, or
+ * refuses every post (the thread-per-task executor, which starts a thread
+ * for the continuation: process context there).
  * Return: 0; -EALREADY if the future was already completed (the first
  * result stays); -EINVAL for NULL, or for a future of exec_spawn_future()
  * or exec_future_then_future() (its work, or its continuation, completes

@@ -73,7 +73,14 @@ int exec_thread_per_task_create_attr(struct exec_thread_per_task **tptp,
  * creation's error (-EAGAIN, -ENOMEM) if none can be started, or with the
  * error with which the system refused the thread's attributes (-EACCES or
  * -EPERM for a nice value, -EINVAL for a CPU mask whose CPUs all went
- * offline).
+ * offline).  Starting a thread sleeps, so only exec_submit() and the
+ * closures of process context (exec_submit_fn(), exec_post_fn(),
+ * exec_dispatch_fn(), exec_defer_fn()) start one: the submissions that may
+ * come from atomic context (exec_try_submit(), exec_post(), exec_defer(),
+ * exec_dispatch(), EXEC_SUBMIT_NOWAIT) are refused with -EAGAIN, the item
+ * left idle and not run.  So are the continuations of groups and latches
+ * (group.h), which then run in the thread that emptied the group or opened
+ * the latch, as they do when any executor refuses them.
  *
  * It keeps no count of outstanding work (exec_on_work_started()): it has
  * no join that ends once its work is done, and nothing of it stops for

@@ -14,6 +14,17 @@
  * pool worker is in the middle of an item must not be taken for that
  * worker, and frames an interrupt pushes (a serial executor on the inline
  * executor runs its items right in the handler) must be its own.
+ *
+ * Every entry point documented for any context (exec_submit() where it
+ * never waits, exec_try_submit(), exec_post(), exec_defer(), exec_dispatch()
+ * of an executor not running the caller, closures with EXEC_SUBMIT_NOWAIT,
+ * exec_submit_after(), exec_timer_cancel(), exec_on_work_started() and
+ * exec_on_work_finished()) is tried once from a hard irq_work and once from
+ * a timer_list softirq on each executor kind built on the others: the
+ * priority executor, a managed queue of a thread manager, the loop
+ * scheduler, the thread-per-task executor, the default executor and a
+ * growing pool.  Each item runs once, never in interrupt context, or is
+ * refused with the documented error and does not run.
  */
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
@@ -32,12 +43,39 @@
 #define CTX_PERIOD_NS	(200 * NSEC_PER_USEC)
 #define CTX_BOUND	4
 
+/* The entry points of the ctx_ep_* cases, one item each per round. */
+enum {
+	CTX_EP_SUBMIT,
+	CTX_EP_TRY,
+	CTX_EP_POST,
+	CTX_EP_DEFER,
+	CTX_EP_DISPATCH,
+	CTX_EP_CLOSURE,		/* exec_submit_fn_full(), EXEC_SUBMIT_NOWAIT */
+	CTX_EP_TIMED,		/* exec_submit_after(), soon */
+	CTX_EP_ARM,		/* exec_submit_after(), far off ... */
+	CTX_EP_CANCEL,		/* ... then exec_timer_cancel() */
+	CTX_EP_NR
+};
+
+/* Round 0 from a hard irq_work, round 1 from a timer_list softirq. */
+#define CTX_EP_ROUNDS	2
+/* Not called: exec_submit() of an executor documented to sleep there. */
+#define CTX_EP_SKIP	1
+#define CTX_EP_FAR_NS	(60ULL * NSEC_PER_SEC)
+
 struct ctx_fx;
 
 struct ctx_item {
 	struct exec_work work;
 	struct ctx_fx *fx;
 	unsigned int seq;
+	atomic_t runs;
+};
+
+/* A timed item of the ctx_ep_* cases. */
+struct ctx_timed {
+	struct exec_timer timer;
+	struct ctx_fx *fx;
 	atomic_t runs;
 };
 
@@ -85,6 +123,18 @@ struct ctx_fx {
 	bool inline_in_serial;
 	bool irq_in_serial_after;
 	atomic_t irq_done;
+
+	/* ctx_ep_* cases */
+	struct exec_priority *prio;
+	struct exec_thread_manager *mgr;
+	struct exec_managed_queue *mq;
+	struct exec_loop_scheduler *ls;
+	struct exec_thread_per_task *tpt;
+	bool ls_unit;			/* a unit held on @ls while it runs */
+	unsigned int round;
+	int ep_ret[CTX_EP_ROUNDS][CTX_EP_NR];
+	const int *ep_expect;
+	struct ctx_timed timed[CTX_EP_ROUNDS][2];
 
 	struct ctx_item blocker;
 	struct ctx_item items[CTX_ITEMS];
@@ -190,6 +240,22 @@ static void ctx_exit(struct kunit *test)
 	if (fx->irq_work_used)
 		irq_work_sync(&fx->irq_work);
 	exec_test_gate_open(&fx->gate);
+	if (fx->ls) {
+		if (fx->ls_unit)
+			exec_on_work_finished(exec_loop_scheduler_executor(fx->ls));
+		exec_loop_scheduler_stop(fx->ls);
+		if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
+			return;		/* leak rather than free under it */
+		exec_loop_scheduler_destroy(fx->ls);
+	}
+	if (fx->prio)
+		exec_priority_destroy(fx->prio);
+	if (fx->mq)
+		exec_managed_queue_destroy(fx->mq);
+	if (fx->mgr)
+		exec_thread_manager_destroy(fx->mgr);
+	if (fx->tpt)
+		exec_thread_per_task_destroy(fx->tpt);
 	if (fx->loop) {
 		exec_loop_make_loop_exit(fx->loop);
 		if (!exec_test_thread_join(&fx->helper, EXEC_TEST_TIMEOUT_MS))
@@ -524,6 +590,271 @@ static void ctx_irq_is_not_the_interrupted_worker(struct kunit *test)
 						   EXEC_TEST_TIMEOUT_MS));
 }
 
+/* An item of the ctx_ep_* cases: never in interrupt context. */
+static void ctx_ep_item_fn(struct exec_work *work)
+{
+	struct ctx_item *it = container_of(work, struct ctx_item, work);
+
+	if (in_interrupt())
+		atomic_inc(&it->fx->wrong_ctx);
+	exec_test_count(&it->runs);
+	exec_test_count(&it->fx->runs);
+}
+
+static void ctx_ep_timed_fn(struct exec_work *work)
+{
+	struct ctx_timed *t = container_of(work, struct ctx_timed, timer.work);
+
+	if (in_interrupt())
+		atomic_inc(&t->fx->wrong_ctx);
+	exec_test_count(&t->runs);
+	exec_test_count(&t->fx->runs);
+}
+
+static void ctx_ep_closure_fn(void *arg)
+{
+	struct ctx_fx *fx = arg;
+
+	if (in_interrupt())
+		atomic_inc(&fx->wrong_ctx);
+	exec_test_count(&fx->closure_runs);
+}
+
+/* One round: each entry point once, on @fx->target, from the interrupt. */
+static void ctx_ep_fire(struct ctx_fx *fx, bool hard)
+{
+	struct exec_executor *ex = fx->target;
+	unsigned int r = fx->round;
+	struct ctx_item *it = &fx->items[r * CTX_EP_NR];
+	int *ret = fx->ep_ret[r];
+
+	if (hard ? !in_hardirq() : !in_serving_softirq())
+		atomic_inc(&fx->wrong_ctx);
+	if (fx->ep_expect[CTX_EP_SUBMIT] != CTX_EP_SKIP)
+		ret[CTX_EP_SUBMIT] = exec_submit(ex, &it[CTX_EP_SUBMIT].work);
+	ret[CTX_EP_TRY] = exec_try_submit(ex, &it[CTX_EP_TRY].work);
+	ret[CTX_EP_POST] = exec_post(ex, &it[CTX_EP_POST].work);
+	ret[CTX_EP_DEFER] = exec_defer(ex, &it[CTX_EP_DEFER].work);
+	ret[CTX_EP_DISPATCH] = exec_dispatch(ex, &it[CTX_EP_DISPATCH].work);
+	ret[CTX_EP_CLOSURE] = exec_submit_fn_full(ex, ctx_ep_closure_fn, NULL,
+						  fx, EXEC_SUBMIT_NOWAIT);
+	ret[CTX_EP_TIMED] = exec_submit_after(ex, &fx->timed[r][0].timer,
+					      NSEC_PER_MSEC);
+	ret[CTX_EP_ARM] = exec_submit_after(ex, &fx->timed[r][1].timer,
+					    CTX_EP_FAR_NS);
+	ret[CTX_EP_CANCEL] = exec_timer_cancel(&fx->timed[r][1].timer);
+	exec_on_work_started(ex);
+	exec_on_work_finished(ex);
+	atomic_set_release(&fx->irq_done, 1);
+}
+
+static void ctx_ep_irq_fn(struct irq_work *work)
+{
+	ctx_ep_fire(container_of(work, struct ctx_fx, irq_work), true);
+}
+
+static void ctx_ep_timer_fn(struct timer_list *timer)
+{
+	ctx_ep_fire(container_of(timer, struct ctx_fx, timer), false);
+}
+
+/* How many of round @r's items (plain and timed) were accepted. */
+static int ctx_ep_accepted(struct ctx_fx *fx, unsigned int r)
+{
+	unsigned int i;
+	int n = !fx->ep_ret[r][CTX_EP_TIMED];
+
+	for (i = 0; i < CTX_EP_CLOSURE; i++)
+		n += !fx->ep_ret[r][i];
+	return n;
+}
+
+/* Round 0 from a hard irq_work, round 1 from a timer_list softirq. */
+static void ctx_ep_fire_rounds(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+
+	fx->round = 0;
+	atomic_set(&fx->irq_done, 0);
+	fx->irq_work = IRQ_WORK_INIT_HARD(ctx_ep_irq_fn);
+	fx->irq_work_used = true;
+	irq_work_queue(&fx->irq_work);
+	irq_work_sync(&fx->irq_work);
+	KUNIT_ASSERT_TRUE(test, atomic_read_acquire(&fx->irq_done));
+
+	fx->round = 1;
+	atomic_set(&fx->irq_done, 0);
+	timer_setup(&fx->timer, ctx_ep_timer_fn, 0);
+	fx->timer_armed = true;
+	mod_timer(&fx->timer, jiffies + 1);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&fx->irq_done, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+}
+
+/*
+ * Both rounds on @ex: every return is the one expected (@expect, indexed
+ * by CTX_EP_*), every accepted item and closure runs once, no refused one
+ * runs, nothing runs in interrupt context.
+ */
+static void ctx_ep_run(struct kunit *test, struct exec_executor *ex,
+		       const int *expect)
+{
+	struct ctx_fx *fx = test->priv;
+	int items = 0, closures = 0;
+	unsigned int r, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ex);
+	fx->target = ex;
+	fx->ep_expect = expect;
+	for (r = 0; r < CTX_EP_ROUNDS; r++) {
+		for (i = 0; i < CTX_EP_NR; i++) {
+			exec_work_init(&fx->items[r * CTX_EP_NR + i].work,
+				       ctx_ep_item_fn);
+			fx->ep_ret[r][i] = CTX_EP_SKIP;
+		}
+		for (i = 0; i < 2; i++) {
+			fx->timed[r][i].fx = fx;
+			exec_timer_init(&fx->timed[r][i].timer,
+					ctx_ep_timed_fn, NULL);
+		}
+	}
+	ctx_ep_fire_rounds(test);
+
+	for (r = 0; r < CTX_EP_ROUNDS; r++) {
+		for (i = 0; i < CTX_EP_NR; i++)
+			KUNIT_EXPECT_EQ_MSG(test, fx->ep_ret[r][i], expect[i],
+					    "round %u, entry point %u", r, i);
+		items += ctx_ep_accepted(fx, r);
+		closures += !fx->ep_ret[r][CTX_EP_CLOSURE];
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, items,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->closure_runs,
+							 closures,
+							 EXEC_TEST_TIMEOUT_MS));
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), items);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->closure_runs), closures);
+	for (r = 0; r < CTX_EP_ROUNDS; r++) {
+		struct ctx_item *it = &fx->items[r * CTX_EP_NR];
+
+		for (i = 0; i < CTX_EP_CLOSURE; i++)
+			KUNIT_EXPECT_EQ_MSG(test, atomic_read(&it[i].runs),
+					    fx->ep_ret[r][i] ? 0 : 1,
+					    "round %u, entry point %u", r, i);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->timed[r][0].runs),
+				fx->ep_ret[r][CTX_EP_TIMED] ? 0 : 1);
+		/* Cancelled before it came due: never runs. */
+		KUNIT_EXPECT_EQ(test, atomic_read(&fx->timed[r][1].runs), 0);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->wrong_ctx), 0);
+}
+
+/* Executors that accept everything from interrupt context. */
+static const int ctx_ep_all[CTX_EP_NR] = {
+	[CTX_EP_CANCEL] = 1,
+};
+
+static void ctx_ep_priority(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+
+	ctx_create_pool(test, 2, 0);
+	KUNIT_ASSERT_EQ(test,
+			exec_priority_create(&fx->prio,
+					     exec_thread_pool_executor(fx->pool),
+					     NULL),
+			0);
+	ctx_ep_run(test, exec_priority_executor(fx->prio), ctx_ep_all);
+}
+
+static void ctx_ep_managed_queue(struct kunit *test)
+{
+	struct exec_thread_manager_attr attr = {
+		.n_pools = 1,
+		.pool = { .nr_threads = 2 },
+	};
+	struct ctx_fx *fx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_manager_create(&fx->mgr, &attr), 0);
+	KUNIT_ASSERT_EQ(test, exec_thread_manager_new_queue(fx->mgr, &fx->mq,
+							    NULL), 0);
+	ctx_ep_run(test, exec_managed_queue_executor(fx->mq), ctx_ep_all);
+}
+
+static int ctx_ls_thread(void *arg)
+{
+	long ret = exec_loop_scheduler_run(arg);
+
+	return ret < 0 ? ret : 0;
+}
+
+/* The scheduler's only thread sleeps in its run function meanwhile. */
+static void ctx_ep_loop_scheduler(struct kunit *test)
+{
+	struct ctx_fx *fx = test->priv;
+	struct exec_executor *ex;
+
+	KUNIT_ASSERT_EQ(test, exec_loop_scheduler_create(&fx->ls), 0);
+	ex = exec_loop_scheduler_executor(fx->ls);
+	/* A unit, so that it does not stop for lack of work. */
+	exec_on_work_started(ex);
+	fx->ls_unit = true;
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper,
+						     ctx_ls_thread, fx->ls,
+						     "exec-ctx-ls"), 0);
+	ctx_ep_run(test, ex, ctx_ep_all);
+	fx->ls_unit = false;
+	exec_on_work_finished(ex);
+	KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&fx->helper,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, fx->helper.ret, 0L);
+}
+
+/*
+ * Starting a thread sleeps: every submission that may come from interrupt
+ * context is refused, and it runs no timed work.  exec_submit() is
+ * documented for process context there and is not tried.
+ */
+static void ctx_ep_thread_per_task(struct kunit *test)
+{
+	static const int expect[CTX_EP_NR] = {
+		[CTX_EP_SUBMIT] = CTX_EP_SKIP,
+		[CTX_EP_TRY] = -EAGAIN,
+		[CTX_EP_POST] = -EAGAIN,
+		[CTX_EP_DEFER] = -EAGAIN,
+		[CTX_EP_DISPATCH] = -EAGAIN,
+		[CTX_EP_CLOSURE] = -EAGAIN,
+		[CTX_EP_TIMED] = -EOPNOTSUPP,
+		[CTX_EP_ARM] = -EOPNOTSUPP,
+		[CTX_EP_CANCEL] = 0,
+	};
+	struct ctx_fx *fx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_per_task_create(&fx->tpt), 0);
+	ctx_ep_run(test, exec_thread_per_task_executor(fx->tpt), expect);
+}
+
+/* The built-in default pool, started when the module loaded. */
+static void ctx_ep_default_executor(struct kunit *test)
+{
+	ctx_ep_run(test, exec_default_executor(), ctx_ep_all);
+}
+
+/* A growing pool: a submission kicks its manager, never starts a thread. */
+static void ctx_ep_growing_pool(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = 1,
+		.max_threads = 4,
+		.thread.name = "exec-ctx-grow",
+	};
+	struct ctx_fx *fx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&fx->pool, &attr), 0);
+	ctx_ep_run(test, exec_thread_pool_executor(fx->pool), ctx_ep_all);
+}
+
 static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(ctx_pool_from_hardirq),
 	KUNIT_CASE(ctx_serial_from_hardirq),
@@ -532,6 +863,12 @@ static struct kunit_case ctx_cases[] = {
 	KUNIT_CASE(ctx_bounded_try_submit_from_hardirq),
 	KUNIT_CASE(ctx_serial_over_full_pool_from_hardirq),
 	KUNIT_CASE(ctx_irq_is_not_the_interrupted_worker),
+	KUNIT_CASE(ctx_ep_priority),
+	KUNIT_CASE(ctx_ep_managed_queue),
+	KUNIT_CASE(ctx_ep_loop_scheduler),
+	KUNIT_CASE(ctx_ep_thread_per_task),
+	KUNIT_CASE(ctx_ep_default_executor),
+	KUNIT_CASE(ctx_ep_growing_pool),
 	{}
 };
 

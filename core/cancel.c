@@ -14,7 +14,7 @@
  * test_and_set_bit() and its publication, or between a consumer's take and
  * its start (exec_work_run() clears the bit): both end in a few
  * instructions unless that thread is preempted, and the cancel waits them
- * out (exec_cancel_relax()).
+ * out (exec_backoff()).
  *
  * Waiting for a run to return polls the executor's own per-thread sequence
  * count (exec_wait_seq()): a wake-up per run would cost every item a look
@@ -29,23 +29,6 @@ static bool exec_cancel_plain(const struct exec_executor *ex,
 	return ex && ex->ops && work && work->func &&
 	       !(READ_ONCE(work->flags) &
 		 (EXEC_WORK_TIMER | EXEC_WORK_PERIODIC));
-}
-
-/**
- * exec_cancel_relax - one more turn of a wait for another thread's few steps
- * @spins: the turns so far, 0 at first
- *
- * Spins first; after 1024 turns lets others run, as the thread waited for
- * may have been preempted.
- *
- * Context: Process context.
- */
-void exec_cancel_relax(unsigned int *spins)
-{
-	if (++*spins < 1024)
-		cpu_relax();
-	else
-		cond_resched();
 }
 
 /**
@@ -66,7 +49,7 @@ void exec_wait_seq(const unsigned long *seq, unsigned long old)
 	might_sleep();
 	/* Acquire: what the run did before it ended is seen after. */
 	while (smp_load_acquire(seq) == old) {
-		if (++spins < 256) {
+		if (++spins < EXEC_BACKOFF_SPINS / 4) {
 			cpu_relax();
 			continue;
 		}
@@ -172,7 +155,7 @@ int exec_cancel_loop(struct exec_executor *ex, struct exec_work *work,
 			exec_work_discard(work);
 			return EXEC_CANCEL_REMOVED;
 		}
-		exec_cancel_relax(&spins);
+		exec_backoff(&spins);
 	}
 	if (ex->ops->work_running && ex->ops->work_running(ex, work, false) > 0)
 		return EXEC_CANCEL_RUNNING;
@@ -265,8 +248,8 @@ int exec_work_flush(struct exec_executor *ex, struct exec_work *work)
 		       EXEC_WORK_PENDING) {
 			if (flags & EXEC_WORK_CANCELING)
 				break;
-			exec_cancel_relax(&spins);
-			if (spins >= 1024)
+			exec_backoff(&spins);
+			if (spins >= EXEC_BACKOFF_SPINS)
 				usleep_range(50, 100);
 		}
 	}

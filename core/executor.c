@@ -452,10 +452,7 @@ int exec_executor_check_unused(struct exec_executor *ex)
 		if (!ex->dependents ||
 		    !atomic_read_acquire(&ex->dependents->handover))
 			break;
-		if (++spins < 1024)
-			cpu_relax();
-		else
-			cond_resched();
+		exec_backoff(&spins);
 	}
 	if (!left)
 		return 0;

@@ -59,6 +59,33 @@ static inline unsigned int exec_submit_nowait_from(unsigned int flags)
 bool exec_tpt_is(const struct exec_executor *ex);
 
 /*
+ * The one back-off of a wait for other threads' few steps: a producer
+ * between its two stores, submitters leaving a gate, a submission or a
+ * take half done.  EXEC_BACKOFF_SPINS turns of cpu_relax(), then each turn
+ * lets others run, as the thread waited for may have been preempted.
+ * exec_backoff() is for process context; exec_backoff_any_context() lets
+ * others run only where those steps can be preempted at all (userspace,
+ * EXEC_STEPS_PREEMPTIBLE), and otherwise only spins.
+ */
+#define EXEC_BACKOFF_SPINS	1024
+
+static inline void exec_backoff(unsigned int *spins)
+{
+	if (++*spins < EXEC_BACKOFF_SPINS)
+		cpu_relax();
+	else
+		cond_resched();
+}
+
+static inline void exec_backoff_any_context(unsigned int *spins)
+{
+	if (++*spins < EXEC_BACKOFF_SPINS || !EXEC_STEPS_PREEMPTIBLE)
+		cpu_relax();
+	else
+		cond_resched();
+}
+
+/*
  * Intrusive multi-producer single-consumer queue (after Dmitry Vyukov's
  * non-intrusive MPSC node queue), linked through exec_work::next.
  *
@@ -223,12 +250,8 @@ static inline struct exec_work *exec_mpsc_pop_wait(struct exec_mpsc *q)
 	unsigned int spins = 0;
 	struct exec_work *work;
 
-	while ((work = exec_mpsc_pop(q)) == EXEC_MPSC_BUSY) {
-		if (++spins < 1024)
-			cpu_relax();
-		else
-			cond_resched();
-	}
+	while ((work = exec_mpsc_pop(q)) == EXEC_MPSC_BUSY)
+		exec_backoff(&spins);
 	return work;
 }
 
@@ -256,10 +279,7 @@ static inline struct exec_work *exec_mpsc_pop_locked(struct exec_mpsc *q,
 		spin_unlock_irqrestore(lock, flags);
 		if (work != EXEC_MPSC_BUSY)
 			return work;
-		if (++spins < 1024)
-			cpu_relax();
-		else
-			cond_resched();
+		exec_backoff(&spins);
 	}
 }
 
@@ -422,7 +442,6 @@ static inline void exec_run_record_end(unsigned long *run_seq)
 int exec_cancel_loop(struct exec_executor *ex, struct exec_work *work,
 		     int (*take)(struct exec_executor *ex,
 				 struct exec_work *work));
-void exec_cancel_relax(unsigned int *spins);
 void exec_wait_seq(const unsigned long *seq, unsigned long old);
 bool exec_run_record_match(const unsigned long *run_seq,
 			   struct exec_work *const *run_work,

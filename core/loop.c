@@ -183,10 +183,7 @@ static struct exec_work *exec_loop_pop(struct exec_loop *loop)
 		raw_spin_unlock_irqrestore(&loop->consume_lock, flags);
 		if (work != EXEC_MPSC_BUSY)
 			return work;
-		if (++spins < 1024)
-			cpu_relax();
-		else
-			cond_resched();
+		exec_backoff(&spins);
 	}
 }
 

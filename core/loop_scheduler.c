@@ -728,12 +728,8 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 	/* Fully ordered, then @nr_users: pairs with exec_ls_get(). */
 	atomic_fetch_or(EXEC_LS_CLOSED, &ls->state);
 	/* Acquire: pairs with the release in exec_ls_put(). */
-	while (atomic_read_acquire(&ls->nr_users)) {
-		if (++spins < 1024)
-			cpu_relax();
-		else
-			cond_resched();
-	}
+	while (atomic_read_acquire(&ls->nr_users))
+		exec_backoff(&spins);
 	while ((work = exec_mpsc_pop_wait(&ls->queue.q))) {
 		exec_stats_dropped(&ls->probe, work);
 		discarded += exec_work_discard(work);

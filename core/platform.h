@@ -50,9 +50,9 @@
  *   exec_local_closures()          the caller's closure cache: its CPU's
  *                                  (interrupts off) / its thread's
  *   exec_local_closures_release()  free the caches, at module exit
- *   exec_relax_any_context()       one turn of a wait, in any context, for
- *                                  another thread's few steps (spin / spin,
- *                                  then yield)
+ *   EXEC_STEPS_PREEMPTIBLE         whether another thread's few steps
+ *                                  (a producer between its two stores)
+ *                                  can be preempted: 0 / 1
  *
  * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
  * permit available and wakes the owner if it sleeps; park() consumes the

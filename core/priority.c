@@ -1112,6 +1112,7 @@ int exec_prio_wait_idle(struct exec_priority *p)
  */
 long exec_prio_close(struct exec_priority *p)
 {
+	unsigned int spins = 0;
 	unsigned long flags;
 	long discarded;
 	bool idle;
@@ -1130,7 +1131,7 @@ long exec_prio_close(struct exec_priority *p)
 	wake_up_all(&p->room_wq);
 	/* Nothing can reserve a runner now: the others' ends are near. */
 	while (idle && atomic_read_acquire(&p->refs) > 1)
-		cond_resched();
+		exec_backoff(&spins);
 	exec_prio_put(p);
 	return discarded;
 }

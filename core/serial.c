@@ -159,7 +159,7 @@ static struct exec_work *exec_serial_pop(struct exec_serial *s)
 		if (work != EXEC_MPSC_BUSY)
 			return work;
 		/* The owner may be a submitter, in any context. */
-		exec_relax_any_context(&spins);
+		exec_backoff_any_context(&spins);
 	}
 }
 
@@ -398,7 +398,7 @@ static int exec_serial_refuse(struct exec_serial *s, struct exec_work *work,
 		raw_spin_unlock_irqrestore(&s->consume_lock, irqflags);
 		if (ret != -EAGAIN)
 			break;
-		exec_relax_any_context(&spins);
+		exec_backoff_any_context(&spins);
 	}
 	if (ret == 1) {
 		exec_stats_dropped(&s->probe, work);

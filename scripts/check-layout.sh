@@ -3,12 +3,14 @@
 #
 # check-layout.sh FILE...
 #
-# What the project's layout rules say that can be counted: no function of
-# the library's C sources is over 80 lines, counted from the line that
-# opens its definition (a line that starts with a letter, has a '(' and
-# does not end with ';') to its closing brace in the first column.  One
-# check per file; a file that fails names each function and its length.
-# Ends with "layout: N passed, N failed".
+# What the project's layout rules say that can be counted, for each file:
+# no function over 80 lines, counted from the line that opens its
+# definition (a line that starts with a letter, has a '(' and does not end
+# with ';') to its closing brace in the first column; and one back-off (a
+# wait for other threads' few steps counts its turns against
+# EXEC_BACKOFF_SPINS through exec_backoff(), core/internal.h, never against
+# a number of its own).  A file that fails names each function and its
+# length, or each line.  Ends with "layout: N passed, N failed".
 
 set -u
 # shellcheck source=scripts/check-lib.sh
@@ -36,6 +38,13 @@ for f in "$@"; do
 	else
 		fail "$f: functions over $MAX_LINES lines:"
 		printf '%s\n' "$long" | sed 's/^/    /'
+	fi
+	spin=$(grep -nE 'spins\)? *(<|<=|>|>=) *[0-9]' "$f")
+	if [ -z "$spin" ]; then
+		pass
+	else
+		fail "$f: a back-off of its own (use exec_backoff()):"
+		printf '%s\n' "$spin" | sed 's/^/    /'
 	fi
 done
 

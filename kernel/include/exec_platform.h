@@ -47,17 +47,11 @@
 #define raw_spin_lock_destroy(lock)	((void)(lock))
 
 /*
- * One turn of a wait, in any context, for another thread's few steps (a
- * producer between its two stores).  Those steps run with interrupts off,
- * so the wait is short and spinning is all a caller in atomic context may
- * do.  Userspace threads may be preempted in them: its mirror yields after
- * a while.
+ * Whether another thread's few steps that a waiter spins for (a producer
+ * between its two stores) can be preempted: here they run with interrupts
+ * off, so a wait in any context only spins (exec_backoff_any_context()).
  */
-static inline void exec_relax_any_context(unsigned int *spins)
-{
-	(*spins)++;
-	cpu_relax();
-}
+#define EXEC_STEPS_PREEMPTIBLE	0
 
 /*
  * Exports.  The public API, which the core marks EXPORT_SYMBOL_GPL(), goes

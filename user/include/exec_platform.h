@@ -162,17 +162,11 @@ void exec_user_yield(void);
 #define need_resched()	false
 
 /*
- * One turn of a wait, in any context, for another thread's few steps (see
- * the kernel mirror): a thread preempted in them may hold the CPU we spin
- * on, so after a while the CPU is given up.
+ * Whether another thread's few steps that a waiter spins for can be
+ * preempted (see the kernel mirror): a userspace thread can be preempted
+ * anywhere, so after a while even a wait in any context yields.
  */
-static inline void exec_relax_any_context(unsigned int *spins)
-{
-	if (++*spins < 1024)
-		cpu_relax();
-	else
-		exec_user_yield();
-}
+#define EXEC_STEPS_PREEMPTIBLE	1
 
 /* atomic_t and atomic_long_t */
 typedef struct { int counter; } atomic_t;

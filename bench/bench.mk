@@ -4,7 +4,7 @@
 # what it measures).  Included by the top-level Makefile, which defines O, LIB_A,
 # ALL_CFLAGS, CPPFLAGS_LIB and LDLIBS_LIB.
 #
-#   make bench           build $(O)/exec-bench
+#   make bench           build $(O)/exec-bench and $(O)/exec-objcost
 #   make bench-plot      run it and draw charts, in $(O)/bench-plot
 #   make peer-asio       $(O)/peer-asio, timer_lateness and strand_churn on Boost.Asio
 #   make peer-tbb        $(O)/peer-tbb, the throughput workloads on oneTBB
@@ -21,6 +21,7 @@ BENCH_SRC := bench/exec-bench.c bench/bench-throughput.c \
 	bench/bench-load.c
 BENCH_HDR := bench/bench.h $(wildcard include/exec/*.h)
 BENCH_BIN := $(O)/exec-bench
+OBJCOST_BIN := $(O)/exec-objcost
 
 # Wherever this fragment is included, it must not become the default goal.
 bench_saved_goal := $(.DEFAULT_GOAL)
@@ -31,7 +32,13 @@ $(BENCH_BIN): $(BENCH_SRC) $(BENCH_HDR) $(LIB_A)
 	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(BENCH_SRC) \
 		$(LIB_A) $(LDLIBS_LIB)
 
-bench: $(BENCH_BIN)
+# What each object a request creates costs, on its own (exec-objcost.c).
+$(OBJCOST_BIN): bench/exec-objcost.c $(BENCH_HDR) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
+		$(LIB_A) $(LDLIBS_LIB)
+
+bench: $(BENCH_BIN) $(OBJCOST_BIN)
 
 # make peer-asio: timer_lateness and strand_churn on Boost.Asio (libboost-dev), the peer read
 # against libexec's timed work; on demand only, never by make check.

@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -105,7 +106,8 @@ static int usage(void)
 	fputs("usage: peer-asio timer_lateness [--executor io_context] [--threads T]\n"
 	      "                 [--samples K] [--load [L]]\n"
 	      "       peer-asio strand_churn [--executor strand] [--threads T]\n"
-	      "                 [--strands S]\n", stderr);
+	      "                 [--strands S]\n"
+	      "       peer-asio object_cost [--count N] [promise]\n", stderr);
 	return 2;
 }
 
@@ -331,8 +333,60 @@ static int strand_churn(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * exec-objcost's future (bench/exec-objcost.c) on the C++ library Asio
+ * builds on: N std::promise<long>s, each with its shared state made by
+ * get_future() (the future held beside it, as exec_future_create() makes
+ * one object for both sides), then all destroyed.
+ */
+static int object_cost(int argc, char **argv)
+{
+	unsigned long n = 100000, k;
+	uint64_t t0, t1, t2;
+	long long rss0, rss1;
+	int i;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--count") && i + 1 < argc)
+			n = strtoul(argv[++i], nullptr, 10);
+		else if (strcmp(argv[i], "promise"))
+			return usage();
+	}
+	if (!n)
+		return usage();
+
+	std::vector<std::promise<long> *> promises(n);
+	std::vector<std::future<long>> futures(n);
+
+	memset(static_cast<void *>(promises.data()), 0,
+	       n * sizeof(promises[0]));
+	rss0 = rss_kb();
+	t0 = now_ns();
+	for (k = 0; k < n; k++) {
+		promises[k] = new std::promise<long>();
+		futures[k] = promises[k]->get_future();
+	}
+	t1 = now_ns();
+	rss1 = rss_kb();
+	t2 = now_ns();
+	for (k = 0; k < n; k++) {
+		futures[k] = std::future<long>();
+		delete promises[k];
+	}
+	t2 = now_ns() - t2;
+	if (rss0 < 0 || rss1 < 0)
+		return 1;
+	printf("{\"bench\":\"object_cost\",\"impl\":\"std\",\"object\":\"promise\",\"count\":%lu,\"create_ns\":%llu,\"destroy_ns\":%llu,\"bytes_per_object\":%lld}\n",
+	       n, (unsigned long long)((t1 - t0 + n / 2) / n),
+	       (unsigned long long)((t2 + n / 2) / n),
+	       (rss1 - rss0) * 1024 / (long long)n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "object_cost"))
+		return object_cost(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "timer_lateness"))
 		return timer_lateness(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "strand_churn"))

@@ -18,7 +18,7 @@ BENCH_SRC := bench/exec-bench.c bench/bench-throughput.c \
 	bench/bench-latency.c bench/bench-timer.c bench/bench-idle.c \
 	bench/bench-churn.c \
 	bench/bench-raw.c bench/bench-refpool.c bench/bench-blocking.c \
-	bench/bench-load.c
+	bench/bench-load.c bench/bench-mem.c
 BENCH_HDR := bench/bench.h $(wildcard include/exec/*.h)
 BENCH_BIN := $(O)/exec-bench
 OBJCOST_BIN := $(O)/exec-objcost
@@ -33,10 +33,10 @@ $(BENCH_BIN): $(BENCH_SRC) $(BENCH_HDR) $(LIB_A)
 		$(LIB_A) $(LDLIBS_LIB)
 
 # What each object a request creates costs, on its own (exec-objcost.c).
-$(OBJCOST_BIN): bench/exec-objcost.c $(BENCH_HDR) $(LIB_A)
+$(OBJCOST_BIN): bench/exec-objcost.c bench/bench-mem.c $(BENCH_HDR) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
-		$(LIB_A) $(LDLIBS_LIB)
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) $(LDFLAGS) -o $@ \
+		bench/exec-objcost.c bench/bench-mem.c $(LIB_A) $(LDLIBS_LIB)
 
 bench: $(BENCH_BIN) $(OBJCOST_BIN)
 
@@ -45,12 +45,15 @@ bench: $(BENCH_BIN) $(OBJCOST_BIN)
 CXX ?= c++
 PEER_ASIO := $(O)/peer-asio
 
-$(PEER_ASIO): bench/peer-asio.cc bench/bench-load.c bench/bench.h
+$(PEER_ASIO): bench/peer-asio.cc bench/bench-load.c bench/bench-mem.c \
+		bench/bench.h
 	@mkdir -p $(O)/bench
 	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -c -o $(O)/bench/peer-load.o \
 		bench/bench-load.c
+	$(CC) $(CPPFLAGS_LIB) $(ALL_CFLAGS) -c -o $(O)/bench/peer-mem.o \
+		bench/bench-mem.c
 	$(CXX) -std=c++14 -O2 -g -Wall -pthread $(LDFLAGS) -o $@ \
-		bench/peer-asio.cc $(O)/bench/peer-load.o
+		bench/peer-asio.cc $(O)/bench/peer-load.o $(O)/bench/peer-mem.o
 
 peer-asio: $(PEER_ASIO)
 

@@ -16,6 +16,7 @@
  * exec-bench's strand_churn.  Exit status 0 only if every call succeeded.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@
 
 #include <exec/exec.h>
 #include <exec/user.h>
+
+#include "bench.h"
 
 struct objcost {
 	const char *kind;
@@ -41,18 +44,16 @@ static unsigned long long now_ns(void)
 	return (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static long long rss_kb(void)
+/* bench-mem.c reports its errors through this. */
+void bench_err(const char *fmt, ...)
 {
-	unsigned long long size, resident;
-	FILE *f = fopen("/proc/self/statm", "re");
-	int n;
+	va_list ap;
 
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu %llu", &size, &resident);
-	fclose(f);
-	return n == 2 ? (long long)(resident * sysconf(_SC_PAGESIZE) / 1024) :
-			-1;
+	fputs("exec-objcost: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 static int future_create(void *objs, unsigned long i)
@@ -103,16 +104,6 @@ static const struct objcost objcosts[] = {
 	  latch_destroy, sizeof(struct exec_cancel_token) },
 };
 
-/* Writes a byte of each page, so that the caller's array is resident. */
-static void touch(void *p, size_t len)
-{
-	volatile char *c = p;
-	size_t off;
-
-	for (off = 0; off < len; off += 4096)
-		c[off] = 0;
-}
-
 static int objcost_run(const struct objcost *oc, unsigned long n)
 {
 	unsigned long long t0, t1, t2;
@@ -126,8 +117,8 @@ static int objcost_run(const struct objcost *oc, unsigned long n)
 		fprintf(stderr, "exec-objcost: out of memory\n");
 		return 1;
 	}
-	touch(objs, n * oc->handle_bytes);
-	rss0 = rss_kb();
+	bench_touch(objs, n * oc->handle_bytes);
+	rss0 = bench_rss_kb();
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		err = oc->create(objs, i);
@@ -138,16 +129,14 @@ static int objcost_run(const struct objcost *oc, unsigned long n)
 		}
 	}
 	t1 = now_ns();
-	rss1 = rss_kb();
+	rss1 = bench_rss_kb();
 	t2 = now_ns();
 	for (i = 0; i < n; i++)
 		oc->destroy(objs, i);
 	t2 = now_ns() - t2;
 	free(objs);
-	if (rss0 < 0 || rss1 < 0) {
-		fprintf(stderr, "exec-objcost: cannot read /proc/self/statm\n");
+	if (rss0 < 0 || rss1 < 0)
 		return 1;
-	}
 	printf("{\"bench\":\"object_cost\",\"impl\":\"libexec\",\"object\":\"%s\",\"count\":%lu,\"create_ns\":%llu,\"destroy_ns\":%llu,\"bytes_per_object\":%lld,\"object_bytes\":%zu}\n",
 	       oc->kind, n, (t1 - t0 + n / 2) / n, (t2 + n / 2) / n,
 	       (rss1 - rss0) * 1024 / (long long)n, oc->object_bytes);

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 extern "C" {
+long long bench_rss_kb(void);
 int bench_load_start(unsigned int nr);
 void bench_load_stop(void);
 void bench_err(const char *fmt, ...);
@@ -217,21 +218,6 @@ static int timer_lateness(int argc, char **argv)
 	return 0;
 }
 
-/* The process's resident memory now, in KiB; -1 if it cannot be read. */
-static long long rss_kb(void)
-{
-	unsigned long long size, resident;
-	FILE *f = fopen("/proc/self/statm", "re");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu %llu", &size, &resident);
-	fclose(f);
-	return n == 2 ? (long long)(resident * sysconf(_SC_PAGESIZE) / 1024) :
-			-1;
-}
-
 typedef boost::asio::strand<boost::asio::thread_pool::executor_type> strand_t;
 
 /*
@@ -282,12 +268,12 @@ static int strand_churn(int argc, char **argv)
 		runs[k].store(0);
 	left.store(n);
 
-	rss0 = rss_kb();
+	rss0 = bench_rss_kb();
 	t0 = now_ns();
 	for (k = 0; k < n; k++)
 		strands.emplace_back(boost::asio::make_strand(pool.get_executor()));
 	t1 = now_ns();
-	rss1 = rss_kb();
+	rss1 = bench_rss_kb();
 
 	t2 = now_ns();
 	for (k = 0; k < n; k++) {
@@ -360,14 +346,14 @@ static int object_cost(int argc, char **argv)
 
 	memset(static_cast<void *>(promises.data()), 0,
 	       n * sizeof(promises[0]));
-	rss0 = rss_kb();
+	rss0 = bench_rss_kb();
 	t0 = now_ns();
 	for (k = 0; k < n; k++) {
 		promises[k] = new std::promise<long>();
 		futures[k] = promises[k]->get_future();
 	}
 	t1 = now_ns();
-	rss1 = rss_kb();
+	rss1 = bench_rss_kb();
 	t2 = now_ns();
 	for (k = 0; k < n; k++) {
 		futures[k] = std::future<long>();

@@ -82,7 +82,7 @@ struct exec_future {
 
 static struct exec_future *exec_future_alloc(unsigned int state, int refs)
 {
-	struct exec_future *fut = kzalloc(sizeof(*fut), GFP_KERNEL);
+	struct exec_future *fut = exec_kzalloc_obj(fut, GFP_KERNEL);
 
 	if (!fut)
 		return NULL;

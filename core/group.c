@@ -465,7 +465,7 @@ int exec_group_create(struct exec_group **gp)
 	might_sleep();
 	if (!gp)
 		return -EINVAL;
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	g = exec_kzalloc_obj(g, GFP_KERNEL);
 	if (!g)
 		return -ENOMEM;
 	atomic_long_set(&g->word, 0);

@@ -644,6 +644,17 @@ static inline void *exec_core_kmemdup(const void *src, size_t len, gfp_t gfp)
 	return exec_fault_alloc() ? NULL : kmemdup(src, len, gfp);
 }
 
+/* A zeroed object of the type @p points to, aligned as that type asks. */
+#define exec_kzalloc_obj(p, gfp)					\
+	exec_core_kzalloc_aligned(sizeof(*(p)), __alignof__(*(p)), gfp)
+
+static inline void *exec_core_kzalloc_aligned(size_t size, size_t align,
+					      gfp_t gfp)
+{
+	return exec_fault_alloc() ? NULL : exec_kzalloc_aligned(size, align,
+								gfp);
+}
+
 #undef kmalloc
 #undef kzalloc
 #undef kcalloc

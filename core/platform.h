@@ -50,6 +50,9 @@
  *   exec_local_closures()          the caller's closure cache: its CPU's
  *                                  (interrupts off) / its thread's
  *   exec_local_closures_release()  free the caches, at module exit
+ *   exec_kzalloc_aligned()         a zeroed object aligned as its type
+ *                                  asks (kzalloc() / calloc() or
+ *                                  aligned_alloc())
  *   EXEC_STEPS_PREEMPTIBLE         whether another thread's few steps
  *                                  (a producer between its two stores)
  *                                  can be preempted: 0 / 1

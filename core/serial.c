@@ -479,7 +479,7 @@ int exec_serial_create(struct exec_serial **serialp,
 	might_sleep();
 	if (!serialp || !underlying || !underlying->ops)
 		return -EINVAL;
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = exec_kzalloc_obj(s, GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
 	ret = exec_executor_init(&s->ex, &exec_serial_ops);

@@ -1491,7 +1491,7 @@ static struct exec_timer_target *exec_target_alloc(struct exec_timer_base *base,
 	 * bytes at least, either way enough for the flag bits.
 	 */
 	BUILD_BUG_ON(sizeof(*target) & (sizeof(*target) - 1));
-	target = kzalloc(sizeof(*target), GFP_KERNEL);
+	target = exec_kzalloc_obj(target, GFP_KERNEL);
 	if (!target)
 		return NULL;
 	if (WARN_ON_ONCE((unsigned long)target & EXEC_WORK_FLAG_MASK)) {

@@ -54,6 +54,19 @@
 #define EXEC_STEPS_PREEMPTIBLE	0
 
 /*
+ * A zeroed object of @size bytes that its type wants aligned to @align: the
+ * slab caches align every object naturally, so kzalloc().  The userspace
+ * mirror aligns it to @align only, where its kmalloc() gives every object
+ * of a cache line or more a line of its own, as the slab caches do, at the
+ * price of aligned_alloc()'s split chunks: for objects made by the
+ * thousand (strands, futures), through exec_kzalloc_obj() (internal.h).
+ */
+static inline void *exec_kzalloc_aligned(size_t size, size_t align, gfp_t gfp)
+{
+	return kzalloc(size, gfp);
+}
+
+/*
  * Exports.  The public API, which the core marks EXPORT_SYMBOL_GPL(), goes
  * into the symbol namespace EXEC: Kbuild compiles exec.ko with
  * DEFAULT_SYMBOL_NAMESPACE=EXEC, and a module using it declares

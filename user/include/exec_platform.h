@@ -499,6 +499,19 @@ static inline void *exec_user_kmalloc(size_t size, bool zero)
 	return p;
 }
 
+/* See the kernel mirror: an object aligned as its type asks, no more. */
+static inline void *exec_kzalloc_aligned(size_t size, size_t align, gfp_t gfp)
+{
+	void *p;
+
+	if (align <= __alignof__(max_align_t))
+		return calloc(1, size);
+	p = aligned_alloc(align, (size + align - 1) & ~(align - 1));
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
 static inline void *exec_user_kcalloc(size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)

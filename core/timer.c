@@ -1669,7 +1669,7 @@ long exec_timers_shutdown(struct exec_executor *ex)
 	struct exec_work *list, *next;
 	struct exec_timer *t;
 	unsigned long flags;
-	bool busy;
+	bool busy, armed;
 	long n = 0;
 
 	might_sleep();
@@ -1684,12 +1684,16 @@ long exec_timers_shutdown(struct exec_executor *ex)
 	target->dead = true;
 	if (target->owns_base)
 		base->dead = true;
+	/* Every item is counted when filed, or queued as due (enqueue). */
+	armed = target->owns_base || target->nr_arms;
 	list = exec_timers_collect(base, target, target->owns_base);
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 
 	if (target->owns_base)
 		exec_clockev_stop(&base->clockev);
-	do {
+	/* A target that never had an item has none being handed over. */
+	busy = armed;
+	while (busy) {
 		/* Due items a watcher left for itself go now. */
 		exec_timer_hand_over(base);
 		raw_spin_lock_irqsave(&base->lock, flags);
@@ -1697,7 +1701,7 @@ long exec_timers_shutdown(struct exec_executor *ex)
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		if (busy)
 			cond_resched();
-	} while (busy);
+	}
 
 	for (; list; list = next) {
 		next = list->next;

@@ -338,7 +338,7 @@ check-install:
 # The layout rules that can be counted (scripts/check-layout.sh).
 check-layout:
 	@$(CHECK_RUN) layout '$(CHECK_RESULTS)' -- \
-		scripts/check-layout.sh $(wildcard core/*.c core/*.h user/*.c kernel/*.c)
+		scripts/check-layout.sh $(wildcard core/*.[ch] user/*.[ch] kernel/*.[ch])
 
 # The library example of README.md, exactly as written, built with its own
 # cc commands against a staged install, and run.

@@ -2,6 +2,28 @@
 /*
  * Shared core internals: the intrusive MPSC queue, the per-thread frame
  * stack, and the work item state helpers used by every executor.
+ *
+ * Field tags.  The kernel-doc line of every field that more than one
+ * thread touches starts with what guards it, one of these (after
+ * kernel/workqueue.c's), each in this one sense everywhere in core/,
+ * user/ and kernel/ (scripts/check-layout.sh checks the letters):
+ *
+ *  I: set at creation, read-only afterwards.
+ *  L: under the structure's own lock; L(x): under lock x.
+ *  A: changed only by atomic operations (atomic_t, cmpxchg(), xchg(),
+ *     bit operations); its comment says what its ordering pairs with.
+ *  O: written only by one owning thread, which the structure's comment
+ *     names; others read it with READ_ONCE() or an acquire.
+ *  C: written only by the owner of a consumer side that passes from thread
+ *     to thread (a serial executor, a loop) through fully ordered
+ *     operations, which order one owner's writes before the next's.
+ *  B: under the lock of the hash bucket the object is in.
+ *  M: touched only by a growing pool's manager thread (or before it runs).
+ *  W: touched only by the watchdog, under its lock (core/watchdog.c).
+ *  G: under a global lock, which the comment names.
+ *
+ * A tag may be followed by who else reads the field, and how ("O, read by
+ * exec_executor_stats()").
  */
 #ifndef EXEC_CORE_INTERNAL_H
 #define EXEC_CORE_INTERNAL_H

@@ -136,7 +136,7 @@ struct exec_pool_grow;
  * @slot: A: EXEC_SLOT_*; FREE to LIVE by the manager before the thread
  *	starts, LIVE to EXITED by the thread as it exits, EXITED to FREE by
  *	whoever joins it (the manager, or destroy after the manager is gone)
- * @parker_ready: G: @parker is initialised (once; destroyed with the pool)
+ * @parker_ready: M: @parker is initialised (once; destroyed with the pool)
  * @retire: A: an added worker told to exit, or exiting because it was idle
  *	too long (the policy's kill_pending)
  * @retired: O: exits because it retired (exec_pool_retire_idle())
@@ -166,9 +166,7 @@ struct exec_pool_grow;
  *	the claim
  * @sample: M: for exec_thread_blocked()
  *
- * O: written only by the worker's own thread.  G: written by the manager
- * thread, or at creation.  M: touched only by the manager thread.  W: under
- * the watchdog's lock (core/watchdog.c).
+ * Tags as in core/internal.h; the owner (O) is the worker's own thread.
  */
 struct exec_pool_worker {
 	struct exec_frame frame;

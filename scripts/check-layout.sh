@@ -9,14 +9,18 @@
 # with ';') to its closing brace in the first column; and one back-off (a
 # wait for other threads' few steps counts its turns against
 # EXEC_BACKOFF_SPINS through exec_backoff(), core/internal.h, never against
-# a number of its own).  A file that fails names each function and its
-# length, or each line.  Ends with "layout: N passed, N failed".
+# a number of its own); and every field tag (the letter that starts a
+# field's kernel-doc line, "@field: L:") is one of core/internal.h's
+# legend.  A file that fails names each function and its length, or each
+# line.  Ends with "layout: N passed, N failed".
 
 set -u
 # shellcheck source=scripts/check-lib.sh
 . "$(dirname "$0")/check-lib.sh"
 
 MAX_LINES=80
+# The field tags of core/internal.h's legend.
+TAGS=IALOCBMWG
 
 # long_functions FILE: "LINES NAME-LINE" for each function over MAX_LINES.
 long_functions()
@@ -38,6 +42,14 @@ for f in "$@"; do
 	else
 		fail "$f: functions over $MAX_LINES lines:"
 		printf '%s\n' "$long" | sed 's/^/    /'
+	fi
+	tags=$(grep -nE '^ \* @[A-Za-z_0-9]+: [A-Z](\([^)]*\))?[:,]' "$f" |
+		grep -vE "^[0-9]+: \* @[A-Za-z_0-9]+: [$TAGS](\(|:|,)")
+	if [ -z "$tags" ]; then
+		pass
+	else
+		fail "$f: field tags not in core/internal.h's legend:"
+		printf '%s\n' "$tags" | sed 's/^/    /'
 	fi
 	spin=$(grep -nE 'spins\)? *(<|<=|>|>=) *[0-9]' "$f")
 	if [ -z "$spin" ]; then

@@ -100,7 +100,16 @@ __printf(2, 3) void exec_user_log(int level, const char *fmt, ...);
 	exec_user_log(EXEC_USER_LOG_WARNING, fmt, ##__VA_ARGS__)
 #define might_sleep()	do { } while (0)
 #define might_sleep_if(cond)	do { (void)(cond); } while (0)
-#define lockdep_assert_held(l)	do { (void)(l); } while (0)
+/*
+ * The lock is held, by somebody: userspace keeps no owner, so a caller that
+ * forgot the lock is caught whenever nobody else held it at that moment.
+ * Spinlocks only (spinlock_t, raw_spinlock_t), all the core asserts.
+ */
+#define lockdep_assert_held(l)						\
+	do {								\
+		WARN_ON_ONCE(!__atomic_load_n(&(l)->locked,		\
+					      __ATOMIC_RELAXED));	\
+	} while (0)
 
 /* Once-only accesses and barriers */
 #define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)

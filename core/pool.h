@@ -23,7 +23,8 @@ struct exec_pool_grow;
  * exec_clock_read_local(): 64 pauses of this project's machines (a pause
  * is 25 ns on them; it is 10 to 140 cycles across x86 generations, and
  * under an emulator such as QEMU's TCG each one leaves the translated
- * code, so a spin counted in pauses lasted 5 to 30 times as long there).
+ * code, so a spin counted in pauses lasted many times as long there;
+ * Documentation/benchmarks.rst).
  */
 #define EXEC_POOL_SPIN_NS	1600
 /*
@@ -70,8 +71,9 @@ struct exec_pool_grow;
  * submitter is writing (the queue's tail, the last item's link), so a
  * worker that looks at every pause takes them from the submitter between
  * any two submissions, and each submission then pays two or three
- * cache-line transfers (~200 ns each between these vCPUs): a submitter a
- * little slower than its workers fell from 26 to 2 M items/s.  Looking
+ * cache-line transfers, slow between vCPUs: a submitter a little slower
+ * than its workers fell to a small fraction of its rate
+ * (Documentation/benchmarks.rst).  Looking
  * about once a microsecond (32 pauses) lets a batch build up between
  * looks.
  */

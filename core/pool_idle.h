@@ -60,8 +60,8 @@
  *
  * Only thread_pool.c includes this file, so that the wakers' and the woken
  * worker's ways compile into the pool's own functions: as calls into
- * another object they cost the kernel's wake-up 0.3 us more from the
- * sleeping submitter's switch to the item's start, under QEMU's TCG
+ * another object they lengthened the kernel's wake-up, from the sleeping
+ * submitter's switch to the item's start, under QEMU's TCG
  * (Documentation/benchmarks.rst).
  */
 #ifndef EXEC_CORE_POOL_IDLE_H
@@ -220,11 +220,10 @@ static struct exec_pool_worker *exec_pool_claim_locked(
  *    interrupt (a timer coming due) or from a thread that then sleeps needs
  *    no cross-CPU interrupt when the scheduler keeps the worker where it
  *    was.  Waking an idle CPU is the slowest way to start a thread on a
- *    virtual machine (scripts/trace-wakeup.py: 8.6-35 us from sched_waking
- *    to the switch on an idle vCPU, against 1.1 us for a wakee that
- *    preempts its waker and 13.4 us for one that waits for its waker to
- *    sleep, on this project's 2-vCPU machines; the slowest 2% of
- *    wakeup_latency's samples were woken on the other vCPU, 66 us there);
+ *    virtual machine: scripts/trace-wakeup.py saw the switch on an idle
+ *    vCPU come later than that of a wakee that preempts its waker or
+ *    waits for its waker to sleep, and wakeup_latency's slowest samples
+ *    were those woken on the other vCPU (Documentation/benchmarks.rst);
  *  - among equally placed ones, not the one watching for the pool's next
  *    timed event: it would hand the watch back to the clock event device
  *    first, which re-arms the device when something is armed (a system

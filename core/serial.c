@@ -24,10 +24,10 @@
  * addition back first and lets go if nothing came.  Without it, a pool
  * whose workers kept up with one submitter ran each serial executor's
  * items one or two at a time, the submitter scheduling @runner for nearly
- * every item: serial_throughput fell into a slow mode of 13-20 M items/s
- * (1.6-4 items per run) against 35-50 M/s (63.5 per run) when the
- * submitter got ahead at the start.  Lingering costs a pass through the
- * pool's queue, and no wake-up.
+ * every item: serial_throughput fell into a slow mode, a few items per
+ * run, at well under half the rate of the runs in which the submitter got
+ * ahead at the start (Documentation/benchmarks.rst).  Lingering costs a
+ * pass through the pool's queue, and no wake-up.
  *
  * Lifetime.  Each scheduled run of @runner holds a reference, and the handle
  * holds one; the structure is freed when the last goes.  exec_serial_destroy()
@@ -60,8 +60,7 @@
  * A run lingers only after taking at least this many items: a run of one
  * shows items coming one at a time, which lingering does not gather, and
  * its pass cost the next item's wake-up (wakeup_latency over a serial
- * executor, 7 interleaved rounds: p50 4.6 us lingering after single items,
- * 3.2 us without; 3.5 us so).
+ * executor; Documentation/benchmarks.rst).
  */
 #define EXEC_SERIAL_LINGER_AFTER	2
 

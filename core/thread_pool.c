@@ -117,9 +117,10 @@ static u64 exec_pool_local_check(struct exec_cpu_timer *t)
  * two, or woken), so it takes the item once it is done, on this CPU, as
  * a per-CPU workqueue's worker does.  Waking another worker instead sent
  * timed items that an hrtimer queued in a batch to the other CPU, whose
- * wake-up cost more than the items (kernel timer_lateness p50, medians
- * of three boots: 60, 68, 71 us; 44, 48, 47 us left to the CPU's worker;
- * hrtimer then queue_work(): 46-56 us; executors.rst).
+ * wake-up cost more than the items: the kernel's timer_lateness was
+ * later than with the items left to the CPU's worker, which is on a par
+ * with an hrtimer then queue_work() (Documentation/benchmarks.rst,
+ * executors.rst).
  *
  * Only for items an interrupt submitted (@self NULL), which returns the
  * CPU to the worker at once, and for the worker itself passing a wake-up
@@ -180,10 +181,9 @@ static void exec_pool_kick(struct exec_thread_pool *pool,
  *
  * @nr_idle first, as in exec_pool_kick(): the queue's state is the line
  * that every pop writes, and reading it on every submission while the
- * workers were busy took post_throughput from 11.9-17.9 M/s to 4.9-7.9
- * (6 interleaved rounds); with the queue looked at only when a worker
- * is idle, 17.5 against 17.5 M/s (medians of 10) for the tree before the
- * hand-over.
+ * workers were busy more than halved post_throughput; with the queue
+ * looked at only when a worker is idle, post_throughput is that of the
+ * tree before the hand-over (Documentation/benchmarks.rst).
  */
 static bool exec_pool_hand_to_idle(struct exec_thread_pool *pool,
 				   struct exec_work *work)

@@ -347,9 +347,10 @@ static u64 exec_timer_backend_ns(enum exec_clock clock, u64 when)
 #define EXEC_TIMER_BACKSTOP_NS	200000ULL
 
 /*
- * Early cascades: items moved per step (a step of 32 takes 1-2 us), steps
- * per call at most (a thread taken for new work meanwhile waits no
- * longer), and how far the next event must be for a step to be taken.
+ * Early cascades: items moved per step (a step of 32 is brief;
+ * Documentation/benchmarks.rst), steps per call at most (a thread taken
+ * for new work meanwhile waits no longer), and how far the next event must
+ * be for a step to be taken.
  */
 #define EXEC_TIMER_EARLY_BATCH		32
 #define EXEC_TIMER_EARLY_STEPS		4
@@ -386,9 +387,9 @@ static void exec_timer_arm_device(struct exec_timer_base *base,
  * per half EXEC_TIMER_BACKSTOP_NS of deadlines, the device never fires
  * while the watcher keeps up, and each item costs one wake-up.  Leaving
  * the device armed wherever it was, and letting it fire and be re-armed,
- * woke the device's thread every 200-300 us of a dense run of deadlines:
- * timer_lateness p99 44-62 us, 33-42 us with the window (raw re-armed
- * io_uring timeout: 19-30 us).
+ * woke the device's thread again and again through a dense run of
+ * deadlines, and timer_lateness's tail was longer than with the window
+ * (Documentation/benchmarks.rst).
  */
 static void exec_timer_sync_device(struct exec_timer_base *base,
 				   enum exec_clock clock, bool backstop,
@@ -597,8 +598,8 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
  * is armed or cancelled meanwhile).  It is not armed again where it fires
  * sooner anyway (as the backstop of the next event, within
  * EXEC_TIMER_BACKSTOP_NS of it): arming it for every batch cost the
- * watcher a system call each time (timer_lateness p99 34.7 us, against
- * 28.8 us without, 9 interleaved rounds).
+ * watcher a system call each time, which showed in timer_lateness's tail
+ * (Documentation/benchmarks.rst).
  */
 #define EXEC_TIMER_LEFT_NS	(4 * EXEC_TIMER_BACKSTOP_NS)
 
@@ -657,11 +658,11 @@ static void exec_timer_leave_due(struct exec_timer_base *base,
  * it took its third item, left the rest waiting for a first item that
  * blocked, however long (a batch whose first item waited for its second
  * never finished).  Submitting the rest as any thread submits, which wakes
- * an idle thread, cost userspace timer_lateness p50 0.35-0.37x and p99
- * 1.42-1.46x of the raw re-armed io_uring timeout (three sets of 7
- * interleaved rounds), against 0.19x and 1.19x with the batch deferred.
- * Before the watcher, a helper woken for every batch of two or more, with
- * the device armed for every event, gave p99 120-840 us.
+ * an idle thread, made userspace timer_lateness, against the raw re-armed
+ * io_uring timeout, somewhat later than with the batch deferred; before
+ * the watcher, a helper woken for every batch of two or more, with the
+ * device armed for every event, made its tail far longer
+ * (Documentation/benchmarks.rst).
  */
 static void exec_timer_hand_over_to(struct exec_timer_base *base,
 				    struct exec_executor *self, bool leave)
@@ -844,11 +845,12 @@ static bool exec_timer_late(struct exec_timer_base *base, u64 slack)
  * again, and after its third such retry takes the interrupt for a hang:
  * it programs the next event as far ahead as the interrupt has lasted (up
  * to 100 ms), and every timer of that CPU waits.  Under QEMU's TCG, where
- * a pass with its wake-ups takes 5-15 us and deadlines came every 25 us,
- * timer_lateness had runs with no handler call for 2.2 ms and a p50 of
- * 1.3 ms.  Taking what came due in the same call keeps the device's next
- * time in the future when the handler returns; the bound keeps one call
- * from holding the CPU while deadlines keep coming.
+ * a pass with its wake-ups took not much less than the gap between
+ * timer_lateness's deadlines, the handler went uncalled for long runs
+ * (Documentation/benchmarks.rst).  Taking what came due in the same call
+ * keeps the device's next time in the future when the handler returns;
+ * the bound keeps one call from holding the CPU while deadlines keep
+ * coming.
  */
 #define EXEC_TIMER_EXPIRE_PASSES	4
 

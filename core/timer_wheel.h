@@ -33,9 +33,10 @@
  *
  * Early cascades.  A slot of level 2 or 3 holds every item of its span
  * (4.2 ms, 268 ms): thousands, for a busy wheel, all moved at once when
- * time reaches the slot, while the items due at that moment wait; 850
- * items took 16-53 us.  So whoever expires the wheel, when the next event
- * leaves it time, moves a few items of the next such slot ahead of time
+ * time reaches the slot, while the items due at that moment wait, the
+ * longer the more there are (Documentation/benchmarks.rst).  So whoever
+ * expires the wheel, when the next event leaves it time, moves a few items
+ * of the next such slot ahead of time
  * (exec_wheel_cascade_early()) into a second set of lower levels, the
  * early rows, filed relative to the slot's first tick @early as if @clk
  * were already there.  Items armed meanwhile for the slot's span go to the

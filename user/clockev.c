@@ -19,8 +19,8 @@
  * with one system call and without waking it, where a timeout in the
  * thread's own ring can only be moved by that thread, after a wake-up.  A
  * timerfd's expiry is an hrtimer waking the poller, the same as an
- * IORING_OP_TIMEOUT's (timerfd 19.6 us against 18.5 us p50 late on this
- * machine kind in a timer_lateness reference run).  CLOCK_REALTIME
+ * IORING_OP_TIMEOUT's, and about as late in a timer_lateness reference
+ * run (Documentation/benchmarks.rst).  CLOCK_REALTIME
  * timerfds with TFD_TIMER_ABSTIME follow changes of the system clock, as
  * realtime hrtimers do.
  *

@@ -1517,10 +1517,10 @@ static void exec_uring_turn(struct exec_io *io)
 	if (exec_loop_sleep_begin(io->loop)) {
 		/*
 		 * No yield before the wait, unlike exec_ep_poll(): here it
-		 * gained 4% in requests/s and cost the p99 (745 us -> 1.88 ms
-		 * for the example server under wrk, 5 interleaved rounds): a
-		 * yielding thread whose CPU the client keeps waits for the
-		 * client's slice to end.
+		 * gained little in requests/s and more than doubled the
+		 * example server's tail latency under wrk
+		 * (Documentation/benchmarks.rst): a yielding thread whose CPU
+		 * the client keeps waits for the client's slice to end.
 		 */
 		ret = io_uring_submit_and_wait(&io->ring, 1);
 		if (ret < 0 && ret != -EINTR)

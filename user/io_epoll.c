@@ -560,9 +560,10 @@ static u64 exec_ep_timeouts(struct exec_io *io)
  * Waits up to @ms for events.  Before it sleeps, the thread yields its CPU
  * once and then waits: a thread that is runnable on the same CPU, a
  * client on this machine say, runs first and may bring events, which
- * saves a sleep and a wake-up.  (The example server on epoll under wrk on
- * 2 CPUs: 85,000 sleeps in 4 s without the yield, 2,500 with it, and
- * 1.44x the requests/s.)  io_uring's thread does not (exec_uring_turn()).
+ * saves a sleep and a wake-up: the example server on epoll under wrk
+ * slept far less often with the yield and served more requests
+ * (Documentation/benchmarks.rst).  io_uring's thread does not
+ * (exec_uring_turn()).
  */
 static int exec_ep_poll(struct exec_io_epoll *ep, struct epoll_event *evs,
 			int ms)

@@ -14,9 +14,9 @@
  *	io_uring_wait_cqe() on it when it waits with a deadline (the ring
  *	holds the timeouts), a sleep that can later also wait for I/O
  *	completions.  A sleep without a deadline needs nothing the ring
- *	gives, and is the futex sleep below, the fastest to wake (table
- *	below; wakeup_latency p50 1.24x a bare futex's with every sleep in
- *	the ring, 1.03x with the futex); the waker knows which sleep it
+ *	gives, and is the futex sleep below, the fastest to wake (below;
+ *	wakeup_latency was further from a bare futex's with every sleep in
+ *	the ring than with the futex); the waker knows which sleep it
  *	wakes from @sleeping (core/parker.c).  A waker posts a CQE into the
  *	owner's ring
  *	with IORING_OP_MSG_RING, submitted from a ring of its own thread
@@ -35,28 +35,20 @@
  *
  * Why MSG_RING: bench/parker-wake.c measures wake-to-run latency (from the
  * waker's timestamp before its wake system call to the wakee's timestamp
- * after its sleep returns; 20,000 samples per mechanism, the wakee asleep
- * when each wake is sent, wakes 200 us apart, mechanisms interleaved in
- * rounds of 500; 2-vCPU Firecracker guest, Linux 6.18, liburing 2.3):
+ * after its sleep returns) of the futex and of three ways to wake a thread
+ * asleep in its ring: MSG_RING; "eventfd read", a pending IORING_OP_READ
+ * of an eventfd in the owner's ring, the waker write(2)s the eventfd; and
+ * "FUTEX_WAIT op", a pending IORING_OP_FUTEX_WAIT, Linux >= 6.7, the waker
+ * calls FUTEX_WAKE (figures in Documentation/benchmarks.rst).
  *
- *	p50 / p99, us    unpinned (2 runs)         waker CPU 0, wakee CPU 1
- *	futex            6.1 / 16.2   5.9 / 11.8    15.6 / 35.4   16.5 / 40.6
- *	MSG_RING         7.1 / 22.3   6.6 / 15.8    16.0 / 38.1   17.1 / 40.3
- *	eventfd read    11.3 / 25.7   7.9 / 17.3    17.2 / 39.8   19.7 / 44.7
- *	FUTEX_WAIT op    9.6 / 24.2   7.1 / 16.2    16.3 / 39.0   19.3 / 44.1
- *
- * ("eventfd read": a pending IORING_OP_READ of an eventfd in the owner's
- * ring, the waker write(2)s the eventfd; "FUTEX_WAIT op": a pending
- * IORING_OP_FUTEX_WAIT, Linux >= 6.7, the waker calls FUTEX_WAKE.)
- *
- * Among the ways to wake a thread asleep in its ring, MSG_RING is the
- * fastest in every run, at the median and at p99, by 1.2-4.4 us over the
+ * Among the ways to wake a thread asleep in its ring, MSG_RING was the
+ * fastest in every run, at the median and in the tail, ahead of the
  * eventfd: it posts the CQE directly, where the eventfd read is retried
  * from task_work after a poll wake-up.  It also needs no fd
  * per parker beyond its ring and no re-arming after each wake.  Its costs
  * are one ring per waking thread (created lazily) and, in a tight
- * two-thread ping-pong, about 6 us per handoff against the futex's 3.4 us
- * (tests/user/parker_test.c, 1M handoffs).  The FUTEX_WAIT op would let
+ * two-thread ping-pong, a slower handoff than the futex's
+ * (tests/user/parker_test.c).  The FUTEX_WAIT op would let
  * any thread wake with a plain futex call, but is no faster, must be
  * re-armed and needs 6.7.  The futex itself wakes fastest of all, which is
  * why it is the fallback; io_uring is preferred as the sleep that can also

@@ -405,7 +405,7 @@ void exec_thread_show_stack(struct exec_thread *thread)
  * yet: it asks /proc at once, so that a new worker whose first item blocks
  * is seen at the manager's next look, not a sample period later (in
  * blocking_mix, eight workers added one after the other, each to find a
- * blocking item: about 3 ms of the CPU items' time).
+ * blocking item, cost the CPU items time; Documentation/benchmarks.rst).
  *
  * Return: true if it looks blocked; false when /proc says the thread is
  * runnable, and on a first call unless /proc says it sleeps.

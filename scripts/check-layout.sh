@@ -11,8 +11,11 @@
 # EXEC_BACKOFF_SPINS through exec_backoff(), core/internal.h, never against
 # a number of its own); and every field tag (the letter that starts a
 # field's kernel-doc line, "@field: L:") is one of core/internal.h's
-# legend.  A file that fails names each function and its length, or each
-# line.  Ends with "layout: N passed, N failed".
+# legend; and no comment quotes a benchmark figure (a number of us, ms or
+# M/s, a p50/p99/p999, "interleaved rounds", a ratio such as 1.44x): the
+# figures go in Documentation/benchmarks.rst, the comment keeps the reason
+# (issue 39).  A file that fails names each function and its length, or
+# each line.  Ends with "layout: N passed, N failed".
 
 set -u
 # shellcheck source=scripts/check-lib.sh
@@ -21,6 +24,17 @@ set -u
 MAX_LINES=80
 # The field tags of core/internal.h's legend.
 TAGS=IALOCBMWG
+# What a figure from a benchmark run looks like, conservatively.
+FIGURE='[0-9](\.[0-9]+)?[ -]?(us|ms|µs|M/s)\b|M items/s|\bp(50|99|999)\b'
+FIGURE="$FIGURE"'|interleaved rounds|[0-9]\.[0-9]+x\b'
+# Comment lines that match FIGURE but define or explain a constant rather
+# than quote a run: "FILE|TEXT ON THE LINE|why it may stay".
+FIGURE_ALLOW=(
+	"core/timer_wheel.h|a tick is 2^10 ns (1.024 us)|the wheel's geometry"
+	"core/timer_wheel.h|spans 65 us, level 1 4.2 ms|the wheel's geometry"
+	"core/timer_wheel.h|(4.2 ms, 268 ms): thousands|the wheel's geometry"
+	"core/timer.c|to 100 ms), and every timer|the kernel's hrtimer hang cap"
+)
 
 # long_functions FILE: "LINES NAME-LINE" for each function over MAX_LINES.
 long_functions()
@@ -33,6 +47,28 @@ long_functions()
 			start = 0
 		}
 	' "$1"
+}
+
+# figures FILE: the comment lines of FILE that quote a figure, less the
+# allowed ones.
+figures()
+{
+	local line entry file text
+
+	grep -nE "$FIGURE" "$1" |
+	grep -E '^[0-9]+:([[:space:]]*(\*|/\*|//)|.*(/\*|//))' |
+	while IFS= read -r line; do
+		for entry in "${FIGURE_ALLOW[@]}"; do
+			file=${entry%%|*}
+			text=${entry#*|}
+			text=${text%|*}
+			case "$1" in
+			*"$file")
+				case "$line" in *"$text"*) continue 2 ;; esac ;;
+			esac
+		done
+		printf '%s\n' "$line"
+	done
 }
 
 for f in "$@"; do
@@ -57,6 +93,14 @@ for f in "$@"; do
 	else
 		fail "$f: a back-off of its own (use exec_backoff()):"
 		printf '%s\n' "$spin" | sed 's/^/    /'
+	fi
+	figs=$(figures "$f")
+	if [ -z "$figs" ]; then
+		pass
+	else
+		fail "$f: a benchmark figure in a comment" \
+			"(Documentation/benchmarks.rst):"
+		printf '%s\n' "$figs" | sed 's/^/    /'
 	fi
 done
 

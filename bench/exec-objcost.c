@@ -137,8 +137,11 @@ static int objcost_run(const struct objcost *oc, unsigned long n)
 	free(objs);
 	if (rss0 < 0 || rss1 < 0)
 		return 1;
-	printf("{\"bench\":\"object_cost\",\"impl\":\"libexec\",\"object\":\"%s\",\"count\":%lu,\"create_ns\":%llu,\"destroy_ns\":%llu,\"bytes_per_object\":%lld,\"object_bytes\":%zu}\n",
-	       oc->kind, n, (t1 - t0 + n / 2) / n, (t2 + n / 2) / n,
+	printf("{\"bench\":\"object_cost\",\"impl\":\"libexec\"");
+	printf(",\"object\":\"%s\",\"count\":%lu", oc->kind, n);
+	printf(",\"create_ns\":%llu,\"destroy_ns\":%llu",
+	       (t1 - t0 + n / 2) / n, (t2 + n / 2) / n);
+	printf(",\"bytes_per_object\":%lld,\"object_bytes\":%zu}\n",
 	       (rss1 - rss0) * 1024 / (long long)n, oc->object_bytes);
 	return 0;
 }
@@ -159,18 +162,20 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
-		for (k = 0; k < sizeof(objcosts) / sizeof(objcosts[0]); k++)
+		for (k = 0; k < ARRAY_SIZE(objcosts); k++)
 			if (!strcmp(argv[i], objcosts[k].kind))
 				break;
-		if (k == sizeof(objcosts) / sizeof(objcosts[0])) {
-			fprintf(stderr, "usage: exec-objcost [--count N] [future|group|latch|cancel_token]...\n");
+		if (k == ARRAY_SIZE(objcosts)) {
+			fputs("usage: exec-objcost [--count N] [KIND...]\n"
+			      "kinds: future group latch cancel_token\n",
+			      stderr);
 			return 2;
 		}
 		any = true;
 		ret |= objcost_run(&objcosts[k], n);
 	}
 	if (!any)
-		for (k = 0; k < sizeof(objcosts) / sizeof(objcosts[0]); k++)
+		for (k = 0; k < ARRAY_SIZE(objcosts); k++)
 			ret |= objcost_run(&objcosts[k], n);
 	return ret;
 }

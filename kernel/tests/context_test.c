@@ -438,8 +438,13 @@ static void ctx_full_item_fn(struct exec_work *work)
 }
 
 /* Indices in fx->items of the serial-over-a-full-pool case. */
-enum { CTX_FULL_TRY, CTX_FULL_POST, CTX_FULL_SUBMIT, CTX_FULL_BEHIND,
-       CTX_FULL_FILL };
+enum {
+	CTX_FULL_TRY,
+	CTX_FULL_POST,
+	CTX_FULL_SUBMIT,
+	CTX_FULL_BEHIND,
+	CTX_FULL_FILL,
+};
 
 static void ctx_serial_full_irq_fn(struct irq_work *work)
 {

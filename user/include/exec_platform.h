@@ -46,7 +46,7 @@ typedef int64_t s64;
 #undef __always_inline
 #define __always_inline	inline __attribute__((__always_inline__))
 #define SMP_CACHE_BYTES	64
-#define ____cacheline_aligned	__attribute__((__aligned__(SMP_CACHE_BYTES)))
+#define ____cacheline_aligned	__aligned(SMP_CACHE_BYTES)
 #define __aligned(x)	__attribute__((__aligned__(x)))
 #define __section(s)	__attribute__((__section__(s)))
 #define __printf(a, b)	__attribute__((__format__(__printf__, a, b)))
@@ -106,10 +106,7 @@ __printf(2, 3) void exec_user_log(int level, const char *fmt, ...);
  * Spinlocks only (spinlock_t, raw_spinlock_t), all the core asserts.
  */
 #define lockdep_assert_held(l)						\
-	do {								\
-		WARN_ON_ONCE(!__atomic_load_n(&(l)->locked,		\
-					      __ATOMIC_RELAXED));	\
-	} while (0)
+	((void)WARN_ON_ONCE(!__atomic_load_n(&(l)->locked, __ATOMIC_RELAXED)))
 
 /* Once-only accesses and barriers */
 #define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)

@@ -53,9 +53,7 @@ void exec_wait_seq(const unsigned long *seq, unsigned long old)
 			cpu_relax();
 			continue;
 		}
-		usleep_range(us, us * 2);
-		if (us < 1000)
-			us *= 2;
+		exec_poll_sleep(&us);
 	}
 }
 

@@ -108,6 +108,20 @@ static inline void exec_backoff_any_context(unsigned int *spins)
 }
 
 /*
+ * The one sleeping poll, for waits that may last a run or a flush (a run
+ * to end, a flush's markers, threads to acknowledge): sleeps *@us to
+ * twice that, the interval doubling up to a millisecond; *@us starts at
+ * 16.  A wake-up per run would cost every item a look at a wait queue,
+ * while such a wait may well return a little late.  Process context.
+ */
+static inline void exec_poll_sleep(unsigned long *us)
+{
+	usleep_range(*us, *us * 2);
+	if (*us < 1000)
+		*us *= 2;
+}
+
+/*
  * Intrusive multi-producer single-consumer queue (after Dmitry Vyukov's
  * non-intrusive MPSC node queue), linked through exec_work::next.
  *

@@ -888,11 +888,8 @@ static int exec_ls_work_running(struct exec_executor *ex,
 		return 1;
 	/* One run at a time; a run started after the call may be waited for. */
 	do {
-		while (exec_ls_run_goes_on(ls, r, seq)) {
-			usleep_range(us, us * 2);
-			if (us < 1000)
-				us *= 2;
-		}
+		while (exec_ls_run_goes_on(ls, r, seq))
+			exec_poll_sleep(&us);
 		spin_lock_irqsave(&ls->consume_lock, flags);
 		r = exec_ls_find_run(ls, work, skip, &seq);
 		spin_unlock_irqrestore(&ls->consume_lock, flags);
@@ -936,11 +933,8 @@ static int exec_ls_flush_once(struct exec_loop_scheduler *ls)
 	/* Fully ordered: after the marker's start, before the wake-ups. */
 	epoch = atomic_long_inc_return(&ls->flush_epoch);
 	exec_ls_wake_all(ls);
-	while (!exec_ls_flush_acked(ls, epoch)) {
-		usleep_range(us, us * 2);
-		if (us < 1000)
-			us *= 2;
-	}
+	while (!exec_ls_flush_acked(ls, epoch))
+		exec_poll_sleep(&us);
 	return 0;
 }
 

@@ -1311,11 +1311,8 @@ static bool exec_prio_wait_runner(struct exec_priority *p,
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	if (!on)
 		return false;
-	while (exec_prio_run_goes_on(p, r, work, seq)) {
-		usleep_range(us, us * 2);
-		if (us < 1000)
-			us *= 2;
-	}
+	while (exec_prio_run_goes_on(p, r, work, seq))
+		exec_poll_sleep(&us);
 	return true;
 }
 
@@ -1400,11 +1397,8 @@ static int exec_prio_flush_once(struct exec_priority *p)
 			break;
 		}
 	}
-	while (atomic_read_acquire(&left)) {
-		usleep_range(us, us * 2);
-		if (us < 1000)
-			us *= 2;
-	}
+	while (atomic_read_acquire(&left))
+		exec_poll_sleep(&us);
 	kfree(m);
 	if (ret)
 		return ret;

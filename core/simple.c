@@ -399,13 +399,6 @@ exec_tpt_find_run(struct exec_thread_per_task *tpt, struct exec_work *work,
 	return t;
 }
 
-static void exec_tpt_backoff(unsigned long *us)
-{
-	usleep_range(*us, *us * 2);
-	if (*us < 1000)
-		*us *= 2;
-}
-
 static int exec_tpt_work_running(struct exec_executor *ex,
 				 struct exec_work *work, bool wait)
 {
@@ -423,7 +416,7 @@ static int exec_tpt_work_running(struct exec_executor *ex,
 	if (!t || !wait)
 		return !!t;
 	while (exec_tpt_find_run(tpt, work, self, t))
-		exec_tpt_backoff(&us);
+		exec_poll_sleep(&us);
 	return 1;
 }
 
@@ -456,7 +449,7 @@ static int exec_tpt_flush(struct exec_executor *ex, bool drain)
 		before = READ_ONCE(tpt->nr_submitted);
 		us = 16;
 		while (exec_tpt_live_before(tpt, before))
-			exec_tpt_backoff(&us);
+			exec_poll_sleep(&us);
 	} while (drain && READ_ONCE(tpt->nr_submitted) != before);
 	return 0;
 }

@@ -1573,9 +1573,7 @@ static int exec_pool_flush_once(struct exec_thread_pool *pool)
 		/* Stopping: its workers exit without acknowledging. */
 		if (READ_ONCE(pool->state) & EXEC_POOL_CLOSED)
 			return -ESHUTDOWN;
-		usleep_range(us, us * 2);
-		if (us < 1000)
-			us *= 2;
+		exec_poll_sleep(&us);
 	}
 	return 0;
 }

@@ -870,18 +870,15 @@ static int exec_ls_work_running(struct exec_executor *ex,
 	struct exec_frame *frame = exec_frame_find(ls);
 	struct exec_ls_runner *self = frame ?
 		container_of(frame, struct exec_ls_runner, frame) : NULL;
-	struct exec_ls_runner *r, *skip = self;
+	struct exec_ls_runner *r;
 	unsigned long flags, seq, us = 16;
-	int found = 0;
 
-	spin_lock_irqsave(&ls->consume_lock, flags);
-	if (self && exec_ls_find_run(ls, work, NULL, &seq) == self)
-		found = -EDEADLK;
-	r = exec_ls_find_run(ls, work, skip, &seq);
-	spin_unlock_irqrestore(&ls->consume_lock, flags);
-	if (found < 0 || (self && (READ_ONCE(self->run_seq) & 1) &&
-			  READ_ONCE(self->run_work) == work))
+	/* Our own record, written only by this thread: no lock. */
+	if (self && (self->run_seq & 1) && self->run_work == work)
 		return wait ? -EDEADLK : 1;
+	spin_lock_irqsave(&ls->consume_lock, flags);
+	r = exec_ls_find_run(ls, work, self, &seq);
+	spin_unlock_irqrestore(&ls->consume_lock, flags);
 	if (!r)
 		return 0;
 	if (!wait)
@@ -891,7 +888,7 @@ static int exec_ls_work_running(struct exec_executor *ex,
 		while (exec_ls_run_goes_on(ls, r, seq))
 			exec_poll_sleep(&us);
 		spin_lock_irqsave(&ls->consume_lock, flags);
-		r = exec_ls_find_run(ls, work, skip, &seq);
+		r = exec_ls_find_run(ls, work, self, &seq);
 		spin_unlock_irqrestore(&ls->consume_lock, flags);
 	} while (r);
 	return 1;

@@ -142,14 +142,20 @@ struct exec_timer_target {
 #define EXEC_TIMERS_COUNTS	2UL
 #define EXEC_TIMERS_TAGS	(EXEC_TIMERS_LAZY | EXEC_TIMERS_COUNTS)
 
+/* @ex->timers as it is: a target, NULL, or a lazy one's tagged source. */
+static inline unsigned long exec_timers_word(const struct exec_executor *ex)
+{
+	/* Pairs with the cmpxchg() of exec_timers_make(). */
+	return (unsigned long)smp_load_acquire(&ex->timers);
+}
+
 /* @ex's target, or NULL if it has none or its target is still to be made. */
 static inline struct exec_timer_target *
 exec_timers_target(const struct exec_executor *ex)
 {
-	/* Pairs with the cmpxchg() of exec_timers_make(). */
-	struct exec_timer_target *target = smp_load_acquire(&ex->timers);
+	unsigned long v = exec_timers_word(ex);
 
-	return (unsigned long)target & EXEC_TIMERS_LAZY ? NULL : target;
+	return v & EXEC_TIMERS_LAZY ? NULL : (struct exec_timer_target *)v;
 }
 
 /*
@@ -158,7 +164,7 @@ exec_timers_target(const struct exec_executor *ex)
  */
 static struct exec_timer_base *exec_timers_base_of(const struct exec_executor *ex)
 {
-	unsigned long v = (unsigned long)smp_load_acquire(&ex->timers);
+	unsigned long v = exec_timers_word(ex);
 
 	if (v & EXEC_TIMERS_LAZY)
 		ex = (struct exec_executor *)(v & ~EXEC_TIMERS_TAGS);
@@ -199,8 +205,7 @@ static int exec_timers_make(struct exec_executor *ex,
 	struct exec_timer_target *lazy, *target, *old;
 	struct exec_executor *from;
 
-	/* Pairs with the cmpxchg() below: a target read is initialised. */
-	lazy = smp_load_acquire(&ex->timers);
+	lazy = (struct exec_timer_target *)exec_timers_word(ex);
 	if (likely(!((unsigned long)lazy & EXEC_TIMERS_LAZY))) {
 		*targetp = lazy;
 		return lazy ? 0 : -EOPNOTSUPP;
@@ -1658,7 +1663,7 @@ void exec_timers_count_work(struct exec_executor *ex)
  */
 bool exec_timers_counts_work(const struct exec_executor *ex)
 {
-	unsigned long v = (unsigned long)smp_load_acquire(&ex->timers);
+	unsigned long v = exec_timers_word(ex);
 
 	if (v & EXEC_TIMERS_LAZY)
 		return v & EXEC_TIMERS_COUNTS;
@@ -1702,7 +1707,7 @@ void exec_timers_share_lazily(struct exec_executor *ex,
 			      struct exec_executor *from)
 {
 	unsigned long lazy = (unsigned long)from | EXEC_TIMERS_LAZY;
-	unsigned long v = (unsigned long)smp_load_acquire(&from->timers);
+	unsigned long v = exec_timers_word(from);
 
 	if (!v)
 		return;

@@ -527,6 +527,7 @@ bool exec_executor_defers_freely(struct exec_executor *ex);
 void exec_timer_sys_init(void);
 int exec_timers_create(struct exec_executor *ex);
 int exec_timers_share(struct exec_executor *ex, struct exec_executor *from);
+void exec_serial_sys_exit(void);
 void exec_timers_share_lazily(struct exec_executor *ex,
 			      struct exec_executor *from);
 void exec_timers_count_work(struct exec_executor *ex);

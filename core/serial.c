@@ -200,6 +200,50 @@ static void exec_serial_run_item(struct exec_serial *s, struct exec_work *work,
 
 static const struct exec_executor_ops exec_serial_ops;
 
+/*
+ * Strands come from a cache of their own: made by the thousand, they would
+ * take a kmalloc() size class half again their size.  Made at the first
+ * create (two first creates racing each make one, one is kept: no lock a
+ * fork would have to take), destroyed at module exit.
+ */
+static struct kmem_cache *exec_serial_cache;
+
+static struct exec_serial *exec_serial_alloc(void)
+{
+	/* Pairs with the cmpxchg() below: a cache seen is initialised. */
+	struct kmem_cache *cache = smp_load_acquire(&exec_serial_cache);
+	struct kmem_cache *old;
+
+	if (unlikely(!cache)) {
+		cache = KMEM_CACHE(exec_serial, 0);
+		if (!cache)
+			return NULL;
+		/* Fully ordered: publishes the cache's initialisation. */
+		old = cmpxchg(&exec_serial_cache, NULL, cache);
+		if (old) {
+			kmem_cache_destroy(cache);
+			cache = old;
+		}
+	}
+	if (exec_fault_alloc())
+		return NULL;
+	return kmem_cache_zalloc(cache, GFP_KERNEL);
+}
+
+/**
+ * exec_serial_sys_exit - free the strands' cache, at module exit
+ *
+ * Every strand has been destroyed and freed: the modules that made them
+ * have gone.
+ *
+ * Context: Process context; may sleep.
+ */
+void exec_serial_sys_exit(void)
+{
+	kmem_cache_destroy(exec_serial_cache);
+	exec_serial_cache = NULL;
+}
+
 static struct exec_serial *exec_to_serial(struct exec_executor *ex)
 {
 	return container_of(ex, struct exec_serial, ex);
@@ -212,7 +256,7 @@ static void exec_serial_put(struct exec_serial *s)
 	exec_timers_free(&s->ex);
 	exec_executor_fini_embedded(&s->ex);
 	raw_spin_lock_destroy(&s->consume_lock);
-	kfree(s);
+	kmem_cache_free(exec_serial_cache, s);
 }
 
 /*
@@ -486,7 +530,7 @@ int exec_serial_create(struct exec_serial **serialp,
 	might_sleep();
 	if (!serialp || !underlying || !underlying->ops)
 		return -EINVAL;
-	s = exec_kzalloc_obj(s, GFP_KERNEL);
+	s = exec_serial_alloc();
 	if (!s)
 		return -ENOMEM;
 	exec_executor_init_embedded(&s->ex, &exec_serial_ops, &s->deps);

@@ -60,6 +60,7 @@ static void __exit exec_module_exit(void)
 	exec_static_context_release();
 	exec_default_shutdown();
 	exec_watchdog_exit();
+	exec_serial_sys_exit();
 	exec_stats_files_exit();
 	exec_platform_exit();
 }

@@ -518,6 +518,49 @@ static inline void *exec_kzalloc_aligned(size_t size, size_t align, gfp_t gfp)
 	return p;
 }
 
+/*
+ * Slab caches: a cache is its objects' size and alignment, each object
+ * exec_kzalloc_aligned()'s, as exact as malloc() makes it.
+ */
+struct kmem_cache {
+	size_t size;
+	size_t align;
+};
+
+static inline struct kmem_cache *kmem_cache_create(const char *name,
+						   unsigned int size,
+						   unsigned int align,
+						   unsigned long flags,
+						   void (*ctor)(void *))
+{
+	struct kmem_cache *cache = malloc(sizeof(*cache));
+
+	if (cache) {
+		cache->size = size;
+		cache->align = align;
+	}
+	return cache;
+}
+
+#define KMEM_CACHE(s, flags)						\
+	kmem_cache_create(#s, sizeof(struct s), __alignof__(struct s),	\
+			  (flags), NULL)
+
+static inline void *kmem_cache_zalloc(struct kmem_cache *cache, gfp_t gfp)
+{
+	return exec_kzalloc_aligned(cache->size, cache->align, gfp);
+}
+
+static inline void kmem_cache_free(struct kmem_cache *cache, void *obj)
+{
+	free(obj);
+}
+
+static inline void kmem_cache_destroy(struct kmem_cache *cache)
+{
+	free(cache);
+}
+
 static inline void *exec_user_kcalloc(size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)

@@ -84,7 +84,8 @@ static long exec_serial_queued(long count)
  *	EXEC_SERIAL_DYING once exec_serial_destroy() has begun, read as a
  *	hint by submitters and running batches.  One word, so that entering
  *	and marking are one atomic operation each and totally ordered.
- * @idle_wq: exec_serial_destroy() waits here for the runs to leave @state
+ *	exec_serial_destroy() waits on it (wait_var_event()) for the runs to
+ *	leave.
  * @probe: the queued item being timed (core/stats.h)
  * @stats: C: what the owners of the consumer side ran, counted per batch
  * @nr_discarded: C: items discarded by owners of the consumer side
@@ -118,7 +119,6 @@ struct exec_serial {
 	atomic_t state;
 	raw_spinlock_t consume_lock;
 	bool linger;
-	wait_queue_head_t idle_wq;
 	struct exec_stats_probe probe;
 	struct exec_stats_run stats;
 	unsigned long nr_discarded;
@@ -409,9 +409,12 @@ static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 	if (!run && avail > 0)
 		exec_serial_drop(s, avail, NULL);
 
-	/* Fully ordered: our last access to the queue comes first. */
+	/*
+	 * Fully ordered: our last access to the queue comes first, and the
+	 * decrement before wake_up_var()'s look for a waiter.
+	 */
 	if (atomic_dec_return(&s->state) == EXEC_SERIAL_DYING)
-		wake_up_all(&s->idle_wq);
+		wake_up_var(&s->state);
 out_put:
 	exec_serial_put(s);
 }
@@ -548,7 +551,6 @@ int exec_serial_create(struct exec_serial **serialp,
 			       exec_serial_runner_discarded);
 	atomic_set(&s->refs, 1);
 	raw_spin_lock_init(&s->consume_lock);
-	init_waitqueue_head(&s->idle_wq);
 	*serialp = s;
 	return 0;
 }
@@ -590,7 +592,7 @@ long exec_serial_destroy(struct exec_serial *serial)
 	discarded = exec_timers_shutdown(&s->ex);
 	/* Fully ordered: a run entering after this finds it and leaves. */
 	atomic_fetch_or(EXEC_SERIAL_DYING, &s->state);
-	wait_event(s->idle_wq, exec_serial_quiet(s));
+	wait_var_event(&s->state, exec_serial_quiet(s));
 
 	/*
 	 * No run of @runner takes items any more, and submission is over

@@ -38,6 +38,7 @@
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/wait_bit.h>
 
 /*
  * The userspace mirror has a destroy step for its locks (its struct mutex is

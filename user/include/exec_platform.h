@@ -483,6 +483,24 @@ static inline u32 hash_ptr(const void *ptr, unsigned int bits)
 		     (64 - bits));
 }
 
+/*
+ * wait_var_event()/wake_up_var(): a wait on a variable's condition, on one
+ * of a few wait queues shared by hash of its address, as the kernel's, so
+ * that an object made by the thousand holds no wait queue of its own.  The
+ * waker orders its change of the condition before wake_up_var() with a
+ * full barrier, as in the kernel.
+ */
+#define EXEC_VAR_WAIT_BITS	6
+extern wait_queue_head_t exec_var_waitqueues[1 << EXEC_VAR_WAIT_BITS];
+
+static inline wait_queue_head_t *__var_waitqueue(const void *var)
+{
+	return &exec_var_waitqueues[hash_ptr(var, EXEC_VAR_WAIT_BITS)];
+}
+
+#define wait_var_event(var, cond)	wait_event(*__var_waitqueue(var), cond)
+#define wake_up_var(var)		wake_up_all(__var_waitqueue(var))
+
 /* Memory */
 typedef unsigned int gfp_t;
 #define GFP_KERNEL	0U

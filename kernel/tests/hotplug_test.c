@@ -56,6 +56,7 @@ struct hp_ctx {
 	struct exec_thread_pool *pool[2];
 	struct hp_item *items;
 	atomic_t next;
+	int allowed;
 	atomic_t submitted;
 	atomic_t refused;
 	atomic_t ran;
@@ -147,6 +148,11 @@ static int hp_submitter(void *arg)
 	unsigned int cpu;
 
 	while (!kthread_should_stop()) {
+		/* The items are spread over the whole run. */
+		if (atomic_read(&ctx->next) >= READ_ONCE(ctx->allowed)) {
+			usleep_range(200, 400);
+			continue;
+		}
 		for_each_online_cpu(cpu) {
 			/* -ENXIO for a CPU that went offline meanwhile. */
 			smp_call_function_single(cpu, hp_submit_irq, ctx, 1);
@@ -277,7 +283,7 @@ static void hp_init_items(struct hp_ctx *ctx)
 static void hotplug_per_cpu_pools(struct kunit *test)
 {
 	struct exec_thread_pool_attr attr = { .per_cpu = true };
-	unsigned int cpu, cycle, toggled = 0, cpus = 0;
+	unsigned int cpu, cycle, toggled = 0, cpus = 0, changes;
 	struct task_struct *submitter;
 	struct hp_ctx *ctx;
 	u64 t0;
@@ -300,6 +306,9 @@ static void hotplug_per_cpu_pools(struct kunit *test)
 	for_each_online_cpu(cpu)
 		hp_expect_bound(test, ctx, cpu, true);
 
+	/* The changes to come, if every CPU but CPU 0 can go offline. */
+	changes = HP_CYCLES * (num_online_cpus() - 1);
+	ctx->allowed = HP_ITEMS / (changes + 1);
 	submitter = kthread_run(hp_submitter, ctx, "hp-submit");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(submitter));
 	t0 = ktime_get_ns();
@@ -311,6 +320,8 @@ static void hotplug_per_cpu_pools(struct kunit *test)
 				toggled++;
 				cpus += !cycle;
 			}
+			WRITE_ONCE(ctx->allowed, HP_ITEMS / (changes + 1) *
+				   (min(toggled, changes) + 1));
 		}
 	}
 	kthread_stop(submitter);

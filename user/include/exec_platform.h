@@ -790,4 +790,38 @@ static inline bool exec_cpu_timer_pending(struct exec_cpu_timer *t)
 	return false;
 }
 
+/*
+ * No CPU hotplug notification reaches a process: a watch is never called,
+ * and a per-CPU pool's workers keep the affinity the kernel leaves them
+ * (Documentation/lifecycle.rst).
+ */
+struct exec_cpu_watch {
+	void (*fn)(struct exec_cpu_watch *watch, unsigned int cpu, bool online);
+};
+
+#define EXEC_HAVE_CPU_WATCH	0
+
+static inline void exec_cpus_hold(void)
+{
+}
+
+static inline void exec_cpus_release(void)
+{
+}
+
+static inline int exec_cpu_watch_add(struct exec_cpu_watch *watch)
+{
+	return 0;
+}
+
+static inline void exec_cpu_watch_remove(struct exec_cpu_watch *watch)
+{
+}
+
+/* Never called: no watch is. */
+static inline int exec_thread_set_cpu(struct exec_thread *thread, int cpu)
+{
+	return -EOPNOTSUPP;
+}
+
 #endif /* EXEC_USER_PLATFORM_H */

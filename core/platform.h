@@ -53,6 +53,18 @@
  *   exec_kzalloc_aligned()         a zeroed object aligned as its type
  *                                  asks (kzalloc() / calloc() or
  *                                  aligned_alloc())
+ *   struct exec_lockdep            what the lock validator knows of one
+ *                                  executor: a lockdep map and its key
+ *                                  (CONFIG_LOCKDEP) / nothing
+ *   exec_lockdep_init/fini()       register and unregister it; process
+ *                                  context, may sleep
+ *   exec_lockdep_run_begin/end()   around an item's run: the map taken
+ *                                  as a recursive reader
+ *   exec_lockdep_wait()            before a wait for items: the map taken
+ *                                  and released as a writer, so that a
+ *                                  lock held around the wait and taken by
+ *                                  an item is a reported cycle
+ *   EXEC_HAVE_LOCKDEP              whether those record anything: 1 / 0
  *   EXEC_STEPS_PREEMPTIBLE         whether another thread's few steps
  *                                  (a producer between its two stores)
  *                                  can be preempted: 0 / 1

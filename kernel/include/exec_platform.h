@@ -67,6 +67,48 @@ static inline void *exec_kzalloc_aligned(size_t size, size_t align, gfp_t gfp)
 }
 
 /*
+ * The wait annotations (core/platform.h): a lockdep map per executor, with
+ * a key of its own registered at run time, as the workqueue gives every
+ * workqueue one, so that two executors are two lock classes.  Without
+ * CONFIG_LOCKDEP the structure is empty and the calls are nothing.
+ */
+#ifdef CONFIG_LOCKDEP
+struct exec_lockdep {
+	struct lockdep_map map;
+	struct lock_class_key key;
+	char name[32];
+};
+
+static inline void exec_lockdep_init(struct exec_lockdep *ld,
+				     const char *kind)
+{
+	snprintf(ld->name, sizeof(ld->name), "exec-%s", kind);
+	lockdep_register_key(&ld->key);
+	lockdep_init_map(&ld->map, ld->name, &ld->key, 0);
+}
+
+static inline void exec_lockdep_fini(struct exec_lockdep *ld)
+{
+	lockdep_unregister_key(&ld->key);
+}
+
+#define exec_lockdep_run_begin(ld)	lock_map_acquire_read(&(ld)->map)
+#define exec_lockdep_run_end(ld)	lock_map_release(&(ld)->map)
+#define exec_lockdep_wait(ld)							do {										lock_map_acquire(&(ld)->map);						lock_map_release(&(ld)->map);					} while (0)
+#define EXEC_HAVE_LOCKDEP	1
+#else
+struct exec_lockdep {
+};
+
+#define exec_lockdep_init(ld, kind)	((void)(ld), (void)(kind))
+#define exec_lockdep_fini(ld)		((void)(ld))
+#define exec_lockdep_run_begin(ld)	((void)(ld))
+#define exec_lockdep_run_end(ld)	((void)(ld))
+#define exec_lockdep_wait(ld)		((void)(ld))
+#define EXEC_HAVE_LOCKDEP	0
+#endif
+
+/*
  * Exports.  The public API, which the core marks EXPORT_SYMBOL_GPL(), goes
  * into the symbol namespace EXEC: Kbuild compiles exec.ko with
  * DEFAULT_SYMBOL_NAMESPACE=EXEC, and a module using it declares

@@ -82,10 +82,16 @@ static atomic_long_t exec_closure_chunks;
  *	these, as the continuation may already have run and told its owner
  *	(the release ended a join) before the submitter (the releaser) is
  *	done with the executor
+ * @has_lockdep: I: @lockdep is registered (the executor runs its items on
+ *	threads of its own: exec_executor_init())
+ * @lockdep: I: what lockdep knows of the executor: the map its items run
+ *	in and its waits take (exec_executor_lockdep_wait_of())
  */
 struct exec_dependents {
 	atomic_t nr[EXEC_DEP_COUNT];
 	atomic_t handover;
+	bool has_lockdep;
+	struct exec_lockdep lockdep;
 };
 
 struct exec_dependents exec_static_dependents;
@@ -336,9 +342,81 @@ int exec_executor_init(struct exec_executor *ex,
 	ex->ops = ops;
 	ex->timers = NULL;
 	ex->context = NULL;
+	/*
+	 * A map for the executors that run their items on threads of their
+	 * own; one whose items run on another's (a strand) shares that one's
+	 * (exec_executor_lockdep()): strands are made by the thousand, and
+	 * lockdep has classes for a few thousand keys in all.
+	 */
+	if (!ops->context_executor) {
+		exec_lockdep_init(&ex->dependents->lockdep, ops->kind ?
+				  ops->kind : "executor");
+		ex->dependents->has_lockdep = true;
+	}
 	return 0;
 }
 EXPORT_SYMBOL_GPL(exec_executor_init);
+
+/*
+ * The executor whose threads run the items of @ex: @ex itself, or for one
+ * that shares another's execution context (a strand, a priority executor)
+ * that one's, as exec_executor_context() finds it.
+ */
+static struct exec_executor *exec_executor_root(struct exec_executor *ex)
+{
+	struct exec_executor *next;
+
+	while (ex->ops && ex->ops->context_executor) {
+		next = ex->ops->context_executor(ex);
+		if (!next)
+			break;
+		ex = next;
+	}
+	return ex;
+}
+
+/**
+ * exec_executor_lockdep_of - the lockdep map the items of an executor run in
+ * @ex: the executor, not NULL
+ *
+ * For exec_executor_lockdep(), which calls it only when the platform has a
+ * lock validator.
+ *
+ * Context: Any context.
+ * Return: the map of the executor whose threads run @ex's items, or NULL
+ * when that one has none (not set up by exec_executor_init(), or a
+ * library-wide one such as the inline executor).
+ */
+struct exec_lockdep *exec_executor_lockdep_of(struct exec_executor *ex)
+{
+	ex = exec_executor_root(ex);
+	if (!ex->dependents || !ex->dependents->has_lockdep)
+		return NULL;
+	return &ex->dependents->lockdep;
+}
+
+/**
+ * exec_executor_lockdep_wait_of - tell lockdep the caller waits for items
+ * @ex: the executor whose items are waited for, not NULL
+ *
+ * Takes and releases the map of the executor that runs @ex's items, as a
+ * writer: a lock the caller holds, and that one of those items takes (a
+ * recursive reader of the map is held around each run), closes a cycle
+ * that lockdep reports the first time both orders have been seen, whether
+ * or not they ever met in time.  Not from an item of that same executor:
+ * there a wait for another of its items is legitimate on a pool of several
+ * threads, and the map is already held (as a reader); lockdep would call
+ * it recursive locking.
+ *
+ * Context: Process context, before a wait.
+ */
+void exec_executor_lockdep_wait_of(struct exec_executor *ex)
+{
+	struct exec_lockdep *ld = exec_executor_lockdep_of(ex);
+
+	if (ld && !exec_running_in_this_thread(exec_executor_root(ex)))
+		exec_lockdep_wait(ld);
+}
 
 /**
  * exec_executor_depend - count a dependent of an executor
@@ -477,6 +555,8 @@ void exec_executor_fini(struct exec_executor *ex)
 	if (!ex)
 		return;
 	exec_executor_context_release(ex);
+	if (ex->dependents && ex->dependents->has_lockdep)
+		exec_lockdep_fini(&ex->dependents->lockdep);
 	kfree(ex->dependents);
 	ex->dependents = NULL;
 }

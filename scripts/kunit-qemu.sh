@@ -27,6 +27,9 @@
 #                     and the rest of its report, up to "---[ end trace"
 #                     or "</TASK>",
 #                     do not fail the run (for a test that provokes a WARN)
+#   --expect REGEX    as --allow, and the run fails unless a log line
+#                     matches REGEX (for a test that plants a lockdep
+#                     report); may be given more than once: each must match
 #   --kmemleak        init has kmemleak scan with the modules loaded and
 #                     again at the end, and fails the run on any
 #                     unreferenced object allocated through our modules
@@ -70,6 +73,7 @@ hold_ms=0
 append=
 trace_events=0
 allow=
+expects=()
 kcsan_elsewhere=0
 kmemleak=0
 smp=2
@@ -103,6 +107,7 @@ while [ $# -gt 0 ]; do
 	--append) append=${2?}; shift ;;
 	--trace-events) trace_events=1 ;;
 	--allow) allow=${2:?}; shift ;;
+	--expect) expects+=("${2:?}"); shift ;;
 	--kcsan-elsewhere) kcsan_elsewhere=1 ;;
 	--kmemleak) kmemleak=1 ;;
 	--accel) accel=${2:?}; shift ;;
@@ -282,6 +287,11 @@ bad_re+='|kmemleak: Memory pool empty'
 bad_re+='|list_(add|del) corruption|blocked for more than|rcu: INFO:'
 bad_re+='|detected stalls|Attempted to kill init|segfault at'
 reports=$outdir/reports.txt
+for re in "${expects[@]}"; do
+	allow+=${allow:+|}$re
+	grep -qE -- "$re" "$plain" ||
+		problem "no log line matches the expected report '$re'"
+done
 awk -v bad="$bad_re" -v allow="$allow" -v ktap="$ktap_re" \
 	-v kcsan="$kcsan_elsewhere" '
 	$0 ~ ktap { next }

@@ -10,6 +10,11 @@
 #                         against the test kernel built by
 #                         scripts/kernel-build.sh, then the KUnit suites and
 #                         the unload checks in QEMU (scripts/kunit-qemu.sh)
+#   make check-kernel-lockdep
+#                         the planted lockdep reports of
+#                         kernel/tests/lockdep_test.c, one boot per case
+#                         of the test kernel: each must show lockdep's
+#                         report naming the pool's map
 #   make check-kernel-kcsan
 #                         the same on the KCSAN test kernel
 #                         (scripts/kernel-config-kcsan), failing on any
@@ -45,7 +50,7 @@ KUNIT_ALLOW := WARNING: .*exec_executor_check_unused|task:wd-test/
 KERNEL_SRC := Kbuild Makefile $(wildcard core/*.c core/*.h include/exec/*.h \
 	include/trace/events/*.h \
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
-	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel/*.c \
+	kernel/tests/*.h kernel/tests/lockdep/*.[ch] tests/*.c tests/exec_test.h examples/kernel/*.c \
 	examples/kernel/*.h examples/kernel/Kbuild)
 KERNEL_OUT = $(abspath $(O))/kernel
 
@@ -102,6 +107,37 @@ check-kernel:
 kernel-test-modules:
 	$(call exec_kbuild,$(TEST_KDIR),$(TEST_KERNEL_OUT),CONFIG_EXEC_EXAMPLE=m CONFIG_EXEC_KUNIT_TEST=m)
 
+# --- planted lockdep reports -------------------------------------------------
+#
+# Lockdep reports once, then turns itself off; so each planted case has a
+# module and a boot of its own, with exec.ko and that module alone
+# (kernel/tests/lockdep/), and the run fails unless lockdep's report of a
+# circular dependency through the pool's map is in the log.  check-kernel
+# checks the rest of the suite free of lockdep reports.
+
+LOCKDEP_CASES = cancel_sync flush destroy
+LOCKDEP_LOG_DIR = $(abspath $(O))/kunit-lockdep
+
+check-kernel-lockdep:
+	@kdir='$(TEST_KDIR)'; \
+	if [ -z "$$kdir" ]; then \
+		kdir=$$(scripts/kernel-build.sh --print-build-dir) || exit 1; \
+	fi; \
+	$(SUBMAKE) kernel-test-modules TEST_KDIR="$$kdir" || exit 1; \
+	status=0; \
+	for case in $(LOCKDEP_CASES); do \
+		EXEC_KUNIT_LOG='$(LOCKDEP_LOG_DIR)'/$$case/console.log \
+		$(CHECK_RUN) kernel-lockdep-$$case '$(CHECK_RESULTS)' -- \
+			scripts/kunit-qemu.sh --kernel "$$kdir" \
+			$(KUNIT_QEMU_ARGS) --quiet \
+			--expect 'possible circular locking dependency detected' \
+			--expect '[(]exec-thread_pool[)]' \
+			$(TEST_KERNEL_OUT)/exec.ko \
+			$(TEST_KERNEL_OUT)/exec_lockdep_$$case.ko || \
+			status=1; \
+	done; \
+	exit $$status
+
 # --- the KCSAN test kernel ---------------------------------------------------
 #
 # KCSAN cannot be built with KASAN, so the data race detector has a kernel
@@ -139,4 +175,5 @@ check-kernel-kcsan:
 		scripts/kcsan-reports.sh '$(KCSAN_LOG)' || status=1; \
 	exit $$status
 
-.PHONY: kernel-modules check-kernel kernel-test-modules check-kernel-kcsan
+.PHONY: kernel-modules check-kernel kernel-test-modules check-kernel-kcsan \
+	check-kernel-lockdep

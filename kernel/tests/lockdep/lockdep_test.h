@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Kernel-only KUnit suite: lockdep sees a wait for items while a lock that
+ * an item takes is held, the first time the two orders occur, before they
+ * ever meet in a deadlock (Documentation/cancel.rst, "Lockdep").
+ *
+ * Each case plants the pattern without deadlocking: an item of a pool takes
+ * a mutex and returns; then the case holds the mutex around a wait on the
+ * pool that has nothing to wait for.  Lockdep has seen "map, then mutex" in
+ * the item and "mutex, then map" in the wait, and reports a circular
+ * dependency, after which it turns itself off (debug_locks is 0): what the
+ * case checks.  That blinds lockdep for the rest of the boot, so the cases
+ * are not in exec_test.ko: each is a module of its own
+ * (exec_lockdep_<case>.ko, from a file beside this one that defines
+ * LD_CASE), loaded alone in a boot of its own by make check-kernel-lockdep,
+ * which fails unless lockdep's report shows in the log.  (Neither a module
+ * parameter nor kunit.filter_glob could pick the case: on these kernels
+ * KUnit runs a module's suites before its parameters are parsed and does
+ * not filter them.)
+ */
+#ifndef EXEC_LOCKDEP_TEST_H
+#define EXEC_LOCKDEP_TEST_H
+
+#include <kunit/test.h>
+#include <linux/debug_locks.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <exec/exec.h>
+
+#include "exec_test.h"
+
+struct ld_fx {
+	struct exec_thread_pool *pool;
+	struct mutex lock;
+	struct exec_work taker;
+	struct exec_work idle;
+	atomic_t taken;
+};
+
+static void ld_taker_fn(struct exec_work *work)
+{
+	struct ld_fx *fx = container_of(work, struct ld_fx, taker);
+
+	mutex_lock(&fx->lock);
+	mutex_unlock(&fx->lock);
+	atomic_inc(&fx->taken);
+}
+
+static void ld_idle_fn(struct exec_work *work)
+{
+}
+
+/*
+ * A pool whose item has taken @fx->lock once and returned; skips when
+ * lockdep is not on (then the boot's check finds no report and fails).
+ */
+static void ld_setup(struct kunit *test, struct ld_fx *fx)
+{
+	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
+		kunit_skip(test, "the kernel has no CONFIG_PROVE_LOCKING");
+	if (!debug_locks)
+		kunit_skip(test, "lockdep is off already (an earlier report)");
+	mutex_init(&fx->lock);
+	exec_work_init(&fx->taker, ld_taker_fn);
+	exec_work_init(&fx->idle, ld_idle_fn);
+	atomic_set(&fx->taken, 0);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&fx->pool, NULL), 0);
+	KUNIT_ASSERT_EQ(test, exec_submit(exec_thread_pool_executor(fx->pool),
+					  &fx->taker), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&fx->taken, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* Lockdep is still on: only the wait below may turn it off. */
+	KUNIT_ASSERT_TRUE(test, debug_locks);
+}
+
+/* cancel_sync of a plain item that is not even queued, under the mutex. */
+static void __maybe_unused ld_cancel_sync_under_lock(struct kunit *test)
+{
+	struct ld_fx fx;
+	int ret;
+
+	ld_setup(test, &fx);
+	mutex_lock(&fx.lock);
+	ret = exec_work_cancel_sync(exec_thread_pool_executor(fx.pool),
+				    &fx.idle);
+	mutex_unlock(&fx.lock);
+	KUNIT_EXPECT_EQ(test, ret, EXEC_CANCEL_IDLE);
+	KUNIT_EXPECT_FALSE(test, debug_locks);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx.pool), 0L);
+}
+
+/* A flush of the pool, empty by now, under the mutex. */
+static void __maybe_unused ld_flush_under_lock(struct kunit *test)
+{
+	struct ld_fx fx;
+	int ret;
+
+	ld_setup(test, &fx);
+	mutex_lock(&fx.lock);
+	ret = exec_executor_flush(exec_thread_pool_executor(fx.pool));
+	mutex_unlock(&fx.lock);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, debug_locks);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx.pool), 0L);
+}
+
+/* The pool's destroy, which joins its workers, under the mutex. */
+static void __maybe_unused ld_destroy_under_lock(struct kunit *test)
+{
+	struct ld_fx fx;
+	long ret;
+
+	ld_setup(test, &fx);
+	mutex_lock(&fx.lock);
+	ret = exec_thread_pool_destroy(fx.pool);
+	mutex_unlock(&fx.lock);
+	KUNIT_EXPECT_EQ(test, ret, 0L);
+	KUNIT_EXPECT_FALSE(test, debug_locks);
+}
+
+/* KUNIT_CASE() names the case after its argument: expand LD_CASE first. */
+#define LD_KUNIT_CASE(name)	KUNIT_CASE(name)
+
+static struct kunit_case ld_cases[] = {
+	LD_KUNIT_CASE(LD_CASE),
+	{}
+};
+
+static struct kunit_suite exec_kernel_lockdep_suite = {
+	.name = "exec-kernel-lockdep",
+	.test_cases = ld_cases,
+};
+
+kunit_test_suites(&exec_kernel_lockdep_suite);
+
+MODULE_DESCRIPTION("KUnit: a planted lockdep report of exec.ko's waits");
+MODULE_IMPORT_NS(EXEC);
+MODULE_LICENSE("Dual MIT/GPL");
+
+#endif /* EXEC_LOCKDEP_TEST_H */

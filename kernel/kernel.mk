@@ -115,7 +115,7 @@ kernel-test-modules:
 # circular dependency through the pool's map is in the log.  check-kernel
 # checks the rest of the suite free of lockdep reports.
 
-LOCKDEP_CASES = cancel_sync flush destroy
+LOCKDEP_CASES = cancel_sync flush destroy timer_cancel_sync
 LOCKDEP_LOG_DIR = $(abspath $(O))/kunit-lockdep
 
 check-kernel-lockdep:

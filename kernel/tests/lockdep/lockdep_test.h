@@ -121,6 +121,27 @@ static void __maybe_unused ld_destroy_under_lock(struct kunit *test)
 /* KUNIT_CASE() names the case after its argument: expand LD_CASE first. */
 #define LD_KUNIT_CASE(name)	KUNIT_CASE(name)
 
+/* cancel_sync of a timed item armed on the pool, under the mutex. */
+static void __maybe_unused ld_timer_cancel_sync_under_lock(struct kunit *test)
+{
+	struct exec_timer timer;
+	struct ld_fx fx;
+	int ret;
+
+	ld_setup(test, &fx);
+	exec_timer_init(&timer, ld_idle_fn, NULL);
+	/* An hour away: it stays armed until the cancel. */
+	KUNIT_ASSERT_EQ(test, exec_submit_after(exec_thread_pool_executor(fx.pool),
+						&timer, 3600ULL * NSEC_PER_SEC),
+			0);
+	mutex_lock(&fx.lock);
+	ret = exec_timer_cancel_sync(&timer);
+	mutex_unlock(&fx.lock);
+	KUNIT_EXPECT_EQ(test, ret, 1);
+	KUNIT_EXPECT_FALSE(test, debug_locks);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx.pool), 0L);
+}
+
 static struct kunit_case ld_cases[] = {
 	LD_KUNIT_CASE(LD_CASE),
 	{}

@@ -556,8 +556,9 @@ void exec_executor_fini(struct exec_executor *ex)
 		return;
 	exec_executor_context_release(ex);
 	if (ex->dependents && ex->dependents->has_lockdep)
-		exec_lockdep_fini(&ex->dependents->lockdep);
-	kfree(ex->dependents);
+		exec_lockdep_free(&ex->dependents->lockdep, ex->dependents);
+	else
+		kfree(ex->dependents);
 	ex->dependents = NULL;
 }
 EXPORT_SYMBOL_GPL(exec_executor_fini);

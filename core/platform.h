@@ -56,8 +56,11 @@
  *   struct exec_lockdep            what the lock validator knows of one
  *                                  executor: a lockdep map and its key
  *                                  (CONFIG_LOCKDEP) / nothing
- *   exec_lockdep_init/fini()       register and unregister it; process
- *                                  context, may sleep
+ *   exec_lockdep_init()            register it; process context, may
+ *                                  sleep
+ *   exec_lockdep_free()            unregister it and kfree() the object
+ *                                  that holds it: at once, or later
+ *                                  (lockdep waits for a grace period)
  *   exec_lockdep_run_begin/end()   around an item's run: the map taken
  *                                  as a recursive reader
  *   exec_lockdep_wait()            before a wait for items: the map taken

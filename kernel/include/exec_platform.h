@@ -38,6 +38,7 @@
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 /*
  * The userspace mirror has a destroy step for its locks (its struct mutex is
@@ -73,10 +74,20 @@ static inline void *exec_kzalloc_aligned(size_t size, size_t align, gfp_t gfp)
  * CONFIG_LOCKDEP the structure is empty and the calls are nothing.
  */
 #ifdef CONFIG_LOCKDEP
+/**
+ * struct exec_lockdep - what lockdep knows of one executor
+ * @map: taken around each item's run and before each wait for items
+ * @key: @map's class, registered by exec_lockdep_init()
+ * @name: the class's name in lockdep's reports, "exec-<kind>"
+ * @free_work: unregisters @key and frees @obj (exec_lockdep_free())
+ * @obj: I: the allocation that holds this structure
+ */
 struct exec_lockdep {
 	struct lockdep_map map;
 	struct lock_class_key key;
 	char name[32];
+	struct work_struct free_work;
+	void *obj;
 };
 
 static inline void exec_lockdep_init(struct exec_lockdep *ld,
@@ -87,21 +98,22 @@ static inline void exec_lockdep_init(struct exec_lockdep *ld,
 	lockdep_init_map(&ld->map, ld->name, &ld->key, 0);
 }
 
-static inline void exec_lockdep_fini(struct exec_lockdep *ld)
-{
-	lockdep_unregister_key(&ld->key);
-}
+void exec_lockdep_free(struct exec_lockdep *ld, void *obj);
 
 #define exec_lockdep_run_begin(ld)	lock_map_acquire_read(&(ld)->map)
 #define exec_lockdep_run_end(ld)	lock_map_release(&(ld)->map)
-#define exec_lockdep_wait(ld)							do {										lock_map_acquire(&(ld)->map);						lock_map_release(&(ld)->map);					} while (0)
+#define exec_lockdep_wait(ld)						\
+	do {								\
+		lock_map_acquire(&(ld)->map);				\
+		lock_map_release(&(ld)->map);				\
+	} while (0)
 #define EXEC_HAVE_LOCKDEP	1
 #else
 struct exec_lockdep {
 };
 
 #define exec_lockdep_init(ld, kind)	((void)(ld), (void)(kind))
-#define exec_lockdep_fini(ld)		((void)(ld))
+#define exec_lockdep_free(ld, obj)	((void)(ld), kfree(obj))
 #define exec_lockdep_run_begin(ld)	((void)(ld))
 #define exec_lockdep_run_end(ld)	((void)(ld))
 #define exec_lockdep_wait(ld)		((void)(ld))

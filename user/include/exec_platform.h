@@ -116,7 +116,7 @@ struct exec_lockdep {
 };
 
 #define exec_lockdep_init(ld, kind)	((void)(ld), (void)(kind))
-#define exec_lockdep_fini(ld)		((void)(ld))
+#define exec_lockdep_free(ld, obj)	((void)(ld), kfree(obj))
 #define exec_lockdep_run_begin(ld)	((void)(ld))
 #define exec_lockdep_run_end(ld)	((void)(ld))
 #define exec_lockdep_wait(ld)		((void)(ld))

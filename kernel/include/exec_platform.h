@@ -102,11 +102,13 @@ void exec_lockdep_free(struct exec_lockdep *ld, void *obj);
 
 #define exec_lockdep_run_begin(ld)	lock_map_acquire_read(&(ld)->map)
 #define exec_lockdep_run_end(ld)	lock_map_release(&(ld)->map)
-#define exec_lockdep_wait(ld)						\
-	do {								\
-		lock_map_acquire(&(ld)->map);				\
-		lock_map_release(&(ld)->map);				\
-	} while (0)
+
+static inline void exec_lockdep_wait(struct exec_lockdep *ld)
+{
+	lock_map_acquire(&ld->map);
+	lock_map_release(&ld->map);
+}
+
 #define EXEC_HAVE_LOCKDEP	1
 #else
 struct exec_lockdep {

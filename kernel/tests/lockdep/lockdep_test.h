@@ -31,6 +31,7 @@
 
 struct ld_fx {
 	struct exec_thread_pool *pool;
+	/* Taken by @taker on the pool, then held around the case's wait. */
 	struct mutex lock;
 	struct exec_work taker;
 	struct exec_work idle;

@@ -58,7 +58,8 @@
 # suite ran, when a module failed to load or unload or was left loaded, when
 # the log has a kernel warning, BUG, Oops, lockdep, KASAN, UBSAN or ODEBUG
 # report, a kmemleak report of an object of ours, or a stack trace, or
-# when QEMU timed out or init did not get to its final marker.  The last line printed is "N passed, N failed"
+# when QEMU timed out or init did not get to its final marker, or when
+# an --expect REGEX matches no line of the log.  The last line printed is "N passed, N failed"
 # (", N skipped" added when some were), counting KUnit cases.
 
 set -euo pipefail

@@ -4,9 +4,11 @@
  * an item takes is held, the first time the two orders occur, before they
  * ever meet in a deadlock (Documentation/cancel.rst, "Lockdep").
  *
- * Each case plants the pattern without deadlocking: an item of a pool takes
- * a mutex and returns; then the case holds the mutex around a wait on the
- * pool that has nothing to wait for.  Lockdep has seen "map, then mutex" in
+ * Each case plants the pattern without deadlocking: an item of a pool (of
+ * one worker) takes a mutex and returns; then the case holds the mutex
+ * around a wait on the pool that has nothing to wait for, or (cancel_sync)
+ * around the cancel of that item, queued again behind a gate that keeps it
+ * from running.  Lockdep has seen "map, then mutex" in
  * the item and "mutex, then map" in the wait, and reports a circular
  * dependency, after which it turns itself off (debug_locks is 0): what the
  * case checks.  That blinds lockdep for the rest of the boot, so the cases
@@ -36,6 +38,9 @@ struct ld_fx {
 	struct exec_work taker;
 	struct exec_work idle;
 	atomic_t taken;
+	/* Holds the pool's one worker while the case waits. */
+	struct exec_work gated;
+	struct exec_test_gate gate;
 };
 
 static void ld_taker_fn(struct exec_work *work)
@@ -51,12 +56,21 @@ static void ld_idle_fn(struct exec_work *work)
 {
 }
 
+static void ld_gated_fn(struct exec_work *work)
+{
+	struct ld_fx *fx = container_of(work, struct ld_fx, gated);
+
+	exec_test_gate_pass(&fx->gate);
+}
+
 /*
  * A pool whose item has taken @fx->lock once and returned; skips when
  * lockdep is not on (then the boot's check finds no report and fails).
  */
 static void ld_setup(struct kunit *test, struct ld_fx *fx)
 {
+	struct exec_thread_pool_attr attr = { .nr_threads = 1 };
+
 	if (!IS_ENABLED(CONFIG_PROVE_LOCKING))
 		kunit_skip(test, "the kernel has no CONFIG_PROVE_LOCKING");
 	if (!debug_locks)
@@ -64,8 +78,10 @@ static void ld_setup(struct kunit *test, struct ld_fx *fx)
 	mutex_init(&fx->lock);
 	exec_work_init(&fx->taker, ld_taker_fn);
 	exec_work_init(&fx->idle, ld_idle_fn);
+	exec_work_init(&fx->gated, ld_gated_fn);
+	exec_test_gate_init(&fx->gate);
 	atomic_set(&fx->taken, 0);
-	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&fx->pool, NULL), 0);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&fx->pool, &attr), 0);
 	KUNIT_ASSERT_EQ(test, exec_submit(exec_thread_pool_executor(fx->pool),
 					  &fx->taker), 0);
 	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&fx->taken, 1,
@@ -74,18 +90,29 @@ static void ld_setup(struct kunit *test, struct ld_fx *fx)
 	KUNIT_ASSERT_TRUE(test, debug_locks);
 }
 
-/* cancel_sync of a plain item that is not even queued, under the mutex. */
+/*
+ * cancel_sync, under the mutex, of the very item that takes it, queued
+ * behind a gate that holds the pool's one worker: it cannot run while the
+ * mutex is held, and the cancel takes it back without waiting.
+ */
 static void __maybe_unused ld_cancel_sync_under_lock(struct kunit *test)
 {
+	struct exec_executor *ex;
 	struct ld_fx fx;
 	int ret;
 
 	ld_setup(test, &fx);
+	ex = exec_thread_pool_executor(fx.pool);
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &fx.gated), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&fx.gate, 1));
+	KUNIT_ASSERT_EQ(test, exec_submit(ex, &fx.taker), 0);
 	mutex_lock(&fx.lock);
-	ret = exec_work_cancel_sync(exec_thread_pool_executor(fx.pool),
-				    &fx.idle);
+	ret = exec_work_cancel_sync(ex, &fx.taker);
 	mutex_unlock(&fx.lock);
-	KUNIT_EXPECT_EQ(test, ret, EXEC_CANCEL_IDLE);
+	exec_test_gate_open(&fx.gate);
+	KUNIT_EXPECT_EQ(test, ret, EXEC_CANCEL_REMOVED);
+	/* Its one run is the setup's. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx.taken), 1);
 	KUNIT_EXPECT_FALSE(test, debug_locks);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx.pool), 0L);
 }

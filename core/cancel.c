@@ -178,6 +178,8 @@ static int exec_work_wait_runs(struct exec_executor *ex,
 
 	if (!ex->ops->work_running)
 		return 0;
+	/* Whether or not a run is under way now: the order is what counts. */
+	exec_executor_lockdep_wait(ex);
 	ret = ex->ops->work_running(ex, work, true);
 	return ret < 0 ? ret : 0;
 }
@@ -235,6 +237,7 @@ int exec_work_flush(struct exec_executor *ex, struct exec_work *work)
 	might_sleep();
 	if (!exec_cancel_plain(ex, work))
 		return -EINVAL;
+	exec_executor_lockdep_wait(ex);
 	/* Acquire: as in exec_cancel_loop(), for @work_running's look. */
 	flags = smp_load_acquire(&work->flags);
 	if ((flags & EXEC_WORK_PENDING) && !(flags & EXEC_WORK_CANCELING)) {
@@ -271,6 +274,7 @@ static int exec_flush_common(struct exec_executor *ex, bool drain)
 	if (exec_running_in_this_thread(ex) &&
 	    ex != exec_inline_executor())
 		return -EDEADLK;
+	exec_executor_lockdep_wait(ex);
 	return ex->ops->flush(ex, drain);
 }
 

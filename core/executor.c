@@ -72,7 +72,29 @@ static struct exec_closure_chunk *exec_orphans;
 /* A: chunks of every cache, orphans included, for the tests */
 static atomic_long_t exec_closure_chunks;
 
+/*
+ * The table of an executor that runs its items on threads of its own, with
+ * what lockdep knows of it (exec_executor_lockdep_of()); the executors whose
+ * items run on another's threads (a strand, a priority executor) use that
+ * one's map, and their table is struct exec_dependents alone, a strand's
+ * inside the strand.
+ */
+struct exec_dependents_lockdep {
+	struct exec_dependents deps;
+	struct exec_lockdep lockdep;
+};
+
 struct exec_dependents exec_static_dependents;
+
+/*
+ * Whether @ex's table is a struct exec_dependents_lockdep: made by
+ * exec_executor_init() for an executor with threads of its own.
+ */
+static bool exec_executor_has_lockdep(const struct exec_executor *ex)
+{
+	return ex->dependents && ex->dependents != &exec_static_dependents &&
+	       !ex->ops->context_executor;
+}
 
 /* For the report: "<count> <name>" per kind (singular, plural). */
 static const char *const exec_dep_names[EXEC_DEP_COUNT][2] = {
@@ -311,18 +333,94 @@ int exec_executor_init(struct exec_executor *ex,
 {
 	BUILD_BUG_ON(offsetof(struct exec_closure, work) != 0);
 	BUILD_BUG_ON(sizeof(struct exec_closure_chunk) > 4096);
+	struct exec_dependents_lockdep *dl;
+
 	might_sleep();
 	if (!ex || !ops || !ops->submit)
 		return -EINVAL;
-	ex->dependents = kzalloc(sizeof(*ex->dependents), GFP_KERNEL);
-	if (!ex->dependents)
-		return -ENOMEM;
 	ex->ops = ops;
 	ex->timers = NULL;
 	ex->context = NULL;
+	/*
+	 * A map for the executors that run their items on threads of their
+	 * own; one whose items run on another's (a strand) shares that one's
+	 * (exec_executor_lockdep()): strands are made by the thousand, and
+	 * lockdep has classes for a few thousand keys in all.
+	 */
+	if (ops->context_executor) {
+		ex->dependents = kzalloc(sizeof(*ex->dependents), GFP_KERNEL);
+		return ex->dependents ? 0 : -ENOMEM;
+	}
+	dl = kzalloc(sizeof(*dl), GFP_KERNEL);
+	if (!dl)
+		return -ENOMEM;
+	exec_lockdep_init(&dl->lockdep, ops->kind ? ops->kind : "executor");
+	ex->dependents = &dl->deps;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(exec_executor_init);
+
+/*
+ * The executor whose threads run the items of @ex: @ex itself, or for one
+ * that shares another's execution context (a strand, a priority executor)
+ * that one's, as exec_executor_context() finds it.
+ */
+static struct exec_executor *exec_executor_root(struct exec_executor *ex)
+{
+	struct exec_executor *next;
+
+	while (ex->ops && ex->ops->context_executor) {
+		next = ex->ops->context_executor(ex);
+		if (!next)
+			break;
+		ex = next;
+	}
+	return ex;
+}
+
+/**
+ * exec_executor_lockdep_of - the lockdep map the items of an executor run in
+ * @ex: the executor, not NULL
+ *
+ * For exec_executor_lockdep(), which calls it only when the platform has a
+ * lock validator.
+ *
+ * Context: Any context.
+ * Return: the map of the executor whose threads run @ex's items, or NULL
+ * when that one has none (not set up by exec_executor_init(), or a
+ * library-wide one such as the inline executor).
+ */
+struct exec_lockdep *exec_executor_lockdep_of(struct exec_executor *ex)
+{
+	ex = exec_executor_root(ex);
+	if (!exec_executor_has_lockdep(ex))
+		return NULL;
+	return &container_of(ex->dependents, struct exec_dependents_lockdep,
+			     deps)->lockdep;
+}
+
+/**
+ * exec_executor_lockdep_wait_of - tell lockdep the caller waits for items
+ * @ex: the executor whose items are waited for, not NULL
+ *
+ * Takes and releases the map of the executor that runs @ex's items, as a
+ * writer: a lock the caller holds, and that one of those items takes (a
+ * recursive reader of the map is held around each run), closes a cycle
+ * that lockdep reports the first time both orders have been seen, whether
+ * or not they ever met in time.  Not from an item of that same executor:
+ * there a wait for another of its items is legitimate on a pool of several
+ * threads, and the map is already held (as a reader); lockdep would call
+ * it recursive locking.
+ *
+ * Context: Process context, before a wait.
+ */
+void exec_executor_lockdep_wait_of(struct exec_executor *ex)
+{
+	struct exec_lockdep *ld = exec_executor_lockdep_of(ex);
+
+	if (ld && !exec_running_in_this_thread(exec_executor_root(ex)))
+		exec_lockdep_wait(ld);
+}
 
 /**
  * exec_executor_init_embedded - exec_executor_init() without an allocation
@@ -479,10 +577,18 @@ EXPORT_SYMBOL_GPL(exec_executor_check_unused);
 
 void exec_executor_fini(struct exec_executor *ex)
 {
+	struct exec_dependents_lockdep *dl;
+
 	if (!ex)
 		return;
 	exec_executor_context_release(ex);
-	kfree(ex->dependents);
+	if (exec_executor_has_lockdep(ex)) {
+		dl = container_of(ex->dependents,
+				  struct exec_dependents_lockdep, deps);
+		exec_lockdep_free(&dl->lockdep, dl);
+	} else {
+		kfree(ex->dependents);
+	}
 	ex->dependents = NULL;
 }
 EXPORT_SYMBOL_GPL(exec_executor_fini);

@@ -395,11 +395,37 @@ static inline struct exec_frame *exec_frame_find(const void *owner)
  */
 void exec_timer_run(struct exec_work *work);
 
+/*
+ * The lock validator's view of waits for items (Documentation/cancel.rst,
+ * "Lockdep"): every run of an item holds the map of the executor whose
+ * threads run it as a recursive reader, every wait for items takes it as a
+ * writer.  Both are nothing without a validator (EXEC_HAVE_LOCKDEP 0).
+ */
+struct exec_lockdep *exec_executor_lockdep_of(struct exec_executor *ex);
+void exec_executor_lockdep_wait_of(struct exec_executor *ex);
+
+static inline struct exec_lockdep *
+exec_executor_lockdep(struct exec_executor *ex)
+{
+	return EXEC_HAVE_LOCKDEP ? exec_executor_lockdep_of(ex) : NULL;
+}
+
+/* Before a wait for items of @ex, where lockdep learns the order. */
+static inline void exec_executor_lockdep_wait(struct exec_executor *ex)
+{
+	if (EXEC_HAVE_LOCKDEP && ex)
+		exec_executor_lockdep_wait_of(ex);
+}
+
 static inline void exec_work_run(struct exec_executor *ex,
 				 struct exec_work *work)
 {
 	exec_work_fn func = work->func;
 	const void *fn = exec_trace_work_start(ex, work);
+	struct exec_lockdep *ld = exec_executor_lockdep(ex);
+
+	if (ld)
+		exec_lockdep_run_begin(ld);
 
 	/* The type bits do not change while the item is pending. */
 	if (unlikely(READ_ONCE(work->flags) & EXEC_WORK_TIMER)) {
@@ -408,6 +434,8 @@ static inline void exec_work_run(struct exec_executor *ex,
 		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
 		func(work);
 	}
+	if (ld)
+		exec_lockdep_run_end(ld);
 	exec_trace_work_finish(ex, work, fn);
 }
 

@@ -60,6 +60,21 @@
  *   exec_cpus_hold/release()       keep CPUs from going offline or coming
  *                                  online meanwhile (cpus_read_lock())
  *   exec_thread_set_cpu()          bind a thread to one CPU, or unbind it
+ *   struct exec_lockdep            what the lock validator knows of one
+ *                                  executor: a lockdep map and its key
+ *                                  (CONFIG_LOCKDEP) / nothing
+ *   exec_lockdep_init()            register it; process context, may
+ *                                  sleep
+ *   exec_lockdep_free()            unregister it and kfree() the object
+ *                                  that holds it: at once, or later
+ *                                  (lockdep waits for a grace period)
+ *   exec_lockdep_run_begin/end()   around an item's run: the map taken
+ *                                  as a recursive reader
+ *   exec_lockdep_wait()            before a wait for items: the map taken
+ *                                  and released as a writer, so that a
+ *                                  lock held around the wait and taken by
+ *                                  an item is a reported cycle
+ *   EXEC_HAVE_LOCKDEP              whether those record anything: 1 / 0
  *   EXEC_STEPS_PREEMPTIBLE         whether another thread's few steps
  *                                  (a producer between its two stores)
  *                                  can be preempted: 0 / 1

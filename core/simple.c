@@ -534,6 +534,7 @@ int exec_thread_per_task_destroy(struct exec_thread_per_task *tpt)
 		return -EDEADLK;
 	if (exec_executor_check_unused(&tpt->ex))
 		return -EBUSY;
+	exec_executor_lockdep_wait(&tpt->ex);
 	exec_stats_file_remove(tpt->stats_file);
 	wait_event(tpt->wq, exec_tpt_idle(tpt));
 	exec_tpt_reap(tpt);

@@ -1342,6 +1342,7 @@ int exec_thread_pool_join(struct exec_thread_pool *pool)
 		return -EINVAL;
 	if (exec_pool_self(pool))
 		return -EDEADLK;
+	exec_executor_lockdep_wait(&pool->ex);
 	/* Full barrier: pairs with the one in exec_pool_work_finished(). */
 	exec_pool_set_state(pool, EXEC_POOL_JOIN);
 	/* The last worker to go idle decides; make them all look again. */
@@ -1364,6 +1365,8 @@ long exec_thread_pool_destroy(struct exec_thread_pool *pool)
 	/* Before anything changes: a refused destroy leaves the pool as is. */
 	if (exec_executor_check_unused(&pool->ex))
 		return -EBUSY;
+	/* The items that run yet, due timed ones among them, are waited for. */
+	exec_executor_lockdep_wait(&pool->ex);
 	/* Before the workers are joined: the watchdog looks at them. */
 	exec_watchdog_remove_pool(pool);
 	/* Waits for its readers: they look at the workers too. */

@@ -1329,11 +1329,31 @@ static bool exec_timer_idle(struct exec_timer *t)
 	return idle;
 }
 
+/*
+ * Tells lockdep that the caller waits for @t's run on its executor, if it
+ * is armed: the order is recorded at every cancel_sync of an armed item,
+ * whether or not the item runs just then.  The target is read as
+ * exec_timer_cancel_pending() reads it: a pending item keeps it.  An item
+ * that is not pending has nothing for lockdep to record but a run under
+ * way, whose executor the item no longer names.
+ */
+static void exec_timer_lockdep_wait(struct exec_timer *t)
+{
+	unsigned long wflags = READ_ONCE(t->work.flags);
+	struct exec_timer_target *target = exec_flags_target(wflags);
+
+	if ((wflags & EXEC_WORK_PENDING) && target)
+		exec_executor_lockdep_wait(target->ex);
+}
+
 int exec_timer_cancel_sync(struct exec_timer *timer)
 {
 	int ret;
 
 	might_sleep();
+	if (EXEC_HAVE_LOCKDEP && timer &&
+	    (READ_ONCE(timer->work.flags) & EXEC_WORK_TIMER))
+		exec_timer_lockdep_wait(timer);
 	ret = exec_timer_cancel(timer);
 	if (ret < 0)
 		return ret;

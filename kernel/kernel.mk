@@ -13,6 +13,11 @@
 #   make check-kernel-hotplug
 #                         the same modules on the same kernel, booted with 4
 #                         CPUs to run the CPU hotplug suite alone
+#   make check-kernel-lockdep
+#                         the planted lockdep reports of
+#                         kernel/tests/lockdep_test.c, one boot per case
+#                         of the test kernel: each must show lockdep's
+#                         report naming the pool's map
 #   make check-kernel-kcsan
 #                         the same on the KCSAN test kernel
 #                         (scripts/kernel-config-kcsan), failing on any
@@ -48,7 +53,7 @@ KUNIT_ALLOW := WARNING: .*exec_executor_check_unused|task:wd-test/
 KERNEL_SRC := Kbuild Makefile $(wildcard core/*.c core/*.h include/exec/*.h \
 	include/trace/events/*.h \
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
-	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel/*.c \
+	kernel/tests/*.h kernel/tests/lockdep/*.[ch] tests/*.c tests/exec_test.h examples/kernel/*.c \
 	examples/kernel/*.h examples/kernel/Kbuild)
 KERNEL_OUT = $(abspath $(O))/kernel
 
@@ -123,6 +128,37 @@ check-kernel-hotplug:
 		scripts/kunit-qemu.sh --kernel "$$kdir" --smp 4 --kmemleak \
 		$(TEST_KERNEL_OUT)/exec.ko $(TEST_KERNEL_OUT)/exec_hotplug_test.ko
 
+# --- planted lockdep reports -------------------------------------------------
+#
+# Lockdep reports once, then turns itself off; so each planted case has a
+# module and a boot of its own, with exec.ko and that module alone
+# (kernel/tests/lockdep/), and the run fails unless lockdep's report of a
+# circular dependency through the pool's map is in the log.  check-kernel
+# checks the rest of the suite free of lockdep reports.
+
+LOCKDEP_CASES = cancel_sync flush destroy timer_cancel_sync
+LOCKDEP_LOG_DIR = $(abspath $(O))/kunit-lockdep
+
+check-kernel-lockdep:
+	@kdir='$(TEST_KDIR)'; \
+	if [ -z "$$kdir" ]; then \
+		kdir=$$(scripts/kernel-build.sh --print-build-dir) || exit 1; \
+	fi; \
+	$(SUBMAKE) kernel-test-modules TEST_KDIR="$$kdir" || exit 1; \
+	status=0; \
+	for case in $(LOCKDEP_CASES); do \
+		EXEC_KUNIT_LOG='$(LOCKDEP_LOG_DIR)'/$$case/console.log \
+		$(CHECK_RUN) kernel-lockdep-$$case '$(CHECK_RESULTS)' -- \
+			scripts/kunit-qemu.sh --kernel "$$kdir" \
+			$(KUNIT_QEMU_ARGS) --quiet \
+			--expect 'possible circular locking dependency detected' \
+			--expect '[(]exec-thread_pool[)]' \
+			$(TEST_KERNEL_OUT)/exec.ko \
+			$(TEST_KERNEL_OUT)/exec_lockdep_$$case.ko || \
+			status=1; \
+	done; \
+	exit $$status
+
 # --- the KCSAN test kernel ---------------------------------------------------
 #
 # KCSAN cannot be built with KASAN, so the data race detector has a kernel
@@ -161,4 +197,4 @@ check-kernel-kcsan:
 	exit $$status
 
 .PHONY: kernel-modules check-kernel kernel-test-modules check-kernel-hotplug \
-	check-kernel-kcsan
+	check-kernel-kcsan check-kernel-lockdep

@@ -825,6 +825,64 @@ void exec_clockev_fini(struct exec_clockev *ce)
 
 /* --- module life ------------------------------------------------------- */
 
+#ifdef CONFIG_LOCKDEP
+/*
+ * lockdep_unregister_key() waits for an RCU grace period, which at every
+ * executor's destroy would slow a test that makes many: the unregistering
+ * and the free of the memory that holds the key are left to a workqueue of
+ * the module's, where many wait at once and share grace periods.  Module
+ * exit drains it.  NULL if it could not be allocated: then at once.
+ */
+static struct workqueue_struct *exec_lockdep_wq;
+
+static void exec_lockdep_free_fn(struct work_struct *work)
+{
+	struct exec_lockdep *ld = container_of(work, struct exec_lockdep,
+					       free_work);
+	void *obj = ld->obj;
+
+	lockdep_unregister_key(&ld->key);
+	kfree(obj);
+}
+
+/**
+ * exec_lockdep_free - unregister an executor's lockdep key, free its holder
+ * @ld: registered by exec_lockdep_init(); its map no longer held
+ * @obj: the kmalloc()ed object that holds @ld, freed with it
+ *
+ * Context: Process context.
+ */
+void exec_lockdep_free(struct exec_lockdep *ld, void *obj)
+{
+	ld->obj = obj;
+	INIT_WORK(&ld->free_work, exec_lockdep_free_fn);
+	if (exec_lockdep_wq)
+		queue_work(exec_lockdep_wq, &ld->free_work);
+	else
+		exec_lockdep_free_fn(&ld->free_work);
+}
+
+static void exec_lockdep_sys_init(void)
+{
+	exec_lockdep_wq = alloc_workqueue("exec_lockdep", WQ_UNBOUND, 0);
+}
+
+static void exec_lockdep_sys_exit(void)
+{
+	if (exec_lockdep_wq)
+		destroy_workqueue(exec_lockdep_wq);
+	exec_lockdep_wq = NULL;
+}
+#else
+static void exec_lockdep_sys_init(void)
+{
+}
+
+static void exec_lockdep_sys_exit(void)
+{
+}
+#endif
+
 /**
  * exec_platform_init - set up the per-task pointer table
  *
@@ -833,6 +891,8 @@ void exec_clockev_fini(struct exec_clockev *ce)
 void exec_platform_init(void)
 {
 	unsigned int i;
+
+	exec_lockdep_sys_init();
 
 	for (i = 0; i < ARRAY_SIZE(exec_self_table); i++) {
 		raw_spin_lock_init(&exec_self_table[i].lock);
@@ -888,4 +948,6 @@ void exec_platform_exit(void)
 
 	for (i = 0; i < ARRAY_SIZE(exec_self_table); i++)
 		WARN_ON_ONCE(!hlist_empty(&exec_self_table[i].head));
+	/* Every executor is gone: the last keys are unregistered. */
+	exec_lockdep_sys_exit();
 }

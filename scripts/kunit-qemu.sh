@@ -27,6 +27,9 @@
 #                     and the rest of its report, up to "---[ end trace"
 #                     or "</TASK>",
 #                     do not fail the run (for a test that provokes a WARN)
+#   --expect REGEX    as --allow, and the run fails unless a log line
+#                     matches REGEX (for a test that plants a lockdep
+#                     report); may be given more than once: each must match
 #   --kmemleak        init has kmemleak scan with the modules loaded and
 #                     again at the end, and fails the run on any
 #                     unreferenced object allocated through our modules
@@ -55,8 +58,9 @@
 # suite ran, when a module failed to load or unload or was left loaded, when
 # the log has a kernel warning, BUG, Oops, lockdep, KASAN, UBSAN or ODEBUG
 # report, a kmemleak report of an object of ours, a stack trace, or a task
-# "no longer affine" to a CPU that went offline, or
-# when QEMU timed out or init did not get to its final marker.  The last line printed is "N passed, N failed"
+# "no longer affine" to a CPU that went offline, or when QEMU timed out or
+# init did not get to its final marker, or when an --expect REGEX matches
+# no line of the log.  The last line printed is "N passed, N failed"
 # (", N skipped" added when some were), counting KUnit cases.
 
 set -euo pipefail
@@ -71,6 +75,7 @@ hold_ms=0
 append=
 trace_events=0
 allow=
+expects=()
 kcsan_elsewhere=0
 kmemleak=0
 smp=2
@@ -104,6 +109,7 @@ while [ $# -gt 0 ]; do
 	--append) append=${2?}; shift ;;
 	--trace-events) trace_events=1 ;;
 	--allow) allow=${2:?}; shift ;;
+	--expect) expects+=("${2:?}"); shift ;;
 	--kcsan-elsewhere) kcsan_elsewhere=1 ;;
 	--kmemleak) kmemleak=1 ;;
 	--accel) accel=${2:?}; shift ;;
@@ -286,6 +292,11 @@ bad_re+='|detected stalls|Attempted to kill init|segfault at'
 # affinity (select_fallback_rq()): a per-CPU worker left bound to it.
 bad_re+='|no longer affine to cpu'
 reports=$outdir/reports.txt
+for re in "${expects[@]}"; do
+	allow+=${allow:+|}$re
+	grep -qE -- "$re" "$plain" ||
+		problem "no log line matches the expected report '$re'"
+done
 awk -v bad="$bad_re" -v allow="$allow" -v ktap="$ktap_re" \
 	-v kcsan="$kcsan_elsewhere" '
 	$0 ~ ktap { next }

@@ -39,6 +39,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/wait_bit.h>
+#include <linux/workqueue.h>
 
 /*
  * The userspace mirror has a destroy step for its locks (its struct mutex is
@@ -66,6 +67,61 @@ static inline void *exec_kzalloc_aligned(size_t size, size_t align, gfp_t gfp)
 {
 	return kzalloc(size, gfp);
 }
+
+/*
+ * The wait annotations (core/platform.h): a lockdep map per executor, with
+ * a key of its own registered at run time, as the workqueue gives every
+ * workqueue one, so that two executors are two lock classes.  Without
+ * CONFIG_LOCKDEP the structure is empty and the calls are nothing.
+ */
+#ifdef CONFIG_LOCKDEP
+/**
+ * struct exec_lockdep - what lockdep knows of one executor
+ * @map: taken around each item's run and before each wait for items
+ * @key: @map's class, registered by exec_lockdep_init()
+ * @name: the class's name in lockdep's reports, "exec-<kind>"
+ * @free_work: unregisters @key and frees @obj (exec_lockdep_free())
+ * @obj: I: the allocation that holds this structure
+ */
+struct exec_lockdep {
+	struct lockdep_map map;
+	struct lock_class_key key;
+	char name[32];
+	struct work_struct free_work;
+	void *obj;
+};
+
+static inline void exec_lockdep_init(struct exec_lockdep *ld,
+				     const char *kind)
+{
+	snprintf(ld->name, sizeof(ld->name), "exec-%s", kind);
+	lockdep_register_key(&ld->key);
+	lockdep_init_map(&ld->map, ld->name, &ld->key, 0);
+}
+
+void exec_lockdep_free(struct exec_lockdep *ld, void *obj);
+
+#define exec_lockdep_run_begin(ld)	lock_map_acquire_read(&(ld)->map)
+#define exec_lockdep_run_end(ld)	lock_map_release(&(ld)->map)
+
+static inline void exec_lockdep_wait(struct exec_lockdep *ld)
+{
+	lock_map_acquire(&ld->map);
+	lock_map_release(&ld->map);
+}
+
+#define EXEC_HAVE_LOCKDEP	1
+#else
+struct exec_lockdep {
+};
+
+#define exec_lockdep_init(ld, kind)	((void)(ld), (void)(kind))
+#define exec_lockdep_free(ld, obj)	((void)(ld), kfree(obj))
+#define exec_lockdep_run_begin(ld)	((void)(ld))
+#define exec_lockdep_run_end(ld)	((void)(ld))
+#define exec_lockdep_wait(ld)		((void)(ld))
+#define EXEC_HAVE_LOCKDEP	0
+#endif
 
 /*
  * Exports.  The public API, which the core marks EXPORT_SYMBOL_GPL(), goes

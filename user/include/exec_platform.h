@@ -108,6 +108,20 @@ __printf(2, 3) void exec_user_log(int level, const char *fmt, ...);
 #define lockdep_assert_held(l)						\
 	((void)WARN_ON_ONCE(!__atomic_load_n(&(l)->locked, __ATOMIC_RELAXED)))
 
+/*
+ * The wait annotations of core/platform.h: userspace has no lock validator,
+ * so nothing is recorded and nothing is checked.
+ */
+struct exec_lockdep {
+};
+
+#define exec_lockdep_init(ld, kind)	((void)(ld), (void)(kind))
+#define exec_lockdep_free(ld, obj)	((void)(ld), kfree(obj))
+#define exec_lockdep_run_begin(ld)	((void)(ld))
+#define exec_lockdep_run_end(ld)	((void)(ld))
+#define exec_lockdep_wait(ld)		((void)(ld))
+#define EXEC_HAVE_LOCKDEP	0
+
 /* Once-only accesses and barriers */
 #define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)

@@ -14,7 +14,7 @@
 # Options:
 #   --kernel DIR      kernel build directory (default: what
 #                     scripts/kernel-build.sh prints, building it if needed)
-#   --timeout SEC     QEMU's time limit (default $EXEC_KUNIT_TIMEOUT or 600)
+#   --timeout SEC     QEMU's time limit (default $EXEC_KUNIT_TIMEOUT or 900)
 #   --no-unload       leave the modules loaded (skips the unload check)
 #   --hold MS         keep the modules loaded MS milliseconds before
 #                     unloading them (default 0), so that work a module
@@ -69,7 +69,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 
 kdir=
-timeout_s=${EXEC_KUNIT_TIMEOUT:-600}
+timeout_s=${EXEC_KUNIT_TIMEOUT:-900}
 unload=1
 hold_ms=0
 append=

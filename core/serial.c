@@ -590,15 +590,20 @@ long exec_serial_destroy(struct exec_serial *serial)
 
 	/* Armed items are discarded, due ones reach the queue first. */
 	discarded = exec_timers_shutdown(&s->ex);
-	/* Fully ordered: a run entering after this finds it and leaves. */
-	atomic_fetch_or(EXEC_SERIAL_DYING, &s->state);
-	wait_var_event(&s->state, exec_serial_quiet(s));
+	/*
+	 * Fully ordered: a run entering after this finds it and leaves; one
+	 * inside its consuming section is waited for.
+	 */
+	if (atomic_fetch_or(EXEC_SERIAL_DYING, &s->state))
+		wait_var_event(&s->state, exec_serial_quiet(s));
 
 	/*
 	 * No run of @runner takes items any more, and submission is over
-	 * (the caller's contract), so the queue is ours.
+	 * (the caller's contract), so the queue is ours; an empty one, as a
+	 * strand's usually is at its end, without the consumer lock.
 	 */
-	while ((work = exec_serial_pop(s))) {
+	while (exec_mpsc_maybe_nonempty(&s->queue) &&
+	       (work = exec_serial_pop(s))) {
 		if (work == EXEC_SERIAL_CREDIT)
 			continue;
 		exec_stats_dropped(&s->probe, work);

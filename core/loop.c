@@ -22,7 +22,7 @@
  * submitter calls the waker it gave (exec_loop_set_waker()) instead of
  * the unpark.
  */
-#include "stats.h"
+#include "stats_count.h"
 
 #define EXEC_LOOP_RUNNING	0x1
 #define EXEC_LOOP_EXIT		0x2
@@ -35,7 +35,7 @@
  * @state: A: EXEC_LOOP_RUNNING, EXEC_LOOP_EXIT
  * @sleeping: A: exec_loop_run() is parked or about to park
  * @parker: where exec_loop_run() sleeps
- * @probe: the queued item being timed (core/stats.h)
+ * @probe: the queued item being timed (core/stats_count.h)
  * @stats: C: what the threads in its run functions ran; written by the
  *	one inside (EXEC_LOOP_RUNNING, whose release and cmpxchg order one
  *	caller's writes before the next's), read by exec_executor_stats()

@@ -36,7 +36,7 @@
  * themselves in @nr_users; destroy sets CLOSED, then waits for @nr_users to
  * drain before it frees anything.
  */
-#include "stats.h"
+#include "stats_count.h"
 
 #define EXEC_LS_STOPPED		0x1
 #define EXEC_LS_DYING		0x2
@@ -71,7 +71,7 @@ struct exec_ls_sleeper {
  *	racily for pending counts and statistics
  * @stats: L(consume_lock): the longest run and wait (only its maxima;
  *	written with WRITE_ONCE(), read without the lock)
- * @probe: times one item's wait at a time (core/stats.h)
+ * @probe: times one item's wait at a time (core/stats_count.h)
  * @nr_completed: A: items that returned, added by each run function in
  *	batches, at the latest before it sleeps or returns
  * @nr_wakeups: L(idle_lock): sleeping threads woken; written with
@@ -283,7 +283,7 @@ out:
 
 /*
  * Runs @work, just popped.  The statistics' maxima are the consumers'
- * shared state, hence the lock, taken only for the timing (core/stats.h).
+ * shared state, hence the lock, taken only for the timing (core/stats_count.h).
  */
 static void exec_ls_run_one(struct exec_loop_scheduler *ls,
 			    struct exec_work *work)

@@ -8,7 +8,7 @@
 #define EXEC_CORE_POOL_H
 
 #include "internal.h"
-#include "stats.h"
+#include "stats_count.h"
 
 struct exec_thread_pool;
 struct exec_pool_grow;
@@ -258,7 +258,7 @@ struct exec_pool_worker {
  * @wd_started: W: @nr_started at the watchdog's look at @wd_since
  * @wd_since: W: when the watchdog first saw @wd_started with items queued
  * @wd_reported: W: that stall has been reported
- * @probe: the item of the shared queue being timed (core/stats.h)
+ * @probe: the item of the shared queue being timed (core/stats_count.h)
  * @nr_refused: A: submissions refused, for the statistics
  * @nr_discarded: A: items discarded by shutdown_hard, for the statistics
  * @stats_file: the statistics file of the backend, or NULL; set at creation

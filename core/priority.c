@@ -73,7 +73,7 @@
  * overran and returns before the handler saw it is reported on return.  An
  * item within its limit is never reported.
  */
-#include "stats.h"
+#include "stats_count.h"
 
 #define EXEC_PRIORITY_BATCH	64
 
@@ -165,7 +165,7 @@ struct exec_prio_watchdog {
  * @room_wq: submitters wait here for room below @queue_limit
  * @watchdog: with a time limit, its clock event device; set at creation
  * @runners: the @max_running runners; set at creation
- * @probe: times one item's wait at a time (core/stats.h)
+ * @probe: times one item's wait at a time (core/stats_count.h)
  * @stats: L: items started and completed, the longest run and wait
  * @nr_accepted: L: submissions accepted, ever
  * @nr_scheduled: L: runners submitted to @underlying, ever

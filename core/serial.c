@@ -46,7 +46,7 @@
  * when the underlying executor counts its own (a loop scheduler, a managed
  * queue; not a thread pool).
  */
-#include "stats.h"
+#include "stats_count.h"
 
 #define EXEC_SERIAL_BATCH	64
 
@@ -86,7 +86,7 @@ static long exec_serial_queued(long count)
  *	and marking are one atomic operation each and totally ordered.
  *	exec_serial_destroy() waits on it (wait_var_event()) for the runs to
  *	leave.
- * @probe: the queued item being timed (core/stats.h)
+ * @probe: the queued item being timed (core/stats_count.h)
  * @stats: C: what the owners of the consumer side ran, counted per batch
  * @nr_discarded: C: items discarded by owners of the consumer side
  * @nr_scheduled: C: runs of @runner scheduled on @underlying

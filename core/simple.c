@@ -9,7 +9,7 @@
  * up and destroy leaves no thread behind.
  */
 #include "internal.h"
-#include "stats.h"
+#include "stats_count.h"
 
 static int exec_inline_submit(struct exec_executor *ex, struct exec_work *work,
 			      unsigned int flags)

@@ -2,9 +2,9 @@
 /*
  * Per-executor statistics (include/exec/stats.h): reading them, the timing
  * switch, and the report that the kernel's debugfs files show.  The counting
- * itself is inline, in core/stats.h, at the executors' own sites.
+ * itself is inline, in core/stats_count.h, at the executors' own sites.
  */
-#include "stats.h"
+#include "stats_count.h"
 
 /* Read-mostly: see exec_stats_set_timing(). */
 bool exec_stats_timing_on;

@@ -47,7 +47,7 @@
  * called with neither held.
  */
 #include "timer_wheel.h"
-#include "stats.h"
+#include "stats_count.h"
 
 #define EXEC_TIMER_IDLE		((struct exec_work **)0UL)
 #define EXEC_TIMER_FIRED	((struct exec_work **)1UL)

@@ -14,13 +14,15 @@
 # legend; and no comment quotes a benchmark figure (a number of us, ms or
 # M/s, a p50/p99/p999, "interleaved rounds", a ratio such as 1.44x): the
 # figures go in Documentation/benchmarks.rst, the comment keeps the reason
-# (issue 39).  A file that fails names each function and its length, or
-# each line.  Ends with "layout: N passed, N failed".
+# (issue 39); and no two headers of the library (core/, include/exec/,
+# user/, kernel/) share a name.  A file that fails names each function and
+# its length, or each line.  Ends with "layout: N passed, N failed".
 
 set -u
 # shellcheck source=scripts/check-lib.sh
 . "$(dirname "$0")/check-lib.sh"
 
+top=$(cd "$(dirname "$0")/.." && pwd)
 MAX_LINES=80
 # The field tags of core/internal.h's legend.
 TAGS=IALOCBMWG
@@ -94,6 +96,18 @@ for f in "$@"; do
 		fail "$f: a back-off of its own (use exec_backoff()):"
 		printf '%s\n' "$spin" | sed 's/^/    /'
 	fi
+	case "$f" in
+	*.h)
+		# One header of each name: "stats.h" meant two files once.
+		same=$(find "$top/core" "$top/include/exec" "$top/user" \
+			"$top/kernel" -name "$(basename "$f")" | wc -l)
+		if [ "$same" -le 1 ]; then
+			pass
+		else
+			fail "$f: $same headers of this name"
+		fi
+		;;
+	esac
 	figs=$(figures "$f")
 	if [ -z "$figs" ]; then
 		pass

@@ -21,8 +21,8 @@
  * read of the global switch on each side and a read of the probe's item
  * (never written then) by the consumer.
  */
-#ifndef EXEC_CORE_STATS_H
-#define EXEC_CORE_STATS_H
+#ifndef EXEC_CORE_STATS_COUNT_H
+#define EXEC_CORE_STATS_COUNT_H
 
 #include <exec/stats.h>
 
@@ -241,4 +241,4 @@ void *exec_ls_stats_file(struct exec_executor *ex);
 void *exec_tpt_stats_file(struct exec_executor *ex);
 void *exec_stats_test_file(struct exec_executor *ex);
 
-#endif /* EXEC_CORE_STATS_H */
+#endif /* EXEC_CORE_STATS_COUNT_H */

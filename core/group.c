@@ -59,6 +59,8 @@ enum exec_group_notify_state {
  * @notify_arg: L: its argument
  * @notify_guard: L: outstanding work on @notify_ex while ARMED
  * @notify_work: the continuation's item; owned by its executor while FIRING
+ * @lockdep: I: its items run in it, exec_group_wait() takes it first, so
+ *	that a lock held around a wait and taken by an item is reported
  */
 struct exec_group {
 	atomic_long_t word;
@@ -72,6 +74,7 @@ struct exec_group {
 	void *notify_arg;
 	struct exec_work_guard notify_guard;
 	struct exec_work notify_work;
+	struct exec_lockdep_site lockdep;
 };
 
 int exec_cancel_request(struct exec_cancel_token *tok)
@@ -239,7 +242,9 @@ static void exec_group_item_run(struct exec_work *work)
 	/* Release: the function may submit the item again. */
 	clear_bit_unlock(EXEC_GROUP_ITEM_PENDING_BIT, &item->state);
 	exec_frame_push(&frame, g);
+	exec_lockdep_site_run_begin(&g->lockdep);
 	func(item);
+	exec_lockdep_site_run_end(&g->lockdep);
 	exec_frame_pop(&frame);
 	exec_group_put(g);
 }
@@ -392,6 +397,9 @@ int exec_group_wait(struct exec_group *g, u64 timeout_ns)
 		return -EINVAL;
 	if (exec_frame_find(g))
 		return -EDEADLK;
+	/* Whether or not it sleeps this time: as flush_work() does. */
+	if (timeout_ns)
+		exec_lockdep_site_wait(&g->lockdep);
 	/* Acquire: pairs with the decrement to zero in put_last. */
 	if (!atomic_long_read_acquire(&g->nr_active))
 		return 0;
@@ -458,7 +466,7 @@ unsigned long exec_group_count(struct exec_group *g)
 }
 EXPORT_SYMBOL_GPL(exec_group_count);
 
-int exec_group_create(struct exec_group **gp)
+int exec_group_create_key(struct exec_group **gp, struct lock_class_key *key)
 {
 	struct exec_group *g;
 
@@ -476,8 +484,18 @@ int exec_group_create(struct exec_group **gp)
 	g->notify_state = EXEC_GROUP_NOTIFY_IDLE;
 	exec_work_init_discard(&g->notify_work, exec_group_notify_run,
 			       exec_group_notify_run);
+	exec_lockdep_site_init(&g->lockdep, "exec-group", key);
 	*gp = g;
 	return 0;
+}
+EXPORT_SYMBOL_GPL(exec_group_create_key);
+
+/* The name in parentheses: the kernel's header makes it a macro. */
+int (exec_group_create)(struct exec_group **gp)
+{
+	static struct lock_class_key exec_group_key;
+
+	return exec_group_create_key(gp, &exec_group_key);
 }
 EXPORT_SYMBOL_GPL(exec_group_create);
 

@@ -75,6 +75,10 @@
  *                                  lock held around the wait and taken by
  *                                  an item is a reported cycle
  *   EXEC_HAVE_LOCKDEP              whether those record anything: 1 / 0
+ *   struct exec_lockdep_site       the same for a task group, whose class
+ *                                  is its creator's call site's static
+ *                                  key (a lockdep_map / nothing)
+ *   exec_lockdep_site_init/run_begin/run_end/wait()
  *   EXEC_STEPS_PREEMPTIBLE         whether another thread's few steps
  *                                  (a producer between its two stores)
  *                                  can be preempted: 0 / 1

@@ -133,10 +133,11 @@ check-kernel-hotplug:
 # Lockdep reports once, then turns itself off; so each planted case has a
 # module and a boot of its own, with exec.ko and that module alone
 # (kernel/tests/lockdep/), and the run fails unless lockdep's report of a
-# circular dependency through the pool's map is in the log.  check-kernel
+# circular dependency through the pool's map (a task group's, for
+# group_wait) is in the log.  check-kernel
 # checks the rest of the suite free of lockdep reports.
 
-LOCKDEP_CASES = cancel_sync flush destroy timer_cancel_sync
+LOCKDEP_CASES = cancel_sync flush destroy timer_cancel_sync group_wait
 LOCKDEP_LOG_DIR = $(abspath $(O))/kunit-lockdep
 
 check-kernel-lockdep:
@@ -152,7 +153,7 @@ check-kernel-lockdep:
 			scripts/kunit-qemu.sh --kernel "$$kdir" \
 			$(KUNIT_QEMU_ARGS) --quiet \
 			--expect 'possible circular locking dependency detected' \
-			--expect '[(]exec-thread_pool[)]' \
+			--expect '[(]exec-(thread_pool|group)[)]' \
 			$(TEST_KERNEL_OUT)/exec.ko \
 			$(TEST_KERNEL_OUT)/exec_lockdep_$$case.ko || \
 			status=1; \

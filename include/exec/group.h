@@ -173,10 +173,38 @@ static inline bool exec_group_item_pending(const struct exec_group_item *item)
  * exec_group_create - create a task group
  * @gp: where to store it
  *
+ * In the kernel with CONFIG_LOCKDEP this is a macro that gives the groups
+ * made at each call site a lockdep class of their own, as spin_lock_init()
+ * does for locks (exec_group_create_key()).
+ *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL for NULL; -ENOMEM.
  */
 int exec_group_create(struct exec_group **gp);
+
+struct lock_class_key;
+
+/**
+ * exec_group_create_key - exec_group_create() with the lockdep class given
+ * @gp: where to store it
+ * @key: the class of the group's lockdep map: its items run in the map and
+ *	exec_group_wait() takes it first, so that a lock held around a wait
+ *	and taken by one of the group's items is reported by lockdep the first
+ *	time both orders occur.  Nothing is recorded without a lock validator
+ *	(userspace, or a kernel without CONFIG_LOCKDEP).
+ *
+ * Context: Process context; may sleep.
+ * Return: as exec_group_create().
+ */
+int exec_group_create_key(struct exec_group **gp, struct lock_class_key *key);
+
+#if defined(__KERNEL__) && defined(CONFIG_LOCKDEP)
+#define exec_group_create(gp)						\
+	({								\
+		static struct lock_class_key __exec_group_key;		\
+		exec_group_create_key((gp), &__exec_group_key);		\
+	})
+#endif
 
 /**
  * exec_group_destroy - destroy an empty task group

@@ -111,6 +111,27 @@ static inline void exec_lockdep_wait(struct exec_lockdep *ld)
 }
 
 #define EXEC_HAVE_LOCKDEP	1
+
+/**
+ * struct exec_lockdep_site - what lockdep knows of one task group
+ * @map: taken around each of its items' runs and before each wait for
+ *	them; its class is the creator's call site's static key, as
+ *	spin_lock_init() gives each lock the class of its call site
+ */
+struct exec_lockdep_site {
+	struct lockdep_map map;
+};
+
+#define exec_lockdep_site_init(s, name, key)				\
+	lockdep_init_map(&(s)->map, (name), (key), 0)
+#define exec_lockdep_site_run_begin(s)	lock_map_acquire_read(&(s)->map)
+#define exec_lockdep_site_run_end(s)	lock_map_release(&(s)->map)
+
+static inline void exec_lockdep_site_wait(struct exec_lockdep_site *s)
+{
+	lock_map_acquire(&s->map);
+	lock_map_release(&s->map);
+}
 #else
 struct exec_lockdep {
 };
@@ -121,6 +142,14 @@ struct exec_lockdep {
 #define exec_lockdep_run_end(ld)	((void)(ld))
 #define exec_lockdep_wait(ld)		((void)(ld))
 #define EXEC_HAVE_LOCKDEP	0
+
+struct exec_lockdep_site {
+};
+
+#define exec_lockdep_site_init(s, name, key)	((void)(s), (void)(key))
+#define exec_lockdep_site_run_begin(s)		((void)(s))
+#define exec_lockdep_site_run_end(s)		((void)(s))
+#define exec_lockdep_site_wait(s)		((void)(s))
 #endif
 
 /*

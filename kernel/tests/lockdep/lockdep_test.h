@@ -146,6 +146,53 @@ static void __maybe_unused ld_destroy_under_lock(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, debug_locks);
 }
 
+/* A group's item that takes the mutex, as @fx->taker does on the pool. */
+struct ld_group_item {
+	struct exec_group_item item;
+	struct ld_fx *fx;
+};
+
+static void ld_group_taker_fn(struct exec_group_item *gi)
+{
+	struct ld_group_item *it = container_of(gi, struct ld_group_item,
+						item);
+
+	mutex_lock(&it->fx->lock);
+	mutex_unlock(&it->fx->lock);
+	atomic_inc(&it->fx->taken);
+}
+
+/*
+ * A wait for a task group, empty by now, under the mutex that one of its
+ * items took: the group's own map (its class its creator's call site),
+ * not the pool's.
+ */
+static void __maybe_unused ld_group_wait_under_lock(struct kunit *test)
+{
+	struct ld_group_item it = { .fx = NULL };
+	struct exec_group *g;
+	struct ld_fx fx;
+	int ret;
+
+	ld_setup(test, &fx);
+	it.fx = &fx;
+	KUNIT_ASSERT_EQ(test, exec_group_create(&g), 0);
+	exec_group_item_init(&it.item, ld_group_taker_fn, NULL);
+	KUNIT_ASSERT_EQ(test, exec_group_submit(g, exec_thread_pool_executor(fx.pool),
+						&it.item), 0);
+	KUNIT_ASSERT_EQ(test, exec_group_wait(g, EXEC_TIME_NEVER), 0);
+	KUNIT_ASSERT_EQ(test, atomic_read(&fx.taken), 2);
+	/* Lockdep is still on: only the wait below may turn it off. */
+	KUNIT_ASSERT_TRUE(test, debug_locks);
+	mutex_lock(&fx.lock);
+	ret = exec_group_wait(g, EXEC_TIME_NEVER);
+	mutex_unlock(&fx.lock);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_FALSE(test, debug_locks);
+	KUNIT_EXPECT_EQ(test, exec_group_destroy(g), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx.pool), 0L);
+}
+
 /* KUNIT_CASE() names the case after its argument: expand LD_CASE first. */
 #define LD_KUNIT_CASE(name)	KUNIT_CASE(name)
 

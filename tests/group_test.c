@@ -957,6 +957,7 @@ static void group_bad_input(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_cancel_token_reset(NULL), -EINVAL);
 	KUNIT_EXPECT_FALSE(test, exec_cancel_requested(NULL));
 	KUNIT_EXPECT_EQ(test, exec_group_create(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, exec_group_create_key(NULL, NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, exec_group_destroy(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, exec_group_submit(NULL, gx_loop_ex(fx),
 						&fx->items[0].item), -EINVAL);
@@ -1005,7 +1006,28 @@ static void group_bad_input(struct kunit *test)
 	gx_finish(fx);
 }
 
+/*
+ * A group made with its lockdep class given (what exec_group_create()
+ * does in a kernel with lockdep) works as any: its item runs, it waits.
+ */
+static void group_create_key_gives_a_working_group(struct kunit *test)
+{
+	static struct lock_class_key key;
+	struct gx_fx *fx = gx_create(test, 1, false);
+	struct exec_group *g;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	KUNIT_ASSERT_EQ(test, exec_group_create_key(&g, &key), 0);
+	KUNIT_EXPECT_EQ(test, exec_group_submit(g, gx_pool_ex(fx),
+						&fx->items[0].item), 0);
+	KUNIT_EXPECT_EQ(test, exec_group_wait(g, EXEC_TIME_NEVER), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[0].runs), 1);
+	KUNIT_EXPECT_EQ(test, exec_group_destroy(g), 0);
+	gx_finish(fx);
+}
+
 static struct kunit_case exec_group_cases[] = {
+	KUNIT_CASE(group_create_key_gives_a_working_group),
 	KUNIT_CASE(group_token_request_is_seen_by_running_work),
 	KUNIT_CASE(group_cancel_removes_queued_items_on_thread_pool),
 	KUNIT_CASE(group_cancel_removes_queued_items_on_serial),

@@ -827,6 +827,8 @@ static int exec_pool_worker_fn(void *arg)
 		/* stop: leave what is queued to destroy's discard. */
 		if (unlikely(exec_pool_halted(pool)))
 			break;
+		/* A freezable worker runs nothing while the system freezes. */
+		exec_thread_freeze_point();
 		exec_pool_flush_ack(w);
 		work = exec_pool_take(w);
 		if (!work)

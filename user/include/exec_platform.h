@@ -147,6 +147,15 @@ static inline int raw_smp_processor_id(void)
 	return cpu < 0 ? 0 : cpu;
 }
 
+/*
+ * A worker between two items.  Userspace has no system freezer that a
+ * thread could take part in (exec_thread_attr.freezable has no effect):
+ * nothing to do.
+ */
+static inline void exec_thread_freeze_point(void)
+{
+}
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

@@ -105,9 +105,9 @@ static void fz_gate_fn(struct exec_work *work)
 	atomic_inc(&r->gates_in);
 	while (atomic_read(&r->gates_in) < FZ_WORKERS &&
 	       !exec_test_expired(deadline))
-		msleep(1);
+		usleep_range(1000, 2000);
 	while (!freezing(current) && !exec_test_expired(deadline))
-		msleep(1);
+		usleep_range(1000, 2000);
 	if (freezing(current))
 		atomic_inc(&r->gate_saw_freezing);
 	fz_item_fn(work);
@@ -191,6 +191,7 @@ static void fz_round_free(struct fz_round *r)
 static int fz_arm(void)
 {
 	struct exec_thread_pool_attr attr = { .nr_threads = FZ_WORKERS };
+	struct exec_executor *ex;
 	struct fz_round *r;
 	unsigned int p, w, i;
 	int ret;
@@ -219,9 +220,8 @@ static int fz_arm(void)
 			goto err;
 	}
 	for (i = 0; i < FZ_WORKERS; i++) {
-		ret = exec_submit(exec_thread_pool_executor(
-					  r->pools[FZ_FREEZABLE]),
-				  &r->gates[i].work);
+		ex = exec_thread_pool_executor(r->pools[FZ_FREEZABLE]);
+		ret = exec_submit(ex, &r->gates[i].work);
 		if (ret)
 			goto err;
 	}
@@ -245,18 +245,19 @@ err:
 /* Whether every item ran once, waiting for them up to the test timeout. */
 static bool fz_all_ran_once(struct fz_round *r)
 {
+	const unsigned int ms = EXEC_TEST_TIMEOUT_MS;
 	unsigned int p, w, i;
+	struct fz_item *it;
 	bool ok = true;
 
 	for (i = 0; i < FZ_WORKERS; i++)
-		ok &= exec_test_wait_atomic_ge(&r->gates[i].runs, 1,
-					       EXEC_TEST_TIMEOUT_MS);
+		ok &= exec_test_wait_atomic_ge(&r->gates[i].runs, 1, ms);
 	for (p = 0; p < FZ_POOLS; p++)
 		for (w = 0; w < FZ_WHEN; w++)
-			for (i = 0; i < FZ_ITEMS; i++)
-				ok &= exec_test_wait_atomic_ge(
-					&r->items[p][w][i].runs, 1,
-					EXEC_TEST_TIMEOUT_MS);
+			for (i = 0; i < FZ_ITEMS; i++) {
+				it = &r->items[p][w][i];
+				ok &= exec_test_wait_atomic_ge(&it->runs, 1, ms);
+			}
 	return ok;
 }
 

@@ -23,6 +23,8 @@
  *   exec_thread_freeze_point()     a worker between two items: a freezable
  *                                  kthread freezes here during a suspend
  *                                  (no-op in userspace)
+ *   exec_freezer_active()          whether a system freeze is in progress
+ *                                  (false in userspace)
  *   struct exec_thread_sample      what exec_thread_blocked() remembers
  *   exec_thread_blocked()          whether a busy thread is off CPU
  *   exec_thread_self_get/set()     one pointer of the core's per thread

@@ -996,6 +996,7 @@ static int exec_pool_alloc(struct exec_thread_pool **poolp,
 	init_waitqueue_head(&pool->room_wq);
 	init_waitqueue_head(&pool->join_wq);
 	pool->queue_limit = attr->queue_limit;
+	pool->freezable = attr->thread.freezable;
 	pool->nr_threads = nr;
 	pool->nr_slots = max;
 	pool->nr_used = nr;

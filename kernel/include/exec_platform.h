@@ -32,6 +32,7 @@
 #include <linux/rcuwait.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/version.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
@@ -153,6 +154,19 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
 static inline u64 exec_clock_read(unsigned int clock)
 {
 	return clock ? ktime_get_real_ns() : ktime_get_ns();
+}
+
+/*
+ * Whether a freeze is in progress (the suspend freezer's, or a cgroup's):
+ * the static key that freezing() tests first, which Linux 6.1 introduced.
+ */
+static inline bool exec_freezer_active(void)
+{
+#if defined(CONFIG_FREEZER) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+	return static_branch_unlikely(&freezer_active);
+#else
+	return false;
+#endif
 }
 
 /*

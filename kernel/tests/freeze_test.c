@@ -27,7 +27,10 @@
  * came while the gates held the workers; no item of the freezable pool ran
  * inside that stretch, and those queued before the freeze and submitted
  * during it all ran after it; the ordinary pool ran everything submitted
- * during the freeze inside it; every item ran exactly once.
+ * during the freeze inside it; every item ran exactly once.  And the stall
+ * watchdog, its threshold lowered to FZ_WD_THRESH_MS while the monitor sees
+ * the workers frozen, reported nothing: the freezable pool's queue, whose
+ * items waited since the arm, is not stalled while the system freezes.
  */
 #include <linux/delay.h>
 #include <linux/freezer.h>
@@ -37,6 +40,7 @@
 #include <linux/sched/task.h>
 #include <exec/exec.h>
 
+#include "internal.h"
 #include "exec_kunit.h"
 
 #define FZ_WORKERS	2
@@ -45,6 +49,8 @@
 #define FZ_GATE_MS	10000
 /* How long the monitor waits for the freeze and for the thaw. */
 #define FZ_WATCH_MS	30000
+/* The stall watchdog's threshold during the freeze. */
+#define FZ_WD_THRESH_MS	500
 
 enum { FZ_FREEZABLE, FZ_ORDINARY, FZ_POOLS };
 enum { FZ_BEFORE, FZ_DURING, FZ_WHEN };
@@ -66,6 +72,9 @@ struct fz_item {
  * @frozen_from: the monitor's first time with every freezable worker
  *	frozen, read after it looked; 0 if never
  * @frozen_until: the time before its last look that found them all frozen
+ * @wd_thresh: the watchdog's threshold before the monitor lowered it
+ * @wd_reports: stalls the watchdog reported while it was lowered
+ * @wd_lowered: the monitor has lowered it and not yet put it back
  */
 struct fz_round {
 	struct exec_thread_pool *pools[FZ_POOLS];
@@ -77,6 +86,9 @@ struct fz_round {
 	atomic_t gate_saw_freezing;
 	u64 frozen_from;
 	u64 frozen_until;
+	u64 wd_thresh;
+	unsigned long wd_reports;
+	bool wd_lowered;
 	int submit_ret;
 };
 
@@ -148,6 +160,22 @@ static void fz_submit(struct fz_round *r, unsigned int when)
 	}
 }
 
+/* The watchdog's threshold lowered for the freeze, or put back. */
+static void fz_watchdog(struct fz_round *r, bool lower)
+{
+	if (lower == r->wd_lowered)
+		return;
+	if (lower) {
+		r->wd_thresh = exec_watchdog_thresh();
+		r->wd_reports = exec_watchdog_test_reports();
+		exec_watchdog_set(FZ_WD_THRESH_MS * NSEC_PER_MSEC);
+	} else {
+		r->wd_reports = exec_watchdog_test_reports() - r->wd_reports;
+		exec_watchdog_set(r->wd_thresh);
+	}
+	r->wd_lowered = lower;
+}
+
 /* Not freezable (kthreads are not by default): it runs through the freeze. */
 static int fz_monitor_fn(void *arg)
 {
@@ -164,14 +192,17 @@ static int fz_monitor_fn(void *arg)
 		if (fz_all_frozen(r)) {
 			if (!r->frozen_from) {
 				r->frozen_from = ktime_get_ns();
+				fz_watchdog(r, true);
 				fz_submit(r, FZ_DURING);
 			}
 			r->frozen_until = before;
 		} else if (r->frozen_from) {
+			fz_watchdog(r, false);
 			thawed = true;
 		}
 		usleep_range(200, 400);
 	}
+	fz_watchdog(r, false);
 	return 0;
 }
 
@@ -304,18 +335,19 @@ static int fz_judge(struct fz_round *r, bool all_ran, bool once)
 	fz_count(r, FZ_FREEZABLE, FZ_DURING, &fd_in, &fd_after);
 	fz_count(r, FZ_ORDINARY, FZ_DURING, &od_in, &od_after);
 	ok = r->frozen_from && r->frozen_until >= r->frozen_from &&
+	     !r->wd_reports &&
 	     atomic_read(&r->gate_saw_freezing) == FZ_WORKERS &&
 	     !r->submit_ret && all_ran && once &&
 	     fb_after == FZ_ITEMS && fd_after == FZ_ITEMS &&
 	     od_in == FZ_ITEMS;
 	snprintf(fz_result, sizeof(fz_result),
-		 "%s: workers seen frozen %llu us; gates saw the freezer %d/%d; freezable pool ran %u+%u while frozen, queued before %u/%d and submitted during %u/%d after; ordinary pool ran %u/%d submitted during inside; submit %d, all ran %s, once %s; %u freezes in %u rounds",
+		 "%s: workers seen frozen %llu us; gates saw the freezer %d/%d; freezable pool ran %u+%u while frozen, queued before %u/%d and submitted during %u/%d after; ordinary pool ran %u/%d submitted during inside; stalls reported %lu; submit %d, all ran %s, once %s; %u freezes in %u rounds",
 		 ok ? "ok" : "FAILED",
 		 r->frozen_from ? (r->frozen_until - r->frozen_from) / 1000 :
 				  0ULL,
 		 atomic_read(&r->gate_saw_freezing), FZ_WORKERS, fb_in, fd_in,
 		 fb_after, FZ_ITEMS, fd_after, FZ_ITEMS, od_in, FZ_ITEMS,
-		 r->submit_ret, all_ran ? "yes" : "no", once ? "yes" : "no",
+		 r->wd_reports, r->submit_ret, all_ran ? "yes" : "no", once ? "yes" : "no",
 		 fz_freezes + !!r->frozen_from, fz_rounds + 1);
 	return ok ? 0 : -EIO;
 }

@@ -156,6 +156,12 @@ static inline void exec_thread_freeze_point(void)
 {
 }
 
+/* Whether a system freeze is in progress: never, for a process's threads. */
+static inline bool exec_freezer_active(void)
+{
+	return false;
+}
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

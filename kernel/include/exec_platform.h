@@ -32,7 +32,6 @@
 #include <linux/rcuwait.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
-#include <linux/version.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
@@ -158,11 +157,12 @@ static inline u64 exec_clock_read(unsigned int clock)
 
 /*
  * Whether a freeze is in progress (the suspend freezer's, or a cgroup's):
- * the static key that freezing() tests first, which Linux 6.1 introduced.
+ * the static key that freezing() tests first, which Linux 6.1 introduced
+ * (Kbuild looks for it: EXEC_HAVE_FREEZER_ACTIVE).
  */
 static inline bool exec_freezer_active(void)
 {
-#if defined(CONFIG_FREEZER) && LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#if defined(CONFIG_FREEZER) && defined(EXEC_HAVE_FREEZER_ACTIVE)
 	return static_branch_unlikely(&freezer_active);
 #else
 	return false;

@@ -58,10 +58,11 @@ struct exec_thread_attr {
 	const char *name;
 	int nice;
 	bool set_nice;
+	/* In what was padding: the layout of the other fields is unchanged. */
+	bool freezable;
 	const unsigned long *cpus;
 	unsigned int nr_cpu_bits;
 	size_t stack_size;
-	bool freezable;
 };
 
 EXEC_END_DECLS

@@ -38,7 +38,8 @@ KERNEL_W ?= 1
 STRESS_TASKS ?= 200000
 KUNIT_QEMU_ARGS ?= --hold 500
 # Suspend freezes init makes once the modules are loaded, each armed and
-# checked by exec_test.ko (kernel/tests/freeze_test.c); about 2 s each.
+# checked by exec_test.ko (kernel/tests/freeze_test.c), each held about
+# a second.
 FREEZE_ROUNDS ?= 2
 # The kernel reports the suites provoke on purpose: the WARN_ON_ONCE() of a
 # destroy refused because something still depends on the executor

@@ -12,18 +12,31 @@
  *   "arm"     a freezable pool and an ordinary one, FZ_WORKERS workers
  *             each; a gate item on each freezable worker, which holds it
  *             until the freezer wants it frozen; FZ_ITEMS items queued
- *             behind them and on the ordinary pool; and a monitor kthread,
- *             not freezable, that watches the freezable workers' task state
+ *             behind them and on the ordinary pool; a monitor kthread, not
+ *             freezable, that watches the freezable workers' task state;
+ *             and a holder kthread, freezable, that keeps the freeze from
+ *             completing until the monitor is done
  *   then init writes "freeze" to /sys/power/state: the kernel freezes,
- *   waits the pm_test delay frozen, and thaws
+ *   waits the pm_test delay frozen (0 s), and thaws
+ *
+ * The holder makes the frozen stretch as long as the test needs, whatever
+ * the delay: the pm_test delay is an mdelay(), which under QEMU's emulation
+ * lasted from a few milliseconds to several seconds.  The freezer retries
+ * a task that has not frozen yet, every few milliseconds, for up to
+ * freeze_timeout_msecs (20 s); the holder answers its first requests by
+ * not freezing, until the monitor has seen what it waits for (or
+ * FZ_HOLD_MAX_MS has passed), while the pool's workers, frozen in an
+ * earlier pass, stay frozen.
  *   "check"   waits for every item, destroys the pools and judges; the
  *             write fails with -EIO if something was wrong, and reading the
  *             parameter gives the round's result line
  *
  * The monitor, seeing every freezable worker TASK_FROZEN, notes the time,
- * submits FZ_ITEMS more items to each pool, and keeps looking until they
- * thaw; [@frozen_from, @frozen_until] is then a stretch of time during
- * which the freezable workers were all frozen.  The check wants: the freeze
+ * submits FZ_ITEMS more items to each pool, releases the holder once the
+ * ordinary pool has run them and FZ_HOLD_MS have passed, and keeps looking
+ * until the workers thaw; [@frozen_from, @frozen_until] is then a stretch
+ * of time, FZ_HOLD_MS / 2 at least, during which the freezable workers
+ * were all frozen.  The check wants: the freeze
  * came while the gates held the workers; no item of the freezable pool ran
  * inside that stretch, and those queued before the freeze and submitted
  * during it all ran after it; the ordinary pool ran everything submitted
@@ -51,6 +64,10 @@
 #define FZ_WATCH_MS	30000
 /* The stall watchdog's threshold during the freeze. */
 #define FZ_WD_THRESH_MS	500
+/* How long the freeze is held at least once the workers are frozen. */
+#define FZ_HOLD_MS	(FZ_WD_THRESH_MS * 2)
+/* ... and at most. */
+#define FZ_HOLD_MAX_MS	10000
 
 enum { FZ_FREEZABLE, FZ_ORDINARY, FZ_POOLS };
 enum { FZ_BEFORE, FZ_DURING, FZ_WHEN };
@@ -75,6 +92,8 @@ struct fz_item {
  * @wd_thresh: the watchdog's threshold before the monitor lowered it
  * @wd_reports: stalls the watchdog reported while it was lowered
  * @wd_lowered: the monitor has lowered it and not yet put it back
+ * @holder_ready: the holder is freezable; a freeze from then on waits for it
+ * @release: the monitor lets the holder freeze
  */
 struct fz_round {
 	struct exec_thread_pool *pools[FZ_POOLS];
@@ -82,6 +101,9 @@ struct fz_round {
 	struct fz_item gates[FZ_WORKERS];
 	struct fz_item items[FZ_POOLS][FZ_WHEN][FZ_ITEMS];
 	struct task_struct *monitor;
+	struct task_struct *holder;
+	atomic_t holder_ready;
+	atomic_t release;
 	atomic_t gates_in;
 	atomic_t gate_saw_freezing;
 	u64 frozen_from;
@@ -176,6 +198,43 @@ static void fz_watchdog(struct fz_round *r, bool lower)
 	r->wd_lowered = lower;
 }
 
+/* Whether every item of the ordinary pool submitted during the freeze ran. */
+static bool fz_ordinary_done(struct fz_round *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < FZ_ITEMS; i++)
+		if (!atomic_read(&r->items[FZ_ORDINARY][FZ_DURING][i].runs))
+			return false;
+	return true;
+}
+
+/*
+ * Freezable: it freezes only once the monitor releases it, or after
+ * FZ_HOLD_MAX_MS of being asked, so the freeze stays incomplete (and the
+ * pool's workers frozen) until then.  It sleeps where the freezer cannot
+ * freeze it, so each request wakes it.
+ */
+static int fz_holder_fn(void *arg)
+{
+	struct fz_round *r = arg;
+	u64 deadline = 0;
+
+	set_freezable();
+	atomic_set(&r->holder_ready, 1);
+	while (!kthread_should_stop()) {
+		if (freezing(current)) {
+			if (!deadline)
+				deadline = exec_test_deadline(FZ_HOLD_MAX_MS);
+			if (atomic_read(&r->release) ||
+			    exec_test_expired(deadline))
+				try_to_freeze();
+		}
+		usleep_range(200, 400);
+	}
+	return 0;
+}
+
 /* Not freezable (kthreads are not by default): it runs through the freeze. */
 static int fz_monitor_fn(void *arg)
 {
@@ -196,6 +255,11 @@ static int fz_monitor_fn(void *arg)
 				fz_submit(r, FZ_DURING);
 			}
 			r->frozen_until = before;
+			/* @before: the look's own start, maybe before it. */
+			if (fz_ordinary_done(r) &&
+			    (s64)(before - r->frozen_from) >=
+				    (s64)FZ_HOLD_MS * NSEC_PER_MSEC)
+				atomic_set(&r->release, 1);
 		} else if (r->frozen_from) {
 			fz_watchdog(r, false);
 			thawed = true;
@@ -206,10 +270,26 @@ static int fz_monitor_fn(void *arg)
 	return 0;
 }
 
+/* Stops the round's kthreads, those that were started. */
+static void fz_stop_threads(struct fz_round *r)
+{
+	if (r->monitor) {
+		kthread_stop(r->monitor);
+		put_task_struct(r->monitor);
+		r->monitor = NULL;
+	}
+	if (r->holder) {
+		kthread_stop(r->holder);
+		put_task_struct(r->holder);
+		r->holder = NULL;
+	}
+}
+
 static void fz_round_free(struct fz_round *r)
 {
 	unsigned int i;
 
+	fz_stop_threads(r);
 	for (i = 0; i < FZ_POOLS; i++)
 		if (r->pools[i])
 			exec_thread_pool_destroy(r->pools[i]);
@@ -258,9 +338,23 @@ static int fz_arm(void)
 	}
 	/* Queued behind the gates: they can run only after the freeze. */
 	fz_submit(r, FZ_BEFORE);
+	r->holder = kthread_run(fz_holder_fn, r, "fz-holder");
+	if (IS_ERR(r->holder)) {
+		ret = PTR_ERR(r->holder);
+		r->holder = NULL;
+		goto err;
+	}
+	get_task_struct(r->holder);
+	/* Until it is freezable, a freeze would pass it by. */
+	if (!exec_test_wait_atomic_ge(&r->holder_ready, 1,
+				      EXEC_TEST_TIMEOUT_MS)) {
+		ret = -ETIMEDOUT;
+		goto err;
+	}
 	r->monitor = kthread_run(fz_monitor_fn, r, "fz-monitor");
 	if (IS_ERR(r->monitor)) {
 		ret = PTR_ERR(r->monitor);
+		r->monitor = NULL;
 		goto err;
 	}
 	get_task_struct(r->monitor);
@@ -334,7 +428,9 @@ static int fz_judge(struct fz_round *r, bool all_ran, bool once)
 	fz_count(r, FZ_FREEZABLE, FZ_BEFORE, &fb_in, &fb_after);
 	fz_count(r, FZ_FREEZABLE, FZ_DURING, &fd_in, &fd_after);
 	fz_count(r, FZ_ORDINARY, FZ_DURING, &od_in, &od_after);
-	ok = r->frozen_from && r->frozen_until >= r->frozen_from &&
+	ok = r->frozen_from &&
+	     r->frozen_until >= r->frozen_from +
+				FZ_HOLD_MS / 2 * NSEC_PER_MSEC &&
 	     !r->wd_reports &&
 	     atomic_read(&r->gate_saw_freezing) == FZ_WORKERS &&
 	     !r->submit_ret && all_ran && once &&
@@ -360,8 +456,7 @@ static int fz_check(void)
 
 	if (!r)
 		return -EINVAL;
-	kthread_stop(r->monitor);
-	put_task_struct(r->monitor);
+	fz_stop_threads(r);
 	all_ran = fz_all_ran_once(r);
 	/* Drained and joined: nothing runs any more. */
 	exec_thread_pool_destroy(r->pools[FZ_FREEZABLE]);
@@ -409,8 +504,6 @@ void exec_freeze_test_exit(void)
 {
 	if (!fz_armed)
 		return;
-	kthread_stop(fz_armed->monitor);
-	put_task_struct(fz_armed->monitor);
 	fz_round_free(fz_armed);
 	fz_armed = NULL;
 }

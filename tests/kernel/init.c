@@ -35,11 +35,12 @@
  * dump): nothing fails unless a task marks itself, as the exec-mem-reclaim
  * suite does; at the end it reports how many failures each injected.
  * With EXEC_FREEZE=N (N rounds), once every module is loaded, it sets
- * /sys/power/pm_test to "freezer" and suspend.pm_test_delay to 1 second,
+ * /sys/power/pm_test to "freezer" and suspend.pm_test_delay to 0 (the test
+ * holds the freeze as long as it needs),
  * and for each round writes "arm" to exec_test.ko's freeze_test parameter
  * (kernel/tests/freeze_test.c), "freeze" to /sys/power/state (init is the
- * task that suspends, so it is not frozen; the test kernel waits the delay
- * frozen, then thaws), then "check"; a check that fails, or a freeze that
+ * task that suspends, so it is not frozen; the kernel thaws once the
+ * freeze is complete), then "check"; a check that fails, or a freeze that
  * fails, fails the run.  The freeze cannot be a KUnit case: KUnit runs a
  * module's cases inside init's finit_module(), an uninterruptible wait
  * that the freezer of user space waits for in vain.
@@ -526,7 +527,7 @@ static int freeze_rounds(unsigned int rounds)
 
 	err = write_file(PM_TEST, "freezer");
 	if (!err)
-		err = write_file(PM_TEST_DELAY, "1");
+		err = write_file(PM_TEST_DELAY, "0");
 	if (err) {
 		say("failed freeze: setting " PM_TEST ": errno %d (%s)", err,
 		    strerror(err));

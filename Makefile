@@ -202,7 +202,7 @@ $(O)/parker-test: $(PARKER_SRC)
 CHECK_TARGETS := check-build check-layout check-bench-plot check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-httpd check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
-	check-dkms check-kernel check-kernel-kcsan
+	check-dkms check-kernel check-kernel-hotplug check-kernel-kcsan
 KEEP_GOING ?=
 
 CHECK_DIR = $(abspath $(O))/check

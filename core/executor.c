@@ -72,22 +72,6 @@ static struct exec_closure_chunk *exec_orphans;
 /* A: chunks of every cache, orphans included, for the tests */
 static atomic_long_t exec_closure_chunks;
 
-/**
- * struct exec_dependents - what still depends on one executor
- * @nr: A: per enum exec_dep_kind, how many; changed only when a dependent
- *	is created or goes, never per submitted item
- * @handover: A: continuations that have stopped counting in @nr and are
- *	being submitted to the executor (exec_executor_handover_begin()),
- *	and units of outstanding work being released: destroy waits for
- *	these, as the continuation may already have run and told its owner
- *	(the release ended a join) before the submitter (the releaser) is
- *	done with the executor
- */
-struct exec_dependents {
-	atomic_t nr[EXEC_DEP_COUNT];
-	atomic_t handover;
-};
-
 struct exec_dependents exec_static_dependents;
 
 /* For the report: "<count> <name>" per kind (singular, plural). */
@@ -341,6 +325,27 @@ int exec_executor_init(struct exec_executor *ex,
 EXPORT_SYMBOL_GPL(exec_executor_init);
 
 /**
+ * exec_executor_init_embedded - exec_executor_init() without an allocation
+ * @ex: the executor
+ * @ops: its operations
+ * @deps: its table of dependents, zeroed, in the memory of the executor
+ *	that embeds @ex (a strand: one allocation per connection)
+ *
+ * End it with exec_executor_fini_embedded().
+ *
+ * Context: Any context.
+ */
+void exec_executor_init_embedded(struct exec_executor *ex,
+				 const struct exec_executor_ops *ops,
+				 struct exec_dependents *deps)
+{
+	ex->dependents = deps;
+	ex->ops = ops;
+	ex->timers = NULL;
+	ex->context = NULL;
+}
+
+/**
  * exec_executor_depend - count a dependent of an executor
  * @ex: the executor; one that counts nothing is left alone
  * @kind: what depends on it
@@ -481,6 +486,18 @@ void exec_executor_fini(struct exec_executor *ex)
 	ex->dependents = NULL;
 }
 EXPORT_SYMBOL_GPL(exec_executor_fini);
+
+/**
+ * exec_executor_fini_embedded - end what exec_executor_init_embedded() began
+ * @ex: the executor, under the rules of exec_executor_fini()
+ *
+ * Context: Process context; may sleep.
+ */
+void exec_executor_fini_embedded(struct exec_executor *ex)
+{
+	exec_executor_context_release(ex);
+	ex->dependents = NULL;
+}
 
 /**
  * exec_closures_allocated - how many closures the caches hold

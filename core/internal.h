@@ -527,6 +527,9 @@ bool exec_executor_defers_freely(struct exec_executor *ex);
 void exec_timer_sys_init(void);
 int exec_timers_create(struct exec_executor *ex);
 int exec_timers_share(struct exec_executor *ex, struct exec_executor *from);
+void exec_serial_sys_exit(void);
+void exec_timers_share_lazily(struct exec_executor *ex,
+			      struct exec_executor *from);
 void exec_timers_count_work(struct exec_executor *ex);
 bool exec_timers_counts_work(const struct exec_executor *ex);
 long exec_timers_shutdown(struct exec_executor *ex);
@@ -552,8 +555,29 @@ unsigned long exec_closures_allocated(void);
 /* A chunk of a closure cache is one page: 63 closures of a cache line each. */
 #define EXEC_CLOSURES_PER_CHUNK	63
 
+/**
+ * struct exec_dependents - what still depends on one executor
+ * @nr: A: per enum exec_dep_kind, how many; changed only when a dependent
+ *	is created or goes, never per submitted item
+ * @handover: A: continuations that have stopped counting in @nr and are
+ *	being submitted to the executor (exec_executor_handover_begin()),
+ *	and units of outstanding work being released: destroy waits for
+ *	these, as the continuation may already have run and told its owner
+ *	(the release ended a join) before the submitter (the releaser) is
+ *	done with the executor
+ */
+struct exec_dependents {
+	atomic_t nr[EXEC_DEP_COUNT];
+	atomic_t handover;
+};
+
 /* Dependents of the executors that live as long as the library. */
 extern struct exec_dependents exec_static_dependents;
+/* An executor whose table of dependents is in its own memory (a strand). */
+void exec_executor_init_embedded(struct exec_executor *ex,
+				 const struct exec_executor_ops *ops,
+				 struct exec_dependents *deps);
+void exec_executor_fini_embedded(struct exec_executor *ex);
 
 /*
  * Fault injection for the tests: after @after more thread starts succeed,

@@ -58,6 +58,13 @@
  *   exec_kzalloc_aligned()         a zeroed object aligned as its type
  *                                  asks (kzalloc() / calloc() or
  *                                  aligned_alloc())
+ *   struct exec_cpu_watch          told when a CPU goes offline or comes
+ *                                  online (a cpuhp multi-instance state;
+ *                                  never in userspace: EXEC_HAVE_CPU_WATCH 0)
+ *   exec_cpu_watch_add/remove()
+ *   exec_cpus_hold/release()       keep CPUs from going offline or coming
+ *                                  online meanwhile (cpus_read_lock())
+ *   exec_thread_set_cpu()          bind a thread to one CPU, or unbind it
  *   EXEC_STEPS_PREEMPTIBLE         whether another thread's few steps
  *                                  (a producer between its two stores)
  *                                  can be preempted: 0 / 1
@@ -107,6 +114,25 @@ bool exec_thread_blocked(struct exec_thread *thread,
  * context.
  */
 void exec_thread_show_stack(struct exec_thread *thread);
+
+/*
+ * CPU hotplug.  exec_cpu_watch_add() registers @watch, set up by the
+ * caller (its @fn), for the CPUs that go offline or come online from then
+ * on; 0 or -errno.  exec_cpu_watch_remove() unregisters it and returns
+ * once no call of @fn runs.  Both may sleep, take the CPU hotplug lock
+ * and must not be called with exec_cpus_hold() held or from @fn.
+ * exec_cpus_hold() keeps every CPU online or offline until
+ * exec_cpus_release().  exec_thread_set_cpu() binds @thread, started and
+ * not joined, to @cpu, or with -1 lets it run on any CPU; 0 or -errno.
+ * In userspace no watch is ever called and the rest does nothing.
+ */
+#if EXEC_HAVE_CPU_WATCH
+int exec_cpu_watch_add(struct exec_cpu_watch *watch);
+void exec_cpu_watch_remove(struct exec_cpu_watch *watch);
+void exec_cpus_hold(void);
+void exec_cpus_release(void);
+int exec_thread_set_cpu(struct exec_thread *thread, int cpu);
+#endif
 
 /* Declared once here; each backend defines them (the contract below). */
 int exec_clockev_init(struct exec_clockev *ce,

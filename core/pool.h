@@ -135,6 +135,8 @@ struct exec_pool_grow;
  * @tag: pushed below @frame, so that exec_blocking_begin() finds the worker
  *	its caller runs on without knowing the pool
  * @index: its slot in the pool's @workers; set at creation
+ * @cpu: a per-CPU pool's worker: the CPU it is bound to while that is
+ *	online (exec_pool_cpu_change()); -1 in other pools; set at creation
  * @slot: A: EXEC_SLOT_*; FREE to LIVE by the manager before the thread
  *	starts, LIVE to EXITED by the thread as it exits, EXITED to FREE by
  *	whoever joins it (the manager, or destroy after the manager is gone)
@@ -191,6 +193,7 @@ struct exec_pool_worker {
 	struct exec_thread thread;
 	struct exec_frame tag;
 	unsigned int index;
+	int cpu;
 	int slot;
 	bool parker_ready;
 	bool retire;
@@ -261,6 +264,9 @@ struct exec_pool_worker {
  * @nr_refused: A: submissions refused, for the statistics
  * @nr_discarded: A: items discarded by shutdown_hard, for the statistics
  * @stats_file: the statistics file of the backend, or NULL; set at creation
+ * @cpu_watch: a per-CPU pool's watch of CPUs going offline and coming
+ *	online, where the platform has one (exec_pool_watch_cpus())
+ * @watching_cpus: @cpu_watch is added; set at creation
  */
 struct exec_thread_pool {
 	struct exec_executor ex;
@@ -305,6 +311,8 @@ struct exec_thread_pool {
 	atomic_long_t nr_refused;
 	atomic_long_t nr_discarded;
 	void *stats_file;
+	struct exec_cpu_watch cpu_watch;
+	bool watching_cpus;
 };
 
 

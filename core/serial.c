@@ -31,9 +31,9 @@
  *
  * Lifetime.  Each scheduled run of @runner holds a reference, and the handle
  * holds one; the structure is freed when the last goes.  exec_serial_destroy()
- * marks the executor dying under @lock, waits for a run that is consuming to
+ * marks the executor dying in @state, waits for a run that is consuming to
  * finish its current item, and then discards what is queued itself.  A run
- * that starts after that finds @dying under @lock and only drops its
+ * that starts after that finds it dying in @state and only drops its
  * reference, so the underlying executor may still hold @runner after destroy
  * returns.  If the underlying executor discards @runner, or refuses it, the
  * owner of the consumer side discards the queued items, so none is stranded.
@@ -79,13 +79,13 @@ static long exec_serial_queued(long count)
  * @nr_queued: A: items pushed on @queue and not yet taken by their owner
  * @runner: submitted to @underlying; holds a reference while pending
  * @refs: A: references (handle + scheduled runner)
- * @lock: guards @dying and @consumers; raw, as a serial executor over the
- *	inline executor consumes in its submitter's (maybe hardirq) context
- * @dying: L: exec_serial_destroy() has begun; written under @lock, read
- *	locklessly as a hint by submitters and running batches
- * @consumers: L: runs of @runner (or its discard) inside their consuming
- *	section; at most one takes items, a second may be starting
- * @idle_wq: exec_serial_destroy() waits here for @consumers to reach 0
+ * @state: A: runs of @runner (or its discard) inside their consuming
+ *	section, at most one taking items and a second maybe starting; and
+ *	EXEC_SERIAL_DYING once exec_serial_destroy() has begun, read as a
+ *	hint by submitters and running batches.  One word, so that entering
+ *	and marking are one atomic operation each and totally ordered.
+ *	exec_serial_destroy() waits on it (wait_var_event()) for the runs to
+ *	leave.
  * @probe: the queued item being timed (core/stats.h)
  * @stats: C: what the owners of the consumer side ran, counted per batch
  * @nr_discarded: C: items discarded by owners of the consumer side
@@ -95,11 +95,14 @@ static long exec_serial_queued(long count)
  *	limit, whose workers may take @runner again later at no cost (see
  *	above)
  * @consume_lock: serialises the owner's pops with a cancel's unlink
- *	(exec_serial_pop()); raw, as @lock
+ *	(exec_serial_pop()); raw, as a serial executor over the inline
+ *	executor consumes in its submitter's (maybe hardirq) context
  * @nr_credits: L(consume_lock): items a cancel took out of @queue that the
  *	owner has not yet counted as taken
  * @run_work: C: the item the owner runs, written before @run_seq turns odd
  * @run_seq: C, read by cancel and flush: odd while the owner runs an item
+ * @deps: @ex's table of dependents, here so that a strand is one
+ *	allocation (exec_executor_init_embedded())
  *
  * C: written only by the owner of the consumer side (WRITE_ONCE(), read
  * by exec_executor_stats() with READ_ONCE()); ownership passes through
@@ -113,12 +116,9 @@ struct exec_serial {
 	atomic_long_t nr_queued;
 	struct exec_work runner;
 	atomic_t refs;
-	raw_spinlock_t lock;
-	unsigned int consumers;
+	atomic_t state;
 	raw_spinlock_t consume_lock;
-	bool dying;
 	bool linger;
-	wait_queue_head_t idle_wq;
 	struct exec_stats_probe probe;
 	struct exec_stats_run stats;
 	unsigned long nr_discarded;
@@ -127,7 +127,31 @@ struct exec_serial {
 	unsigned long nr_credits;
 	struct exec_work *run_work;
 	unsigned long run_seq;
+	struct exec_dependents deps;
 };
+
+/* @state: destroy has begun; below it, the runs consuming. */
+#define EXEC_SERIAL_DYING	(1 << 30)
+
+static bool exec_serial_dying(struct exec_serial *s)
+{
+	return atomic_read(&s->state) & EXEC_SERIAL_DYING;
+}
+
+/*
+ * A run enters its consuming section unless destroy has begun: then it
+ * only drops its reference.
+ */
+static bool exec_serial_enter(struct exec_serial *s)
+{
+	int state = atomic_read(&s->state);
+
+	do {
+		if (state & EXEC_SERIAL_DYING)
+			return false;
+	} while (!atomic_try_cmpxchg(&s->state, &state, state + 1));
+	return true;
+}
 
 /* exec_serial_pop(): the place of an item a cancel took out. */
 #define EXEC_SERIAL_CREDIT	((struct exec_work *)2UL)
@@ -176,6 +200,50 @@ static void exec_serial_run_item(struct exec_serial *s, struct exec_work *work,
 
 static const struct exec_executor_ops exec_serial_ops;
 
+/*
+ * Strands come from a cache of their own: made by the thousand, they would
+ * take a kmalloc() size class half again their size.  Made at the first
+ * create (two first creates racing each make one, one is kept: no lock a
+ * fork would have to take), destroyed at module exit.
+ */
+static struct kmem_cache *exec_serial_cache;
+
+static struct exec_serial *exec_serial_alloc(void)
+{
+	/* Pairs with the cmpxchg() below: a cache seen is initialised. */
+	struct kmem_cache *cache = smp_load_acquire(&exec_serial_cache);
+	struct kmem_cache *old;
+
+	if (unlikely(!cache)) {
+		cache = KMEM_CACHE(exec_serial, 0);
+		if (!cache)
+			return NULL;
+		/* Fully ordered: publishes the cache's initialisation. */
+		old = cmpxchg(&exec_serial_cache, NULL, cache);
+		if (old) {
+			kmem_cache_destroy(cache);
+			cache = old;
+		}
+	}
+	if (exec_fault_alloc())
+		return NULL;
+	return kmem_cache_zalloc(cache, GFP_KERNEL);
+}
+
+/**
+ * exec_serial_sys_exit - free the strands' cache, at module exit
+ *
+ * Every strand has been destroyed and freed: the modules that made them
+ * have gone.
+ *
+ * Context: Process context; may sleep.
+ */
+void exec_serial_sys_exit(void)
+{
+	kmem_cache_destroy(exec_serial_cache);
+	exec_serial_cache = NULL;
+}
+
 static struct exec_serial *exec_to_serial(struct exec_executor *ex)
 {
 	return container_of(ex, struct exec_serial, ex);
@@ -186,10 +254,9 @@ static void exec_serial_put(struct exec_serial *s)
 	if (!atomic_dec_and_test(&s->refs))
 		return;
 	exec_timers_free(&s->ex);
-	exec_executor_fini(&s->ex);
-	raw_spin_lock_destroy(&s->lock);
+	exec_executor_fini_embedded(&s->ex);
 	raw_spin_lock_destroy(&s->consume_lock);
-	kfree(s);
+	kmem_cache_free(exec_serial_cache, s);
 }
 
 /*
@@ -291,18 +358,11 @@ static long exec_serial_taken(struct exec_serial *s, long done, bool linger)
 static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 {
 	struct exec_frame frame;
-	unsigned long flags;
 	long avail, done, ran;
-	bool wake;
 	int ret;
 
-	raw_spin_lock_irqsave(&s->lock, flags);
-	if (s->dying) {
-		raw_spin_unlock_irqrestore(&s->lock, flags);
+	if (!exec_serial_enter(s))
 		goto out_put;
-	}
-	s->consumers++;
-	raw_spin_unlock_irqrestore(&s->lock, flags);
 
 	avail = atomic_long_read(&s->nr_queued);
 	/* A lingering run: let go if nothing came. */
@@ -314,7 +374,7 @@ static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 		ran = 0;
 		exec_frame_push_ex(&frame, s, &s->ex);
 		while (done < avail && done < EXEC_SERIAL_BATCH &&
-		       !READ_ONCE(s->dying)) {
+		       !exec_serial_dying(s)) {
 			struct exec_work *work = exec_serial_pop(s);
 
 			done++;
@@ -333,7 +393,7 @@ static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 		 * otherwise pass ownership on while still counted as a
 		 * consumer, so destroy cannot start draining beside us.
 		 */
-		if (READ_ONCE(s->dying))
+		if (exec_serial_dying(s))
 			break;
 		avail = exec_serial_taken(s, done, linger);
 		if (avail <= 0)
@@ -349,11 +409,12 @@ static void exec_serial_consume(struct exec_serial *s, bool run, bool linger)
 	if (!run && avail > 0)
 		exec_serial_drop(s, avail, NULL);
 
-	raw_spin_lock_irqsave(&s->lock, flags);
-	wake = !--s->consumers && s->dying;
-	raw_spin_unlock_irqrestore(&s->lock, flags);
-	if (wake)
-		wake_up_all(&s->idle_wq);
+	/*
+	 * Fully ordered: our last access to the queue comes first, and the
+	 * decrement before wake_up_var()'s look for a waiter.
+	 */
+	if (atomic_dec_return(&s->state) == EXEC_SERIAL_DYING)
+		wake_up_var(&s->state);
 out_put:
 	exec_serial_put(s);
 }
@@ -418,7 +479,7 @@ static int exec_serial_submit_one(struct exec_executor *ex,
 	struct exec_serial *s = exec_to_serial(ex);
 	int ret;
 
-	if (unlikely(READ_ONCE(s->dying)))
+	if (unlikely(exec_serial_dying(s)))
 		return -ESHUTDOWN;
 	exec_stats_submit(&s->probe, work);
 	exec_mpsc_push(&s->queue, work);
@@ -460,38 +521,28 @@ static unsigned long exec_serial_pending(struct exec_executor *ex)
 
 static bool exec_serial_quiet(struct exec_serial *s)
 {
-	unsigned long flags;
-	bool quiet;
-
-	raw_spin_lock_irqsave(&s->lock, flags);
-	quiet = !s->consumers;
-	raw_spin_unlock_irqrestore(&s->lock, flags);
-	return quiet;
+	/* Pairs with the fully ordered decrement of a run leaving. */
+	return atomic_read_acquire(&s->state) == EXEC_SERIAL_DYING;
 }
 
 int exec_serial_create(struct exec_serial **serialp,
 		       struct exec_executor *underlying)
 {
 	struct exec_serial *s;
-	int ret;
 
 	might_sleep();
 	if (!serialp || !underlying || !underlying->ops)
 		return -EINVAL;
-	s = exec_kzalloc_obj(s, GFP_KERNEL);
+	s = exec_serial_alloc();
 	if (!s)
 		return -ENOMEM;
-	ret = exec_executor_init(&s->ex, &exec_serial_ops);
-	if (ret)
-		goto err_free_serial;
-	/* Timed items are armed on the underlying executor's base. */
-	ret = exec_timers_share(&s->ex, underlying);
-	if (ret)
-		goto err_fini_executor;
+	exec_executor_init_embedded(&s->ex, &exec_serial_ops, &s->deps);
+	/*
+	 * Timed items are armed on the underlying executor's base, and count
+	 * as outstanding work as the underlying's own do (forwarded to it).
+	 */
+	exec_timers_share_lazily(&s->ex, underlying);
 	s->underlying = underlying;
-	/* As the underlying counts its own: forwarded to it (work_started). */
-	if (exec_timers_counts_work(underlying))
-		exec_timers_count_work(&s->ex);
 	s->linger = exec_executor_defers_freely(underlying);
 	/* Until exec_serial_destroy(): the underlying cannot go first. */
 	exec_executor_depend(underlying, EXEC_DEP_SERIAL);
@@ -499,17 +550,9 @@ int exec_serial_create(struct exec_serial **serialp,
 	exec_work_init_discard(&s->runner, exec_serial_runner_fn,
 			       exec_serial_runner_discarded);
 	atomic_set(&s->refs, 1);
-	raw_spin_lock_init(&s->lock);
 	raw_spin_lock_init(&s->consume_lock);
-	init_waitqueue_head(&s->idle_wq);
 	*serialp = s;
 	return 0;
-
-err_fini_executor:
-	exec_executor_fini(&s->ex);
-err_free_serial:
-	kfree(s);
-	return ret;
 }
 EXPORT_SYMBOL_GPL(exec_serial_create);
 
@@ -535,7 +578,6 @@ long exec_serial_destroy(struct exec_serial *serial)
 {
 	struct exec_serial *s = serial;
 	struct exec_work *work;
-	unsigned long flags;
 	long discarded = 0;
 
 	might_sleep();
@@ -548,10 +590,9 @@ long exec_serial_destroy(struct exec_serial *serial)
 
 	/* Armed items are discarded, due ones reach the queue first. */
 	discarded = exec_timers_shutdown(&s->ex);
-	raw_spin_lock_irqsave(&s->lock, flags);
-	WRITE_ONCE(s->dying, true);
-	raw_spin_unlock_irqrestore(&s->lock, flags);
-	wait_event(s->idle_wq, exec_serial_quiet(s));
+	/* Fully ordered: a run entering after this finds it and leaves. */
+	atomic_fetch_or(EXEC_SERIAL_DYING, &s->state);
+	wait_var_event(&s->state, exec_serial_quiet(s));
 
 	/*
 	 * No run of @runner takes items any more, and submission is over
@@ -602,7 +643,7 @@ static int exec_serial_dispatch(struct exec_executor *ex,
 		exec_dispatch_leave(&df);
 		goto post;
 	}
-	if (unlikely(READ_ONCE(s->dying))) {
+	if (unlikely(exec_serial_dying(s))) {
 		exec_dispatch_leave(&df);
 		return -ESHUTDOWN;
 	}

@@ -1005,6 +1005,7 @@ static int exec_pool_alloc(struct exec_thread_pool **poolp,
 	for (i = 0; i < max; i++) {
 		pool->workers[i].pool = pool;
 		pool->workers[i].index = i;
+		pool->workers[i].cpu = -1;
 		exec_cpu_timer_init(&pool->workers[i].local_timer,
 				    exec_pool_local_check);
 	}
@@ -1061,6 +1062,8 @@ static int exec_pool_start_workers(struct exec_thread_pool *pool,
 		pool->workers[parked].slot = EXEC_SLOT_LIVE;
 	}
 	for (started = 0; started < nr; started++) {
+		if (cpus)
+			pool->workers[started].cpu = cpus[started % nr_cpus];
 		ret = exec_pool_start_worker(pool, started, &attr->thread,
 					     cpus ? cpus[started % nr_cpus] :
 						    UINT_MAX);
@@ -1082,13 +1085,110 @@ err_destroy_parkers:
 	return ret;
 }
 
+/*
+ * CPU hotplug, the policy: a per-CPU pool's worker stays bound to its CPU
+ * while that is online.  When it goes offline the worker is unbound and
+ * runs on the other CPUs; when it comes back the worker is bound to it
+ * again, as workqueue_offline_cpu() and workqueue_online_cpu() unbind and
+ * rebind a per-CPU pool's workers.  Nothing else moves: items wait on the
+ * one shared queue, which every worker takes from, so none is tied to the
+ * CPU that goes, and an item left to the worker of its CPU
+ * (exec_pool_leave_local()) is taken by that worker wherever it runs, or
+ * by another one its local timer wakes.  Timed items wait in the pool's
+ * timer base, whose hrtimers the kernel moves off a CPU that goes offline
+ * with their expiry unchanged (Documentation/lifecycle.rst).
+ *
+ * Called with the CPUs held (the hotplug thread, or exec_pool_watch_cpus()),
+ * so a worker's binding follows its CPU's changes in order.
+ */
+static void exec_pool_set_cpu(struct exec_pool_worker *w, bool online)
+{
+	/* Neither fails: @w->cpu is online when bound, any CPU may be had. */
+	WARN_ON_ONCE(exec_thread_set_cpu(&w->thread, online ? w->cpu : -1));
+}
+
+static void exec_pool_cpu_change(struct exec_cpu_watch *watch,
+				 unsigned int cpu, bool online)
+{
+	struct exec_thread_pool *pool =
+		container_of(watch, struct exec_thread_pool, cpu_watch);
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_threads; i++)
+		if (pool->workers[i].cpu == (int)cpu)
+			exec_pool_set_cpu(&pool->workers[i], online);
+}
+
+/*
+ * Watches the CPUs of a per-CPU pool whose workers have started, then
+ * binds each worker as its CPU is now: one may have gone offline, and
+ * come back, between the workers' start and the watch.  0 or -errno.
+ */
+static int exec_pool_watch_cpus(struct exec_thread_pool *pool)
+{
+	unsigned int i;
+	int ret;
+
+	if (!EXEC_HAVE_CPU_WATCH || !pool->cpu_workers)
+		return 0;
+	pool->cpu_watch.fn = exec_pool_cpu_change;
+	ret = exec_cpu_watch_add(&pool->cpu_watch);
+	if (ret)
+		return ret;
+	pool->watching_cpus = true;
+	exec_cpus_hold();
+	for (i = 0; i < pool->nr_threads; i++)
+		exec_pool_set_cpu(&pool->workers[i],
+				  exec_cpu_online(pool->workers[i].cpu));
+	exec_cpus_release();
+	return 0;
+}
+
+/*
+ * Starts a per-CPU pool's workers with its CPUs held, so that each CPU
+ * chosen stays online until its worker is bound to it; then watches them.
+ */
+static int exec_pool_start_cpus(struct exec_thread_pool **poolp,
+				const struct exec_thread_pool_attr *attr)
+{
+	unsigned int *cpus, nr;
+	int ret, nr_cpus;
+
+	exec_cpus_hold();
+	nr_cpus = exec_pool_cpus(&attr->thread, &cpus);
+	if (nr_cpus < 0) {
+		exec_cpus_release();
+		return nr_cpus;
+	}
+	nr = attr->nr_threads ? attr->nr_threads : (unsigned int)nr_cpus;
+	/* Per-CPU pools do not grow. */
+	ret = attr->max_threads && attr->max_threads != nr ? -EINVAL :
+	      exec_pool_alloc(poolp, attr, nr, nr);
+	if (!ret) {
+		ret = exec_pool_start_workers(*poolp, attr, cpus, nr_cpus);
+		if (ret)
+			exec_pool_free_unstarted(*poolp);
+	}
+	exec_cpus_release();
+	kfree(cpus);
+	if (ret)
+		return ret;
+	ret = exec_pool_watch_cpus(*poolp);
+	if (ret) {
+		exec_pool_stop_started(*poolp, nr);
+		exec_timers_shutdown(&(*poolp)->ex);
+		exec_pool_free(*poolp);
+	}
+	return ret;
+}
+
 int exec_thread_pool_create(struct exec_thread_pool **poolp,
 			    const struct exec_thread_pool_attr *attr)
 {
 	static const struct exec_thread_pool_attr defaults;
-	unsigned int nr, max, *cpus = NULL;
 	struct exec_thread_pool *pool;
-	int ret, nr_cpus = 0;
+	unsigned int nr, max;
+	int ret;
 
 	might_sleep();
 	if (!poolp)
@@ -1101,40 +1201,30 @@ int exec_thread_pool_create(struct exec_thread_pool **poolp,
 	ret = exec_thread_attr_check(&attr->thread);
 	if (ret)
 		return ret;
-	if (attr->per_cpu) {
-		nr_cpus = exec_pool_cpus(&attr->thread, &cpus);
-		if (nr_cpus < 0)
-			return nr_cpus;
-		if (!attr->nr_threads)
-			nr = nr_cpus;
-	}
 	max = attr->max_threads ? attr->max_threads : nr;
-	if (max < nr || max > EXEC_THREAD_POOL_MAX_THREADS ||
-	    (max > nr && attr->per_cpu))
-		goto err_inval;
+	if (max < nr || max > EXEC_THREAD_POOL_MAX_THREADS)
+		return -EINVAL;
 
-	ret = exec_pool_alloc(&pool, attr, nr, max);
-	if (ret)
-		goto err_free_cpus;
-	ret = exec_pool_start_workers(pool, attr, cpus, nr_cpus);
-	if (ret)
-		goto err_free_pool;
+	if (attr->per_cpu) {
+		ret = exec_pool_start_cpus(&pool, attr);
+		if (ret)
+			return ret;
+	} else {
+		ret = exec_pool_alloc(&pool, attr, nr, max);
+		if (ret)
+			return ret;
+		ret = exec_pool_start_workers(pool, attr, NULL, 0);
+		if (ret) {
+			exec_pool_free_unstarted(pool);
+			return ret;
+		}
+	}
 	snprintf(pool->name, sizeof(pool->name), "%s",
 		 attr->thread.name ? attr->thread.name : EXEC_POOL_DEFAULT_NAME);
 	exec_watchdog_add_pool(pool);
 	pool->stats_file = exec_stats_file_add(&pool->ex, pool->name);
-	kfree(cpus);
 	*poolp = pool;
 	return 0;
-
-err_free_pool:
-	exec_pool_free_unstarted(pool);
-err_free_cpus:
-	kfree(cpus);
-	return ret;
-err_inval:
-	kfree(cpus);
-	return -EINVAL;
 }
 EXPORT_SYMBOL_GPL(exec_thread_pool_create);
 
@@ -1219,6 +1309,9 @@ static void exec_pool_join_threads(struct exec_thread_pool *pool)
 	}
 	/* No worker is added from here on, nor joined by the manager. */
 	exec_grow_stop(pool);
+	/* Nor bound to a CPU or unbound: their threads are about to go. */
+	if (pool->watching_cpus)
+		exec_cpu_watch_remove(&pool->cpu_watch);
 	for (i = 0; i < pool->nr_used; i++) {
 		if (READ_ONCE(pool->workers[i].slot) == EXEC_SLOT_FREE)
 			continue;

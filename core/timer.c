@@ -133,6 +133,98 @@ struct exec_timer_target {
 	unsigned long nr_cancelled;
 } __aligned(1 << EXEC_WORK_FLAG_BITS);
 
+/*
+ * @ex->timers of an executor whose target is still to be made
+ * (exec_timers_share_lazily()): the executor it will share a base with,
+ * tagged; EXEC_TIMERS_COUNTS if its items will count as outstanding work.
+ */
+#define EXEC_TIMERS_LAZY	1UL
+#define EXEC_TIMERS_COUNTS	2UL
+#define EXEC_TIMERS_TAGS	(EXEC_TIMERS_LAZY | EXEC_TIMERS_COUNTS)
+
+/* @ex->timers as it is: a target, NULL, or a lazy one's tagged source. */
+static inline unsigned long exec_timers_word(const struct exec_executor *ex)
+{
+	/* Pairs with the cmpxchg() of exec_timers_make(). */
+	return (unsigned long)smp_load_acquire(&ex->timers);
+}
+
+/* @ex's target, or NULL if it has none or its target is still to be made. */
+static inline struct exec_timer_target *
+exec_timers_target(const struct exec_executor *ex)
+{
+	unsigned long v = exec_timers_word(ex);
+
+	return v & EXEC_TIMERS_LAZY ? NULL : (struct exec_timer_target *)v;
+}
+
+/*
+ * The base @ex arms its items on, or will once its target is made; NULL if
+ * it has no timers.  The executor a lazy @ex will share with has a target.
+ */
+static struct exec_timer_base *exec_timers_base_of(const struct exec_executor *ex)
+{
+	unsigned long v = exec_timers_word(ex);
+
+	if (v & EXEC_TIMERS_LAZY)
+		ex = (struct exec_executor *)(v & ~EXEC_TIMERS_TAGS);
+	return ex->timers ? exec_timers_target(ex)->base : NULL;
+}
+
+static struct exec_timer_target *exec_target_alloc(struct exec_timer_base *base,
+						   struct exec_executor *ex,
+						   gfp_t gfp)
+{
+	struct exec_timer_target *target;
+
+	/*
+	 * A power-of-two size: kmalloc() aligns it naturally, malloc() to 16
+	 * bytes at least, either way enough for the flag bits.
+	 */
+	BUILD_BUG_ON(sizeof(*target) & (sizeof(*target) - 1));
+	target = exec_kzalloc_obj(target, gfp);
+	if (!target)
+		return NULL;
+	if (WARN_ON_ONCE((unsigned long)target & EXEC_WORK_FLAG_MASK)) {
+		kfree(target);
+		return NULL;
+	}
+	target->base = base;
+	target->ex = ex;
+	return target;
+}
+
+/*
+ * The target of @ex for an arm in *@targetp, made now if it is still to be
+ * made (exec_timers_share_lazily()).  Returns 0, -EOPNOTSUPP if @ex has no
+ * timers, or -ENOMEM.  Two first arms racing each make one; one is kept.
+ */
+static int exec_timers_make(struct exec_executor *ex,
+			    struct exec_timer_target **targetp)
+{
+	struct exec_timer_target *lazy, *target, *old;
+	struct exec_executor *from;
+
+	lazy = (struct exec_timer_target *)exec_timers_word(ex);
+	if (likely(!((unsigned long)lazy & EXEC_TIMERS_LAZY))) {
+		*targetp = lazy;
+		return lazy ? 0 : -EOPNOTSUPP;
+	}
+	from = (struct exec_executor *)((unsigned long)lazy & ~EXEC_TIMERS_TAGS);
+	target = exec_target_alloc(exec_timers_base_of(from), ex, GFP_ATOMIC);
+	if (!target)
+		return -ENOMEM;
+	target->counts_work = (unsigned long)lazy & EXEC_TIMERS_COUNTS;
+	/* Fully ordered: publishes @target's initialisation. */
+	old = cmpxchg(&ex->timers, lazy, target);
+	if (old != lazy) {
+		kfree(target);
+		target = old;
+	}
+	*targetp = target;
+	return 0;
+}
+
 /* An item of @target left the wheels.  Caller holds the base's lock. */
 static inline void exec_target_disarmed(struct exec_timer_target *target)
 {
@@ -917,8 +1009,6 @@ static int exec_timer_check(struct exec_executor *ex, struct exec_timer *t,
 		return -EINVAL;
 	if (unlikely((unsigned int)clock >= EXEC_CLOCK_COUNT))
 		return -EINVAL;
-	if (unlikely(!ex->timers))
-		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -1017,20 +1107,24 @@ static int __exec_timer_arm(struct exec_timer_target *target,
 static int exec_timer_arm(struct exec_executor *ex, struct exec_timer *t,
 			  enum exec_clock clock, u64 deadline, bool mod)
 {
+	struct exec_timer_target *target;
 	unsigned long wflags;
 	int ret;
 
 	ret = exec_timer_check(ex, t, clock);
 	if (ret)
 		return ret;
-	ret = exec_clockev_start(&ex->timers->base->clockev);
+	ret = exec_timers_make(ex, &target);
+	if (unlikely(ret))
+		return ret;
+	ret = exec_clockev_start(&target->base->clockev);
 	if (unlikely(ret))
 		return ret;
 	for (;;) {
-		ret = __exec_timer_arm(ex->timers, t, clock, deadline);
+		ret = __exec_timer_arm(target, t, clock, deadline);
 		if (ret != -EALREADY || !mod)
 			break;
-		ret = exec_timer_move(ex->timers, t, clock, deadline);
+		ret = exec_timer_move(target, t, clock, deadline);
 		if (ret != -EBUSY)
 			return ret;
 		/* Pending otherwise, unless it has just started: then arm. */
@@ -1039,7 +1133,7 @@ static int exec_timer_arm(struct exec_executor *ex, struct exec_timer *t,
 			return -EBUSY;
 	}
 	if (ret == 1) {
-		exec_timer_hand_over(ex->timers->base);
+		exec_timer_hand_over(target->base);
 		ret = 0;
 	}
 	return ret;
@@ -1483,28 +1577,6 @@ unregister:
 	exec_timer_wake_sync(t);
 }
 
-static struct exec_timer_target *exec_target_alloc(struct exec_timer_base *base,
-						   struct exec_executor *ex)
-{
-	struct exec_timer_target *target;
-
-	/*
-	 * A power-of-two size: kmalloc() aligns it naturally, malloc() to 16
-	 * bytes at least, either way enough for the flag bits.
-	 */
-	BUILD_BUG_ON(sizeof(*target) & (sizeof(*target) - 1));
-	target = exec_kzalloc_obj(target, GFP_KERNEL);
-	if (!target)
-		return NULL;
-	if (WARN_ON_ONCE((unsigned long)target & EXEC_WORK_FLAG_MASK)) {
-		kfree(target);
-		return NULL;
-	}
-	target->base = base;
-	target->ex = ex;
-	return target;
-}
-
 /**
  * exec_timers_create - give an executor a timer base of its own
  * @ex: the executor, initialised
@@ -1534,7 +1606,7 @@ int exec_timers_create(struct exec_executor *ex)
 			clk = 0;
 		exec_wheel_init(&base->wheel[clock], clk);
 	}
-	target = exec_target_alloc(base, ex);
+	target = exec_target_alloc(base, ex, GFP_KERNEL);
 	if (!target)
 		goto err_free_base;
 	target->owns_base = true;
@@ -1572,8 +1644,10 @@ err_free_base:
  */
 void exec_timers_count_work(struct exec_executor *ex)
 {
-	if (ex->timers && ex->ops->work_started && ex->ops->work_finished)
-		ex->timers->counts_work = true;
+	struct exec_timer_target *target = exec_timers_target(ex);
+
+	if (target && ex->ops->work_started && ex->ops->work_finished)
+		target->counts_work = true;
 }
 
 /**
@@ -1589,7 +1663,11 @@ void exec_timers_count_work(struct exec_executor *ex)
  */
 bool exec_timers_counts_work(const struct exec_executor *ex)
 {
-	return ex->timers && ex->timers->counts_work;
+	unsigned long v = exec_timers_word(ex);
+
+	if (v & EXEC_TIMERS_LAZY)
+		return v & EXEC_TIMERS_COUNTS;
+	return v && ((struct exec_timer_target *)v)->counts_work;
 }
 
 /**
@@ -1602,10 +1680,44 @@ bool exec_timers_counts_work(const struct exec_executor *ex)
  */
 int exec_timers_share(struct exec_executor *ex, struct exec_executor *from)
 {
-	if (!from->timers)
+	struct exec_timer_base *base = exec_timers_base_of(from);
+
+	if (!base)
 		return 0;
-	ex->timers = exec_target_alloc(from->timers->base, ex);
+	ex->timers = exec_target_alloc(base, ex, GFP_KERNEL);
 	return ex->timers ? 0 : -ENOMEM;
+}
+
+/**
+ * exec_timers_share_lazily - exec_timers_share(), made at the first arm
+ * @ex: the executor (a serial executor), initialised
+ * @from: the executor whose base it will use, itself maybe a strand whose
+ *	target is still to be made; it must outlive @ex (@ex depends on
+ *	it); if it has no base, neither has @ex
+ *
+ * Nothing is allocated now: most strands never arm an item, and a strand
+ * is created per connection.  The first arm allocates the target without
+ * sleeping (arming is allowed in any context) and may fail with -ENOMEM.
+ * Items armed on @ex count as outstanding work exactly when @from's do
+ * (exec_timers_counts_work()).
+ *
+ * Context: Process context.
+ */
+void exec_timers_share_lazily(struct exec_executor *ex,
+			      struct exec_executor *from)
+{
+	unsigned long lazy = (unsigned long)from | EXEC_TIMERS_LAZY;
+	unsigned long v = exec_timers_word(from);
+
+	if (!v)
+		return;
+	/* Over a strand still without a target: share with its source. */
+	if (v & EXEC_TIMERS_LAZY)
+		lazy = (v & ~EXEC_TIMERS_TAGS) | EXEC_TIMERS_LAZY;
+	if (exec_timers_counts_work(from) && ex->ops->work_started &&
+	    ex->ops->work_finished)
+		lazy |= EXEC_TIMERS_COUNTS;
+	ex->timers = (struct exec_timer_target *)lazy;
 }
 
 /*
@@ -1666,7 +1778,7 @@ static struct exec_work *exec_timers_collect(struct exec_timer_base *base,
  */
 long exec_timers_shutdown(struct exec_executor *ex)
 {
-	struct exec_timer_target *target = ex->timers, *owner;
+	struct exec_timer_target *target = exec_timers_target(ex), *owner;
 	struct exec_timer_base *base;
 	struct exec_work *list, *next;
 	struct exec_timer *t;
@@ -1731,13 +1843,13 @@ long exec_timers_shutdown(struct exec_executor *ex)
  */
 void exec_timers_free(struct exec_executor *ex)
 {
-	struct exec_timer_target *target = ex->timers;
+	struct exec_timer_target *target = exec_timers_target(ex);
 	struct exec_timer_base *base, **pp;
 	bool owns_base;
 
+	ex->timers = NULL;
 	if (!target)
 		return;
-	ex->timers = NULL;
 	base = target->base;
 	owns_base = target->owns_base;
 	kfree(target);
@@ -1762,7 +1874,9 @@ void exec_timers_free(struct exec_executor *ex)
  */
 unsigned long exec_timers_armed(struct exec_executor *ex)
 {
-	return ex->timers ? READ_ONCE(ex->timers->nr_armed) : 0;
+	struct exec_timer_target *target = exec_timers_target(ex);
+
+	return target ? READ_ONCE(target->nr_armed) : 0;
 }
 
 /**
@@ -1774,7 +1888,7 @@ unsigned long exec_timers_armed(struct exec_executor *ex)
  */
 void exec_timers_stats(struct exec_executor *ex, struct exec_stats *st)
 {
-	struct exec_timer_target *target = ex->timers;
+	struct exec_timer_target *target = exec_timers_target(ex);
 
 	if (!target)
 		return;
@@ -1786,7 +1900,7 @@ void exec_timers_stats(struct exec_executor *ex, struct exec_stats *st)
 /* Whether @ex owns a timer base that a thread of it may watch. */
 static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
 {
-	struct exec_timer_target *target = ex->timers;
+	struct exec_timer_target *target = exec_timers_target(ex);
 
 	if (!target || !target->owns_base)
 		return NULL;
@@ -1826,7 +1940,7 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
 bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 		       u64 *when)
 {
-	struct exec_timer_target *target = ex->timers;
+	struct exec_timer_target *target = exec_timers_target(ex);
 	struct exec_timer_base *base;
 	struct exec_parker *watcher;
 	unsigned long flags;

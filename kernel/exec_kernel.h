@@ -10,5 +10,7 @@ void exec_platform_init(void);
 void exec_platform_exit(void);
 void exec_stats_files_init(void);
 void exec_stats_files_exit(void);
+int exec_hotplug_init(void);
+void exec_hotplug_exit(void);
 
 #endif /* EXEC_KERNEL_H */

@@ -10,6 +10,9 @@
 #                         against the test kernel built by
 #                         scripts/kernel-build.sh, then the KUnit suites and
 #                         the unload checks in QEMU (scripts/kunit-qemu.sh)
+#   make check-kernel-hotplug
+#                         the same modules on the same kernel, booted with 4
+#                         CPUs to run the CPU hotplug suite alone
 #   make check-kernel-kcsan
 #                         the same on the KCSAN test kernel
 #                         (scripts/kernel-config-kcsan), failing on any
@@ -103,10 +106,28 @@ check-kernel:
 		--append 'EXEC_FREEZE=$(FREEZE_ROUNDS)' \
 		$(TEST_KERNEL_OUT)/exec.ko \
 		"$(TEST_KERNEL_OUT)/exec_test.ko stress_tasks=$(STRESS_TASKS)" \
+		$(TEST_KERNEL_OUT)/exec_hotplug_test.ko \
 		$(TEST_KERNEL_OUT)/exec_example.ko
 
 kernel-test-modules:
 	$(call exec_kbuild,$(TEST_KDIR),$(TEST_KERNEL_OUT),CONFIG_EXEC_EXAMPLE=m CONFIG_EXEC_KUNIT_TEST=m)
+
+# The CPU hotplug suite alone (exec_hotplug_test.ko), on 4 CPUs: it takes
+# CPUs 1-3 offline and back while per-CPU pools run work from each.
+# (check-kernel runs it too, on 2 CPUs.)  Its console log goes to a
+# directory of its own.
+HOTPLUG_LOG = $(abspath $(O))/kunit-hotplug/console.log
+
+check-kernel-hotplug:
+	@kdir='$(TEST_KDIR)'; \
+	if [ -z "$$kdir" ]; then \
+		kdir=$$(scripts/kernel-build.sh --print-build-dir) || exit 1; \
+	fi; \
+	$(SUBMAKE) kernel-test-modules TEST_KDIR="$$kdir" || exit 1; \
+	EXEC_KUNIT_LOG='$(HOTPLUG_LOG)' \
+	$(CHECK_RUN) kernel-hotplug-kunit '$(CHECK_RESULTS)' -- \
+		scripts/kunit-qemu.sh --kernel "$$kdir" --smp 4 --kmemleak \
+		$(TEST_KERNEL_OUT)/exec.ko $(TEST_KERNEL_OUT)/exec_hotplug_test.ko
 
 # --- the KCSAN test kernel ---------------------------------------------------
 #
@@ -145,4 +166,5 @@ check-kernel-kcsan:
 		scripts/kcsan-reports.sh '$(KCSAN_LOG)' || status=1; \
 	exit $$status
 
-.PHONY: kernel-modules check-kernel kernel-test-modules check-kernel-kcsan
+.PHONY: kernel-modules check-kernel kernel-test-modules check-kernel-hotplug \
+	check-kernel-kcsan

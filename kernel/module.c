@@ -42,10 +42,17 @@ static int __init exec_module_init(void)
 
 	exec_platform_init();
 	exec_timer_sys_init();
+	/* Before the first pool: per-CPU pools watch the CPUs. */
+	ret = exec_hotplug_init();
+	if (ret) {
+		exec_platform_exit();
+		return ret;
+	}
 	/* Before the first pool, the default one, wants its file. */
 	exec_stats_files_init();
 	if (!exec_default_executor()) {
 		exec_stats_files_exit();
+		exec_hotplug_exit();
 		exec_platform_exit();
 		return -ENOMEM;
 	}
@@ -60,7 +67,9 @@ static void __exit exec_module_exit(void)
 	exec_static_context_release();
 	exec_default_shutdown();
 	exec_watchdog_exit();
+	exec_serial_sys_exit();
 	exec_stats_files_exit();
+	exec_hotplug_exit();
 	exec_platform_exit();
 }
 

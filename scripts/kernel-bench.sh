@@ -11,7 +11,7 @@
 # Usage: kernel-bench.sh [OPTION]... [PARAM=VALUE]...
 #
 # PARAM=VALUE pairs are exec_kbench.ko's module parameters (tasks=, hops=,
-# samples=, timer_samples=, churn_timers=, strands=, serial_tasks=,
+# samples=, timer_samples=, churn_timers=, strands=, serial_tasks=, churn_strands=,
 # blocking_tasks=, cpu_tasks=, threads=, producers=, runs=, only=); see
 # bench/kernel/exec_kbench.c.
 #
@@ -183,6 +183,10 @@ figures = {
     'timer_churn': [('arm_ns', 'ns/arm', False, 1),
                     ('cancel_ns', 'ns/cancel', False, 1),
                     ('bytes_per_timer', 'B/timer', False, 1)],
+    'strand_churn': [('create_ns', 'ns/create', False, 1),
+                     ('destroy_ns', 'ns/destroy', False, 1),
+                     ('bytes_per_strand', 'B/strand', False, 1),
+                     ('ops_per_s', 'M/s', True, 1e-6)],
     'blocking_mix': [('cpu_done_ms', 'ms cpu_done', False, 1),
                      ('all_done_ms', 'ms all_done', False, 1),
                      ('threads_max', 'threads max', False, 1)],

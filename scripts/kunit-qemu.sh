@@ -56,7 +56,8 @@
 # Fails (exit 1) when a KUnit case or suite reports "not ok", when no KUnit
 # suite ran, when a module failed to load or unload or was left loaded, when
 # the log has a kernel warning, BUG, Oops, lockdep, KASAN, UBSAN or ODEBUG
-# report, a kmemleak report of an object of ours, or a stack trace, or
+# report, a kmemleak report of an object of ours, a stack trace, or a task
+# "no longer affine" to a CPU that went offline, or
 # when QEMU timed out or init did not get to its final marker.  The last line printed is "N passed, N failed"
 # (", N skipped" added when some were), counting KUnit cases.
 
@@ -283,6 +284,9 @@ bad_re+='|unreferenced object|leak detector disabled|Cannot allocate a kmemleak'
 bad_re+='|kmemleak: Memory pool empty'
 bad_re+='|list_(add|del) corruption|blocked for more than|rcu: INFO:'
 bad_re+='|detected stalls|Attempted to kill init|segfault at'
+# The scheduler moved a task off a CPU that went offline and widened its
+# affinity (select_fallback_rq()): a per-CPU worker left bound to it.
+bad_re+='|no longer affine to cpu'
 reports=$outdir/reports.txt
 awk -v bad="$bad_re" -v allow="$allow" -v ktap="$ktap_re" \
 	-v kcsan="$kcsan_elsewhere" '

@@ -192,6 +192,67 @@ static bool af_serial_finish(struct kunit *test, void *obj, void *arg)
 	return exec_serial_destroy(s) == 0 && ok;
 }
 
+/*
+ * A strand and its first timed item: the strand's record of timed items is
+ * made by that first arm, whose failure leaves the item idle.
+ */
+struct af_strand_timed {
+	struct exec_serial *serial;
+	struct exec_timer timer;
+	atomic_t runs;
+	bool on_strand;
+};
+
+static void af_strand_timed_fn(struct exec_work *work)
+{
+	struct af_strand_timed *st = container_of(work, struct af_strand_timed,
+						  timer.work);
+
+	st->on_strand = exec_serial_running_in_this_thread(st->serial);
+	exec_test_count(&st->runs);
+}
+
+static int af_strand_timed_create(void **objp, void *arg)
+{
+	struct af_over *o = arg;
+	struct af_strand_timed *st;
+	int ret;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	ret = exec_serial_create(&st->serial, o->ex);
+	if (ret)
+		goto err_free;
+	exec_timer_init(&st->timer, af_strand_timed_fn, NULL);
+	ret = exec_submit_after(exec_serial_executor(st->serial), &st->timer,
+				100000);
+	if (ret)
+		goto err_destroy_serial;
+	*objp = st;
+	return 0;
+
+err_destroy_serial:
+	if (exec_work_pending(&st->timer.work) ||
+	    exec_serial_destroy(st->serial))
+		ret = -EBADE;
+err_free:
+	kfree(st);
+	return ret;
+}
+
+static bool af_strand_timed_finish(struct kunit *test, void *obj, void *arg)
+{
+	struct af_strand_timed *st = obj;
+	bool ok;
+
+	ok = exec_test_wait_atomic_ge(&st->runs, 1, EXEC_TEST_TIMEOUT_MS) &&
+	     st->on_strand;
+	ok = exec_serial_destroy(st->serial) == 0 && ok;
+	kfree(st);
+	return ok;
+}
+
 static int af_priority_create(void **objp, void *arg)
 {
 	struct exec_priority_attr attr = { .max_running = 2 };
@@ -330,11 +391,19 @@ static void alloc_fault_executors_over_a_pool(struct kunit *test)
 {
 	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
 	struct af_over o;
+	int failed;
 
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&o.pool, &attr), 0);
 	o.ex = exec_thread_pool_executor(o.pool);
-	af_sweep(test, "serial executor", af_serial_create, af_serial_finish,
-		 &o);
+	failed = af_sweep(test, "serial executor", af_serial_create,
+			  af_serial_finish, &o);
+	/* One allocation: its timed items' record waits for the first. */
+	if (af_source == &af_core_fault_point)
+		KUNIT_EXPECT_EQ(test, failed, 1);
+	failed = af_sweep(test, "serial executor and its first timed item",
+			  af_strand_timed_create, af_strand_timed_finish, &o);
+	if (af_source == &af_core_fault_point)
+		KUNIT_EXPECT_EQ(test, failed, 2);
 	af_sweep(test, "priority executor", af_priority_create,
 		 af_priority_finish, &o);
 	af_sweep(test, "managed queue", af_queue_create, af_queue_finish, &o);

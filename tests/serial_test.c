@@ -1055,6 +1055,66 @@ static void serial_lingering_runner_counts_no_item(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
+/* A timed item that notes whether it ran on its strand. */
+struct st_item {
+	struct exec_timer timer;
+	struct exec_serial *serial;
+	atomic_t runs;
+	bool on_strand;
+};
+
+static void st_item_fn(struct exec_work *work)
+{
+	struct st_item *it = container_of(work, struct st_item, timer.work);
+
+	it->on_strand = !it->serial ||
+			exec_serial_running_in_this_thread(it->serial);
+	exec_test_count(&it->runs);
+}
+
+/*
+ * A strand makes its record of timed items at its first arm: executors
+ * built over a strand that has none yet (a strand, a priority executor)
+ * arm theirs on the same base, and each item runs where it was armed.
+ */
+static void serial_timed_items_over_a_strand_without_any(struct kunit *test)
+{
+	struct exec_priority_attr pattr = { .max_running = 1 };
+	struct serial_fx *fx = sfx_create(test, 2);
+	struct exec_priority *prio = NULL;
+	struct st_item *items;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	items = kunit_kzalloc(test, 3 * sizeof(*items), GFP_KERNEL);
+	if (!items || sfx_add_serial(fx))
+		goto out;
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&fx->other,
+						 exec_serial_executor(fx->serial)), 0);
+	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio,
+						   exec_serial_executor(fx->serial),
+						   &pattr), 0);
+	for (i = 0; i < 3; i++)
+		exec_timer_init(&items[i].timer, st_item_fn, NULL);
+	items[0].serial = fx->other;
+	items[1].serial = NULL;
+	items[2].serial = fx->serial;
+	KUNIT_EXPECT_EQ(test, exec_submit_after(exec_serial_executor(fx->other),
+						&items[0].timer, 1000000), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(exec_priority_executor(prio),
+						&items[1].timer, 1000000), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(exec_serial_executor(fx->serial),
+						&items[2].timer, 2000000), 0);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&items[i].runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+		KUNIT_EXPECT_TRUE(test, items[i].on_strand);
+	}
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), 0L);
+out:
+	sfx_finish(fx);
+}
+
 static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_runs_items_in_fifo_order),
 	KUNIT_CASE(serial_never_runs_two_items_at_once),
@@ -1074,6 +1134,7 @@ static struct kunit_case exec_serial_cases[] = {
 	KUNIT_CASE(serial_runner_lingers_without_waking_a_worker),
 	KUNIT_CASE(serial_destroy_while_runner_lingers),
 	KUNIT_CASE(serial_lingering_runner_counts_no_item),
+	KUNIT_CASE(serial_timed_items_over_a_strand_without_any),
 	{}
 };
 

@@ -23,6 +23,9 @@
  */
 __thread void *exec_user_thread_self __attribute__((tls_model("initial-exec")));
 
+/* The wait queues of wait_var_event(), zeroed: initialised. */
+wait_queue_head_t exec_var_waitqueues[1 << EXEC_VAR_WAIT_BITS];
+
 /**
  * exec_user_yield - give the CPU to another runnable thread
  *

@@ -37,6 +37,15 @@
  *   serial_throughput  @strands serial executors over one pool; the calling
  *                      thread submits @serial_tasks items round robin; each
  *                      item checks that it is the next of its strand
+ *   strand_churn       @churn_strands strands over one pool are created
+ *                      (timed: "create_ns" a create), each gets one item
+ *                      ("ops_per_s" from the first submission to the last
+ *                      item's end), and, every item having run, each is
+ *                      destroyed ("destroy_ns").  "bytes_per_strand" is
+ *                      the growth of the slab caches' pages while all are
+ *                      alive, over @churn_strands: the vmstat counters,
+ *                      read after the per-CPU differences are folded
+ *                      into them (a second's wait before each read)
  *   blocking_mix       the calling thread submits @blocking_tasks items
  *                      that sleep 20 ms each (kb_sleep_until(), an hrtimer
  *                      sleep through usleep_range(), standing for blocking
@@ -66,8 +75,9 @@
  *                       @strands serial executors over such a pool
  *   workqueue:unbound   alloc_workqueue(WQ_UNBOUND, max_active = @threads)
  *   workqueue:percpu    alloc_workqueue(0, max_active = @threads)
- *   workqueue:ordered   for serial_throughput: one alloc_ordered_workqueue()
- *                       per strand (they share the kernel's unbound pool)
+ *   workqueue:ordered   for serial_throughput and strand_churn: one
+ *                       alloc_ordered_workqueue() per strand (they share
+ *                       the kernel's unbound pool), destroy_workqueue()
  *   workqueue:system    for blocking_mix: queue_work() on system_wq, whose
  *                       per-CPU worker pools are concurrency-managed: when
  *                       a running item sleeps, the pool wakes or creates
@@ -147,6 +157,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/trace_events.h>
+#include <linux/vmstat.h>
 #include <linux/workqueue.h>
 
 #include <exec/executor.h>
@@ -193,6 +204,10 @@ MODULE_PARM_DESC(strands, "serial_throughput: serial executors (default 64)");
 static unsigned long serial_tasks = 200000;
 module_param(serial_tasks, ulong, 0444);
 MODULE_PARM_DESC(serial_tasks, "serial_throughput: tasks (default 200000)");
+
+static unsigned int churn_strands = 10000;
+module_param(churn_strands, uint, 0444);
+MODULE_PARM_DESC(churn_strands, "strand_churn: strands (default 10000)");
 
 static unsigned int blocking_tasks;
 module_param(blocking_tasks, uint, 0444);
@@ -1797,6 +1812,175 @@ out_free:
 	kb_ser.strands = NULL;
 }
 
+/* --- strand_churn ------------------------------------------------------------- */
+
+/**
+ * struct kb_churn_strand - one strand of strand_churn and its item
+ * @serial: the libexec strand, or NULL
+ * @q: where its item goes: the strand, or its ordered workqueue
+ * @item: its one item
+ * @runs: times the item ran; must end at 1
+ */
+struct kb_churn_strand {
+	struct exec_serial *serial;
+	struct kb_queue q;
+	struct kb_item item;
+	atomic_t runs;
+};
+
+static struct {
+	atomic_t left;
+	u64 t1;
+	struct completion done;
+} kb_sc;
+
+static void kb_sc_body(struct kb_item *it)
+{
+	struct kb_churn_strand *cs = container_of(it, struct kb_churn_strand,
+						  item);
+
+	atomic_inc(&cs->runs);
+	if (atomic_dec_and_test(&kb_sc.left)) {
+		kb_sc.t1 = ktime_get_ns();
+		complete(&kb_sc.done);
+	}
+}
+
+KB_ITEM_FNS(kb_sc_body)
+
+/*
+ * The slab caches' bytes, once the vmstat worker has folded every CPU's
+ * differences into the global counters (it runs every second).
+ */
+static unsigned long kb_slab_bytes(void)
+{
+	msleep(1500);
+	return (global_node_page_state_pages(NR_SLAB_RECLAIMABLE_B) +
+		global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B)) <<
+	       PAGE_SHIFT;
+}
+
+static int kb_sc_create(struct kb_churn_strand *cs, const struct kb_exec *e,
+			unsigned int i)
+{
+	int err;
+
+	if (kb_is_libexec(e->impl)) {
+		err = exec_serial_create(&cs->serial, e->q.ex);
+		if (!err)
+			cs->q.ex = exec_serial_executor(cs->serial);
+		return err;
+	}
+	cs->q.wq = alloc_ordered_workqueue("exec-kb-churn%u", 0, i);
+	return cs->q.wq ? 0 : -ENOMEM;
+}
+
+/* Destroys @cs's strand; false if that reported an error. */
+static bool kb_sc_destroy(struct kb_churn_strand *cs)
+{
+	if (cs->serial)
+		return exec_serial_destroy(cs->serial) == 0;
+	destroy_workqueue(cs->q.wq);
+	return true;
+}
+
+/* Gives each of the @nr strands its item; 0 once all have run. */
+static int kb_sc_run_items(struct kb_churn_strand *cs, unsigned int nr,
+			   u64 *ns)
+{
+	unsigned int i;
+	u64 t0;
+	int err;
+
+	atomic_set(&kb_sc.left, nr);
+	init_completion(&kb_sc.done);
+	for (i = 0; i < nr; i++)
+		kb_item_init(&cs[i].q, &cs[i].item, kb_sc_body_efn,
+			     kb_sc_body_wfn);
+	t0 = ktime_get_ns();
+	for (i = 0; i < nr; i++) {
+		err = kb_submit(&cs[i].q, &cs[i].item);
+		if (err)
+			return err;
+	}
+	if (!wait_for_completion_timeout(&kb_sc.done, KB_TIMEOUT))
+		return -ETIMEDOUT;
+	*ns = kb_sc.t1 - t0;
+	for (i = 0; i < nr; i++)
+		if (atomic_read(&cs[i].runs) != 1)
+			return -EBADE;
+	return 0;
+}
+
+static void kb_strand_churn(enum kb_impl impl, unsigned int run)
+{
+	static const char bench[] = "strand_churn";
+	struct kb_exec e = { .impl = impl, .threads = threads };
+	unsigned int nr = churn_strands, created = 0, i;
+	unsigned long before, alive;
+	u64 t0, t_create, t_run, t_destroy;
+	struct kb_churn_strand *cs;
+	struct kb_line line;
+	bool ok = true;
+	int err;
+
+	cs = kvcalloc(nr, sizeof(*cs), GFP_KERNEL);
+	if (!cs) {
+		kb_fail(bench, impl, "out of memory");
+		return;
+	}
+	if (kb_is_libexec(impl)) {
+		err = kb_exec_create(&e, impl, threads);
+		if (err) {
+			kb_fail(bench, impl, "creating the pool: %d", err);
+			goto out_free;
+		}
+	}
+	before = kb_slab_bytes();
+	t0 = ktime_get_ns();
+	for (; created < nr; created++) {
+		err = kb_sc_create(&cs[created], &e, created);
+		if (err) {
+			kb_fail(bench, impl, "creating strand %u: %d", created,
+				err);
+			goto out_destroy;
+		}
+	}
+	t_create = ktime_get_ns() - t0;
+	alive = kb_slab_bytes();
+	err = kb_sc_run_items(cs, nr, &t_run);
+	if (err) {
+		kb_fail(bench, impl, "running the items: %d", err);
+		goto out_destroy;
+	}
+	t0 = ktime_get_ns();
+	for (i = 0; i < created; i++)
+		ok = kb_sc_destroy(&cs[i]) && ok;
+	t_destroy = ktime_get_ns() - t0;
+	created = 0;
+	if (!ok) {
+		kb_fail(bench, impl, "a destroy failed");
+		goto out_destroy;
+	}
+	kb_line_begin(&line, bench, &e, run);
+	kb_line_uint(&line, "strands", nr);
+	kb_line_seconds(&line, t_create + t_run + t_destroy);
+	kb_line_uint(&line, "create_ns", div_u64(t_create, nr));
+	kb_line_uint(&line, "destroy_ns", div_u64(t_destroy, nr));
+	kb_line_uint(&line, "bytes_per_strand",
+		     alive > before ? (alive - before) / nr : 0);
+	kb_line_uint(&line, "ops_per_s", kb_rate(nr, t_run));
+	kb_line_end(&line);
+
+out_destroy:
+	for (i = 0; i < created; i++)
+		kb_sc_destroy(&cs[i]);
+	if (e.pool && exec_thread_pool_destroy(e.pool))
+		kb_fail(bench, impl, "exec_thread_pool_destroy failed");
+out_free:
+	kvfree(cs);
+}
+
 /* --- blocking_mix -------------------------------------------------------------- */
 
 #define KB_BLK_SLEEP_NS		(20 * NSEC_PER_MSEC)
@@ -2034,6 +2218,7 @@ static const struct kb_workload kb_workloads[] = {
 	  { KB_LIBEXEC, KB_WQ_UNBOUND, KB_WQ_PERCPU, KB_HRTIMER }, 4 },
 	{ "serial_throughput", kb_serial_throughput,
 	  { KB_LIBEXEC, KB_WQ_ORDERED }, 2 },
+	{ "strand_churn", kb_strand_churn, { KB_LIBEXEC, KB_WQ_ORDERED }, 2 },
 	{ "blocking_mix", kb_blocking_mix,
 	  { KB_LIBEXEC, KB_LIBEXEC_MANAGED, KB_WQ_SYSTEM }, 3 },
 };
@@ -2065,15 +2250,16 @@ static int __init exec_kbench_init(void)
 	/* timer_churn's shuffle draws indexes below 2^32. */
 	if (!producers || !tasks || !hops || !samples || !timer_samples ||
 	    !churn_timers || churn_timers > U32_MAX || !strands ||
-	    !serial_tasks || !cpu_tasks ||
+	    !serial_tasks || !churn_strands || !cpu_tasks ||
 	    threads > EXEC_THREAD_POOL_MAX_THREADS ||
 	    threads > WQ_MAX_ACTIVE) {
 		pr_err("invalid parameters\n");
 		return -EINVAL;
 	}
-	pr_info("start: online_cpus=%u threads=%u producers=%u tasks=%lu hops=%lu samples=%u timer_samples=%u churn_timers=%lu strands=%u serial_tasks=%lu blocking_tasks=%u cpu_tasks=%lu runs=%u%s\n",
+	pr_info("start: online_cpus=%u threads=%u producers=%u tasks=%lu hops=%lu samples=%u timer_samples=%u churn_timers=%lu strands=%u serial_tasks=%lu churn_strands=%u blocking_tasks=%u cpu_tasks=%lu runs=%u%s\n",
 		num_online_cpus(), threads, producers, tasks, hops, samples,
 		timer_samples, churn_timers, strands, serial_tasks,
+		churn_strands,
 		blocking_tasks ? blocking_tasks : 4 * threads, cpu_tasks, runs,
 		KB_DEBUG_KERNEL ? " (debug kernel: timings distorted)" : "");
 

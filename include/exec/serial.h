@@ -28,6 +28,10 @@ struct exec_serial;
  * Until exec_serial_destroy() the serial executor depends on @underlying:
  * destroying @underlying fails with -EBUSY meanwhile.
  *
+ * One allocation, made for a connection's life: what only some strands
+ * use, the record of their timed items, is made by the first one armed
+ * (exec_submit_at()).
+ *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL for NULL arguments; -ENOMEM.
  */

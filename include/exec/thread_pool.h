@@ -86,9 +86,13 @@ struct exec_pool_action {
  *	starts or finishes no item for EXEC_POOL_LOCAL_CHECK_NS (20 us:
  *	blocked in an item, or kept off its CPU) while items wait, another
  *	worker is woken, every 20 us while it stays so.  Other workers still
- *	take those items when they look for work.  The binding is an
- *	affinity: if its CPU goes offline, the scheduler moves the worker
- *	elsewhere.
+ *	take those items when they look for work.  In the kernel, a worker
+ *	whose CPU goes offline is unbound and runs elsewhere, and is bound
+ *	again when the CPU comes back; queued and timed items run as ever,
+ *	none lost, none early (Documentation/lifecycle.rst).  Creation, join
+ *	and destroy then take the CPU hotplug lock.  In userspace the binding
+ *	is an affinity: if its CPU goes offline, the kernel moves the worker
+ *	elsewhere for good.
  * @max_threads: most workers at once.  0 or @nr_threads: a fixed pool.
  *	Above @nr_threads the pool grows: while items wait, no worker is idle
  *	and fewer than @concurrency workers are running (the others blocked

@@ -152,12 +152,17 @@ static inline uint64_t exec_timer_expires(const struct exec_timer *timer)
  * @clock: the clock @deadline is read on
  * @deadline: the time point, in nanoseconds
  *
- * Allocates nothing; O(1) whatever the number of armed items.
+ * Allocates nothing, except for the first item armed on a serial executor,
+ * which makes the strand's small record of timed items (without sleeping:
+ * a strand per connection that never arms an item never pays for it);
+ * O(1) whatever the number of armed items.
  *
  * Context: Any context.
  * Return: 0; -EINVAL for NULL arguments, an item that is not an exec_timer,
  * or an unknown clock; -EALREADY if the item is pending; -EOPNOTSUPP if
- * @ex cannot run timed work; -ESHUTDOWN if @ex is being destroyed;
+ * @ex cannot run timed work; -ENOMEM if the first item of a serial
+ * executor could not make its record (the item stays idle; a later call
+ * tries again); -ESHUTDOWN if @ex is being destroyed;
  * (userspace) -EAGAIN or another error of thread creation when the thread
  * that waits for deadlines, started with an executor's first timed item,
  * cannot start (the item stays idle; a later call tries again).

@@ -39,6 +39,7 @@
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/wait_bit.h>
 
 /*
  * The userspace mirror has a destroy step for its locks (its struct mutex is
@@ -240,6 +241,21 @@ static inline bool exec_cpu_timer_pending(struct exec_cpu_timer *t)
 {
 	return hrtimer_active(&t->hr);
 }
+
+/**
+ * struct exec_cpu_watch - told when a CPU goes offline or comes online: an
+ *	instance of the module's cpuhp multi-instance state (kernel/hotplug.c)
+ * @node: its link in the state's instances
+ * @fn: called for each CPU going offline (@online false) or coming online
+ *	(true), from that CPU's hotplug thread, with the CPU hotplug lock
+ *	held for writing
+ */
+struct exec_cpu_watch {
+	struct hlist_node node;
+	void (*fn)(struct exec_cpu_watch *watch, unsigned int cpu, bool online);
+};
+
+#define EXEC_HAVE_CPU_WATCH	1
 
 /*
  * hrtimer_setup() where the kernel has it (6.13: Kbuild defines

@@ -498,6 +498,24 @@ static inline u32 hash_ptr(const void *ptr, unsigned int bits)
 		     (64 - bits));
 }
 
+/*
+ * wait_var_event()/wake_up_var(): a wait on a variable's condition, on one
+ * of a few wait queues shared by hash of its address, as the kernel's, so
+ * that an object made by the thousand holds no wait queue of its own.  The
+ * waker orders its change of the condition before wake_up_var() with a
+ * full barrier, as in the kernel.
+ */
+#define EXEC_VAR_WAIT_BITS	6
+extern wait_queue_head_t exec_var_waitqueues[1 << EXEC_VAR_WAIT_BITS];
+
+static inline wait_queue_head_t *__var_waitqueue(const void *var)
+{
+	return &exec_var_waitqueues[hash_ptr(var, EXEC_VAR_WAIT_BITS)];
+}
+
+#define wait_var_event(var, cond)	wait_event(*__var_waitqueue(var), cond)
+#define wake_up_var(var)		wake_up_all(__var_waitqueue(var))
+
 /* Memory */
 typedef unsigned int gfp_t;
 #define GFP_KERNEL	0U
@@ -531,6 +549,49 @@ static inline void *exec_kzalloc_aligned(size_t size, size_t align, gfp_t gfp)
 	if (p)
 		memset(p, 0, size);
 	return p;
+}
+
+/*
+ * Slab caches: a cache is its objects' size and alignment, each object
+ * exec_kzalloc_aligned()'s, as exact as malloc() makes it.
+ */
+struct kmem_cache {
+	size_t size;
+	size_t align;
+};
+
+static inline struct kmem_cache *kmem_cache_create(const char *name,
+						   unsigned int size,
+						   unsigned int align,
+						   unsigned long flags,
+						   void (*ctor)(void *))
+{
+	struct kmem_cache *cache = malloc(sizeof(*cache));
+
+	if (cache) {
+		cache->size = size;
+		cache->align = align;
+	}
+	return cache;
+}
+
+#define KMEM_CACHE(s, flags)						\
+	kmem_cache_create(#s, sizeof(struct s), __alignof__(struct s),	\
+			  (flags), NULL)
+
+static inline void *kmem_cache_zalloc(struct kmem_cache *cache, gfp_t gfp)
+{
+	return exec_kzalloc_aligned(cache->size, cache->align, gfp);
+}
+
+static inline void kmem_cache_free(struct kmem_cache *cache, void *obj)
+{
+	free(obj);
+}
+
+static inline void kmem_cache_destroy(struct kmem_cache *cache)
+{
+	free(cache);
 }
 
 static inline void *exec_user_kcalloc(size_t n, size_t size)
@@ -742,6 +803,40 @@ static inline void exec_cpu_timer_cancel(struct exec_cpu_timer *t)
 static inline bool exec_cpu_timer_pending(struct exec_cpu_timer *t)
 {
 	return false;
+}
+
+/*
+ * No CPU hotplug notification reaches a process: a watch is never called,
+ * and a per-CPU pool's workers keep the affinity the kernel leaves them
+ * (Documentation/lifecycle.rst).
+ */
+struct exec_cpu_watch {
+	void (*fn)(struct exec_cpu_watch *watch, unsigned int cpu, bool online);
+};
+
+#define EXEC_HAVE_CPU_WATCH	0
+
+static inline void exec_cpus_hold(void)
+{
+}
+
+static inline void exec_cpus_release(void)
+{
+}
+
+static inline int exec_cpu_watch_add(struct exec_cpu_watch *watch)
+{
+	return 0;
+}
+
+static inline void exec_cpu_watch_remove(struct exec_cpu_watch *watch)
+{
+}
+
+/* Never called: no watch is. */
+static inline int exec_thread_set_cpu(struct exec_thread *thread, int cpu)
+{
+	return -EOPNOTSUPP;
 }
 
 #endif /* EXEC_USER_PLATFORM_H */

@@ -20,6 +20,11 @@
  *   exec_thread_stack_check()      whether a stack size can be had
  *   exec_cpu_online()              whether a CPU is online
  *   exec_thread_join()             wait for it to return and reap it
+ *   exec_thread_freeze_point()     a worker between two items: a freezable
+ *                                  kthread freezes here during a suspend
+ *                                  (no-op in userspace)
+ *   exec_freezer_active()          whether a system freeze is in progress
+ *                                  (false in userspace)
  *   struct exec_thread_sample      what exec_thread_blocked() remembers
  *   exec_thread_blocked()          whether a busy thread is off CPU
  *   exec_thread_self_get/set()     one pointer of the core's per thread

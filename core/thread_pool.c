@@ -827,6 +827,8 @@ static int exec_pool_worker_fn(void *arg)
 		/* stop: leave what is queued to destroy's discard. */
 		if (unlikely(exec_pool_halted(pool)))
 			break;
+		/* A freezable worker runs nothing while the system freezes. */
+		exec_thread_freeze_point();
 		exec_pool_flush_ack(w);
 		work = exec_pool_take(w);
 		if (!work)
@@ -994,6 +996,7 @@ static int exec_pool_alloc(struct exec_thread_pool **poolp,
 	init_waitqueue_head(&pool->room_wq);
 	init_waitqueue_head(&pool->join_wq);
 	pool->queue_limit = attr->queue_limit;
+	pool->freezable = attr->thread.freezable;
 	pool->nr_threads = nr;
 	pool->nr_slots = max;
 	pool->nr_used = nr;

@@ -75,6 +75,18 @@ static void exec_wd_emit(const struct exec_wd_report *r, u64 thresh_ns)
 	atomic_long_inc(&exec_wd.nr_reports);
 }
 
+/*
+ * A freezable pool while the system freezes: its workers run nothing on
+ * purpose, so the time counts as progress, and a stall is timed from the
+ * thaw (the freezer is active for a cgroup's freeze too, which passes the
+ * kernel's threads by: the watchdog misses stalls of freezable pools
+ * meanwhile).
+ */
+static bool exec_wd_frozen(struct exec_thread_pool *pool)
+{
+	return pool->freezable && exec_freezer_active();
+}
+
 /* Under exec_wd_lock: looks at @w; fills *@r, true, if it is stuck. */
 static bool exec_wd_check_worker(struct exec_pool_worker *w, u64 now,
 				 u64 thresh, struct exec_wd_report *r)
@@ -83,7 +95,7 @@ static bool exec_wd_check_worker(struct exec_pool_worker *w, u64 now,
 	unsigned long seq = smp_load_acquire(&w->run_seq);
 	const void *fn;
 
-	if (!(seq & 1) || seq != w->wd_seq) {
+	if (!(seq & 1) || seq != w->wd_seq || exec_wd_frozen(w->pool)) {
 		w->wd_seq = seq;
 		w->wd_since = now;
 		w->wd_reported = false;
@@ -113,7 +125,8 @@ static bool exec_wd_check_queue(struct exec_thread_pool *pool, u64 now,
 	unsigned long started = READ_ONCE(pool->nr_started);
 	long queued;
 
-	if (started != pool->wd_started || !exec_pool_has_work(pool)) {
+	if (started != pool->wd_started || !exec_pool_has_work(pool) ||
+	    exec_wd_frozen(pool)) {
 		pool->wd_started = started;
 		pool->wd_since = now;
 		pool->wd_reported = false;

@@ -34,7 +34,8 @@
 # Variables: KDIR (kernel build directory), KERNEL_W (Kbuild's W=, default
 # 1), TEST_KDIR (the test kernel's build directory), KUNIT_QEMU_ARGS (extra
 # arguments of scripts/kunit-qemu.sh), STRESS_TASKS (exec_test.ko's
-# stress_tasks, default 200000).
+# stress_tasks, default 200000), FREEZE_ROUNDS (suspend freezes of the
+# check-kernel boot, default 2; Documentation/lifecycle.rst).
 
 # The build directory of the kernel linux-headers-amd64 points at.
 DEBIAN_KVER := $(shell dpkg-query -W -f='$${Depends}' linux-headers-amd64 \
@@ -44,6 +45,10 @@ KDIR ?= $(if $(DEBIAN_KVER),/lib/modules/$(DEBIAN_KVER)/build,$(firstword \
 KERNEL_W ?= 1
 STRESS_TASKS ?= 200000
 KUNIT_QEMU_ARGS ?= --hold 500
+# Suspend freezes init makes once the modules are loaded, each armed and
+# checked by exec_test.ko (kernel/tests/freeze_test.c), each held about
+# a second.
+FREEZE_ROUNDS ?= 2
 # The kernel reports the suites provoke on purpose: the WARN_ON_ONCE() of a
 # destroy refused because something still depends on the executor
 # (tests/lifetime_test.c and others), and the stall watchdog's stack dumps
@@ -103,6 +108,7 @@ check-kernel:
 	$(CHECK_RUN) kernel-kunit '$(CHECK_RESULTS)' -- \
 		scripts/kunit-qemu.sh --kernel "$$kdir" $(KUNIT_QEMU_ARGS) \
 		--trace-events --kmemleak --allow '$(KUNIT_ALLOW)' \
+		--append 'EXEC_FREEZE=$(FREEZE_ROUNDS)' \
 		$(TEST_KERNEL_OUT)/exec.ko \
 		"$(TEST_KERNEL_OUT)/exec_test.ko stress_tasks=$(STRESS_TASKS)" \
 		$(TEST_KERNEL_OUT)/exec_hotplug_test.ko \

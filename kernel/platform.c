@@ -37,6 +37,7 @@
  *    both fail the frame is not recorded (warned once), which only makes
  *    "am I running inside executor X" answer no for that task.
  */
+#include <linux/freezer.h>
 #include <linux/hash.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -88,16 +89,25 @@ static int exec_kthread_main(void *arg)
 {
 	struct exec_thread *thread = arg;
 	struct exec_kthread_boot *boot = thread->boot;
+	bool freezable = false;
 	int ret;
 
 	if (boot) {
 		ret = exec_kthread_apply(boot);
 		boot->status = ret;
+		freezable = boot->attr->freezable;
 		/* The creator may return, and @boot go, from here on. */
 		complete(&boot->started);
 		if (ret)
 			kthread_complete_and_exit(&thread->exited, ret);
 	}
+	/*
+	 * After the creator is released: a thread started during a freeze
+	 * freezes here, before it runs anything, and its creator is not held
+	 * until the thaw.
+	 */
+	if (freezable)
+		set_freezable();
 	thread->fn(thread->arg);
 	/*
 	 * Completes @exited and exits without returning here: after the
@@ -167,11 +177,13 @@ EXPORT_SYMBOL_FOR_TESTS(exec_thread_start);
  * @attr: checked attributes (exec_thread_attr_check()), or NULL; its name
  *	is not used
  *
- * The kthread is not bound to a CPU and not freezable.  With a CPU mask or
- * a nice value in @attr, the new kthread applies them to itself
- * (set_cpus_allowed_ptr(), set_user_nice()) before it runs @fn and before
- * this function returns; if that fails it exits without running @fn and
- * the error is returned.  @fn otherwise always runs: nothing else stops
+ * The kthread is not bound to a CPU, and not freezable unless @attr says
+ * so.  With a CPU mask or a nice value in @attr, the new kthread applies
+ * them to itself (set_cpus_allowed_ptr(), set_user_nice()) before it runs
+ * @fn and before this function returns; if that fails it exits without
+ * running @fn and the error is returned.  A freezable one marks itself
+ * freezable (set_freezable()) once this function may return, before it
+ * runs @fn.  @fn otherwise always runs: nothing else stops
  * the thread.  Every thread started must be joined with exec_thread_join().
  *
  * Context: Process context; may sleep.
@@ -195,7 +207,7 @@ int exec_thread_start_attr(struct exec_thread *thread, int (*fn)(void *arg),
 	thread->arg = arg;
 	thread->self = NULL;
 	init_completion(&thread->exited);
-	if (!attr || (!attr->set_nice && !attr->cpus))
+	if (!attr || (!attr->set_nice && !attr->cpus && !attr->freezable))
 		return exec_kthread_run(thread, name, NULL);
 	if (!attr->cpus)
 		return exec_kthread_run(thread, name, &boot);
@@ -554,7 +566,31 @@ EXPORT_SYMBOL_FOR_TESTS(exec_thread_self_set);
  * load average nor trips the hung task detector, however long it sleeps.
  * A wake-up that comes late (after the owner took itself out) is spurious
  * for whatever the task sleeps on next, which every kernel sleep tolerates.
+ *
+ * A freezable kthread (exec_thread_attr.freezable) adds TASK_FREEZABLE to
+ * that state, as wait_event_freezable() does: the suspend freezer then
+ * freezes it where it sleeps, without waking it, and its thaw is a
+ * spurious wake-up, after which the owner looks at the permit again, so
+ * an unpark that came during the freeze (whose wake-up a frozen task does
+ * not get) is seen then.  Kernels before TASK_FREEZABLE wake the kthread
+ * instead; it freezes in try_to_freeze() on its way back to sleep.
  */
+
+/* Whether the caller is a kthread that set_freezable() has marked. */
+static bool exec_freezable_kthread(void)
+{
+	return (current->flags & (PF_KTHREAD | PF_NOFREEZE)) == PF_KTHREAD;
+}
+
+/* The state a parker's owner sleeps in; see above. */
+static unsigned int exec_parker_state(bool freezable)
+{
+#ifdef TASK_FREEZABLE
+	if (freezable)
+		return TASK_IDLE | TASK_FREEZABLE;
+#endif
+	return TASK_IDLE;
+}
 
 /**
  * exec_parker_init - initialise a parker
@@ -589,10 +625,14 @@ EXPORT_SYMBOL_FOR_TESTS(exec_parker_destroy);
  * exec_parker_sleep - the owner's sleep (see core/parker.c)
  * @parker: the caller's parker
  *
- * Context: Process context; sleeps.
+ * Context: Process context; sleeps, and a freezable kthread may be frozen
+ * meanwhile.
  */
 void exec_parker_sleep(struct exec_parker *parker)
 {
+	bool freezable = exec_freezable_kthread();
+	unsigned int state = exec_parker_state(freezable);
+
 	/*
 	 * rcuwait_wait_event() with one barrier less per wake-up.  The task
 	 * is published, then the task state set (a full barrier) before the
@@ -600,7 +640,7 @@ void exec_parker_sleep(struct exec_parker *parker)
 	 * load of the task in exec_parker_unpark() and exec_parker_wake().
 	 */
 	prepare_to_rcuwait(&parker->wait);
-	set_current_state(TASK_IDLE);
+	set_current_state(state);
 	while (!READ_ONCE(parker->permit)) {
 		schedule();
 		/*
@@ -611,7 +651,9 @@ void exec_parker_sleep(struct exec_parker *parker)
 		 */
 		if (READ_ONCE(parker->permit))
 			break;
-		set_current_state(TASK_IDLE);
+		if (freezable)
+			try_to_freeze();
+		set_current_state(state);
 	}
 	finish_rcuwait(&parker->wait);
 }
@@ -649,10 +691,12 @@ void exec_parker_wake(struct exec_parker *parker, int sleeping)
  * An hrtimer sleep on the clock of the earlier deadline
  * (exec_parker_first_deadline()).
  *
- * Context: Process context; sleeps.
+ * Context: Process context; sleeps, and a freezable kthread may be frozen
+ * meanwhile.
  */
 void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 {
+	bool freezable = exec_freezable_kthread();
 	unsigned int clock;
 	ktime_t expires;
 	u64 deadline;
@@ -660,7 +704,7 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 	deadline = exec_parker_first_deadline(when, &clock);
 	prepare_to_rcuwait(&parker->wait);
 	/* Full barrier: as in exec_parker_sleep(). */
-	set_current_state(TASK_IDLE);
+	set_current_state(exec_parker_state(freezable));
 	if (!READ_ONCE(parker->permit)) {
 		/* exec_parker_park_until() sleeps here only with a deadline. */
 		expires = ns_to_ktime(min_t(u64, deadline, KTIME_MAX));
@@ -669,6 +713,9 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when)
 						       CLOCK_MONOTONIC);
 	}
 	finish_rcuwait(&parker->wait);
+	/* The caller looks again in any case: a freeze first, if one came. */
+	if (freezable)
+		try_to_freeze();
 }
 
 /* --- a timer of the arming CPU -------------------------------------------- */

@@ -19,7 +19,9 @@
 #   --hold MS         keep the modules loaded MS milliseconds before
 #                     unloading them (default 0), so that work a module
 #                     starts at load is in flight at unload
-#   --append ARGS     more kernel command line, e.g. "kunit.filter_glob=..."
+#   --append ARGS     more kernel command line, e.g. "kunit.filter_glob=...",
+#                     or init's "EXEC_FREEZE=N" (tests/kernel/init.c); given
+#                     more than once, the arguments add up
 #   --trace-events    init enables the trace events of exec.ko in tracefs
 #                     once it is loaded, and fails the run unless each of
 #                     them shows in the trace after the last load
@@ -106,7 +108,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=${2:?}; shift ;;
 	--no-unload) unload=0 ;;
 	--hold) hold_ms=${2:?}; shift ;;
-	--append) append=${2?}; shift ;;
+	--append) append+="${append:+ }${2?}"; shift ;;
 	--trace-events) trace_events=1 ;;
 	--allow) allow=${2:?}; shift ;;
 	--expect) expects+=("${2:?}"); shift ;;

@@ -189,6 +189,7 @@ struct exec_test_thread_self {
 	int nice;
 	unsigned long cpus[EXEC_TEST_CPU_WORDS];
 	size_t stack_size;
+	bool freezable;
 };
 
 /* 0, or a negative errno if the system would not say. */
@@ -202,6 +203,12 @@ unsigned int exec_test_count_threads(const char *prefix);
 
 /* Whether threads can be given a stack size (userspace only). */
 bool exec_test_stack_size_settable(void);
+
+/*
+ * Whether the system has a freezer that threads take part in
+ * (exec_thread_attr.freezable): the kernel's, with CONFIG_FREEZER.
+ */
+bool exec_test_has_freezer(void);
 
 /*
  * A test that sees the core's internals (internal.h) allocates around the

@@ -543,6 +543,57 @@ static void bad_attributes_fail_creation(struct kunit *test)
 	kfree(fx);
 }
 
+/*
+ * A freezable pool's workers, and the threads of a freezable thread-per-task
+ * executor, take part in the system's freezer where there is one (the
+ * kernel's: they are not PF_NOFREEZE), an ordinary pool's do not; in
+ * userspace the flag is accepted and changes nothing.  Both kinds run
+ * their items (kernel/tests/freeze_test.c freezes them for real).
+ */
+static void freezable_threads_marked_where_a_freezer_is(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = TA_THREADS };
+	struct exec_thread_attr ta = { .name = "ta-frzt", .freezable = true };
+	struct exec_thread_per_task *tpt;
+	struct exec_thread_pool *pool;
+	struct ta_fx *fx;
+	unsigned int i, round;
+
+	for (round = 0; round < 3; round++) {
+		fx = ta_fx_create(test);
+		KUNIT_ASSERT_NOT_NULL(test, fx);
+		attr.thread.name = round ? "ta-frz" : "ta-awake";
+		attr.thread.freezable = round;
+		if (round < 2) {
+			KUNIT_ASSERT_EQ(test,
+					exec_thread_pool_create(&pool, &attr),
+					0);
+			KUNIT_EXPECT_EQ(test,
+					ta_run(test, fx,
+					       exec_thread_pool_executor(pool),
+					       attr.thread.name), TA_THREADS);
+			KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool),
+					0);
+		} else {
+			KUNIT_ASSERT_EQ(test,
+					exec_thread_per_task_create_attr(&tpt,
+									 &ta),
+					0);
+			KUNIT_EXPECT_EQ(test,
+					ta_run(test, fx,
+					       exec_thread_per_task_executor(tpt),
+					       "ta-frzt"), TA_THREADS);
+			KUNIT_EXPECT_EQ(test,
+					exec_thread_per_task_destroy(tpt), 0);
+		}
+		for (i = 0; i < TA_THREADS; i++)
+			KUNIT_EXPECT_EQ_MSG(test, fx->items[i].self.freezable,
+					    round && exec_test_has_freezer(),
+					    "round %u, item %u", round, i);
+		kfree(fx);
+	}
+}
+
 static struct kunit_case exec_thread_attr_cases[] = {
 	KUNIT_CASE(pool_workers_have_name_nice_and_cpus),
 	KUNIT_CASE(tpt_threads_have_name_nice_and_cpus),
@@ -553,6 +604,7 @@ static struct kunit_case exec_thread_attr_cases[] = {
 	KUNIT_CASE(negative_nice_applied_or_refused),
 	KUNIT_CASE(stack_size_applied_or_unsupported),
 	KUNIT_CASE(bad_attributes_fail_creation),
+	KUNIT_CASE(freezable_threads_marked_where_a_freezer_is),
 	{}
 };
 

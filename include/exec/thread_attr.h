@@ -2,8 +2,9 @@
 /*
  * Attributes of the threads an executor starts (a thread pool's workers, a
  * thread-per-task executor's threads): name, nice value, CPU affinity and
- * stack size.  The same structure in both worlds; what each world can do
- * with it is in the kernel-doc of struct exec_thread_attr.
+ * stack size, and whether they take part in the system's suspend freezer.
+ * The same structure in both worlds; what each world can do with it is in
+ * the kernel-doc of struct exec_thread_attr.
  */
 #ifndef EXEC_THREAD_ATTR_H
 #define EXEC_THREAD_ATTR_H
@@ -38,6 +39,16 @@ EXEC_BEGIN_DECLS
  * @stack_size: the threads' stack size in bytes; 0 for the default.
  *	Userspace only: at least PTHREAD_STACK_MIN.  Kernel stacks have a
  *	fixed size, so in the kernel anything but 0 fails with -EOPNOTSUPP.
+ * @freezable: the threads are frozen while the system suspends, as the
+ *	workers of a WQ_FREEZABLE workqueue are.  Kernel: the kthreads mark
+ *	themselves freezable (set_freezable()); a thread pool's worker freezes
+ *	between two items and where it waits for work, so during a freeze it
+ *	runs nothing, and what was queued or submitted meanwhile (by an
+ *	interrupt, a timer, a thread that is not frozen) runs after the thaw.
+ *	Threads without it, the default, keep running through a freeze.
+ *	Userspace has no system freezer: there the flag is accepted and has
+ *	no effect (a process is stopped whole by the kernel's freezer or by
+ *	SIGSTOP, its threads all at once).
  *
  * A zeroed structure asks for nothing: the executor's defaults.  The
  * structure and @name need only be valid during the call they are passed
@@ -47,6 +58,8 @@ struct exec_thread_attr {
 	const char *name;
 	int nice;
 	bool set_nice;
+	/* In what was padding: the layout of the other fields is unchanged. */
+	bool freezable;
 	const unsigned long *cpus;
 	unsigned int nr_cpu_bits;
 	size_t stack_size;

@@ -21,6 +21,7 @@
 #include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/export.h>
+#include <linux/freezer.h>
 #include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
@@ -238,6 +239,33 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
 static inline u64 exec_clock_read(unsigned int clock)
 {
 	return clock ? ktime_get_real_ns() : ktime_get_ns();
+}
+
+/*
+ * Whether a freeze is in progress (the suspend freezer's, or a cgroup's):
+ * the static key that freezing() tests first, which Linux 6.1 introduced
+ * (Kbuild looks for it: EXEC_HAVE_FREEZER_ACTIVE).
+ */
+static inline bool exec_freezer_active(void)
+{
+#if defined(CONFIG_FREEZER) && defined(EXEC_HAVE_FREEZER_ACTIVE)
+	return static_branch_unlikely(&freezer_active);
+#else
+	return false;
+#endif
+}
+
+/*
+ * A worker between two items: a freezable kthread that the suspend freezer
+ * wants frozen freezes here, before it takes the next item.  freezing() is
+ * a static branch while no freeze is in progress, and during one it answers
+ * no at once for a kthread that is not freezable (PF_NOFREEZE), so the
+ * worker loop pays nothing for it otherwise.
+ */
+static inline void exec_thread_freeze_point(void)
+{
+	if (unlikely(freezing(current)))
+		try_to_freeze();
 }
 
 /*

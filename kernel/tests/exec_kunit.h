@@ -47,4 +47,7 @@ static inline bool exec_kunit_wait_no_tasks(const char *prefix,
 	return true;
 }
 
+/* kernel/tests/freeze_test.c: a round armed and never checked. */
+void exec_freeze_test_exit(void);
+
 #endif /* EXEC_KUNIT_H */

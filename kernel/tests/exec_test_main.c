@@ -5,14 +5,16 @@
  * KUnit runs every suite when the module is loaded; select some with
  * kunit.filter_glob on the kernel command line, as for any KUnit module.
  *
- * Parameter: stress_tasks, the number of tasks per stress configuration.
- * The default is small because the test kernel usually runs under software
- * emulation; the userspace runner's default is 10000000.
+ * Parameters: stress_tasks, the number of tasks per stress configuration
+ * (the default is small because the test kernel usually runs under
+ * software emulation; the userspace runner's default is 10000000), and
+ * freeze_test, which tests/kernel/init.c writes to once the suites have run
+ * (kernel/tests/freeze_test.c).
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "exec_test.h"
+#include "exec_kunit.h"
 
 static unsigned long stress_tasks = 200000;
 module_param(stress_tasks, ulong, 0444);
@@ -29,6 +31,12 @@ unsigned long exec_test_stress_tasks(void)
 {
 	return max(stress_tasks, 1UL);
 }
+
+static void __exit exec_test_exit(void)
+{
+	exec_freeze_test_exit();
+}
+module_exit(exec_test_exit);
 
 MODULE_DESCRIPTION("KUnit tests of exec.ko");
 MODULE_IMPORT_NS(EXEC);

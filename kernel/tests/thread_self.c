@@ -24,6 +24,7 @@ int exec_test_thread_self(struct exec_test_thread_self *ts)
 			ts->cpus[cpu / BITS_PER_LONG] |=
 				1UL << (cpu % BITS_PER_LONG);
 	ts->stack_size = THREAD_SIZE;
+	ts->freezable = !(current->flags & PF_NOFREEZE);
 	return 0;
 }
 
@@ -44,4 +45,9 @@ unsigned int exec_test_count_threads(const char *prefix)
 bool exec_test_stack_size_settable(void)
 {
 	return false;
+}
+
+bool exec_test_has_freezer(void)
+{
+	return IS_ENABLED(CONFIG_FREEZER);
 }

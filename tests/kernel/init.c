@@ -29,6 +29,21 @@
  * failslab fail GFP_KERNEL allocations and turns off its stack dump before
  * the first load, so that the exec-alloc-failslab suite's requests
  * (current->fail_nth) take effect; nothing fails unless a task asks.
+ * Where the kernel has them, it also sets failslab and fail_page_alloc to
+ * fail every allocation of a task marked make_it_fail (probability 100,
+ * task-filter on, ignore-gfp-wait off, a large count of times, no stack
+ * dump): nothing fails unless a task marks itself, as the exec-mem-reclaim
+ * suite does; at the end it reports how many failures each injected.
+ * With EXEC_FREEZE=N (N rounds), once every module is loaded, it sets
+ * /sys/power/pm_test to "freezer" and suspend.pm_test_delay to 0 (the test
+ * holds the freeze as long as it needs),
+ * and for each round writes "arm" to exec_test.ko's freeze_test parameter
+ * (kernel/tests/freeze_test.c), "freeze" to /sys/power/state (init is the
+ * task that suspends, so it is not frozen; the kernel thaws once the
+ * freeze is complete), then "check"; a check that fails, or a freeze that
+ * fails, fails the run.  The freeze cannot be a KUnit case: KUnit runs a
+ * module's cases inside init's finit_module(), an uninterruptible wait
+ * that the freezer of user space waits for in vain.
  * With EXEC_KMEMLEAK=1, it has kmemleak scan and forget what boot left
  * unreferenced before the first load (once boot is KMEMLEAK_AGE_MS old), scans again once every module is
  * loaded (their symbols still name the allocations' callers) and once more
@@ -49,6 +64,8 @@
  *	exec-init: left behind X
  *	exec-init: trace EVENT: N lines / exec-init: failed trace: ...
  *	exec-init: failslab: ... / exec-init: failed failslab: ...
+ *	exec-init: fault injection: ... / exec-init: failed fault injection: ...
+ *	exec-init: freeze round N: ... / exec-init: failed freeze ...
  *	exec-init: kmemleak: LINE OF A REPORT OF OURS
  *	exec-init: kmemleak: the kernel's own, from FRAME
  *	exec-init: kmemleak WHEN: N objects of ours, N of the kernel's own
@@ -410,6 +427,135 @@ static int failslab_setup(void)
 	return 0;
 }
 
+#define FAIL_PAGE_DIR	DEBUGFS "/fail_page_alloc"
+/* The count of failures each may inject: more than any run asks for. */
+#define FAULT_TIMES	"1000000000"
+
+/*
+ * failslab and fail_page_alloc fail every allocation of a task that has
+ * make_it_fail set, and no other (task-filter), with no stack dump; each
+ * counts its failures down from FAULT_TIMES.  Returns 0, or -1 if they
+ * are there and could not be set.
+ */
+static int fault_setup(void)
+{
+	static const char *const steps[][2] = {
+		{ FAILSLAB_DIR "/task-filter", "Y" },
+		{ FAILSLAB_DIR "/interval", "1" },
+		{ FAILSLAB_DIR "/times", FAULT_TIMES },
+		{ FAILSLAB_DIR "/probability", "100" },
+		{ FAIL_PAGE_DIR "/task-filter", "Y" },
+		{ FAIL_PAGE_DIR "/ignore-gfp-wait", "N" },
+		{ FAIL_PAGE_DIR "/min-order", "0" },
+		{ FAIL_PAGE_DIR "/verbose", "0" },
+		{ FAIL_PAGE_DIR "/interval", "1" },
+		{ FAIL_PAGE_DIR "/times", FAULT_TIMES },
+		{ FAIL_PAGE_DIR "/probability", "100" },
+	};
+	struct stat st;
+	unsigned int i;
+	int err;
+
+	if (stat(FAILSLAB_DIR, &st) || stat(FAIL_PAGE_DIR, &st)) {
+		say("fault injection: no failslab and fail_page_alloc here");
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		err = write_file(steps[i][0], steps[i][1]);
+		if (err) {
+			say("failed fault injection: writing '%s' to %s: errno %d (%s)",
+			    steps[i][1], steps[i][0], err, strerror(err));
+			return -1;
+		}
+	}
+	say("fault injection: every allocation of a make_it_fail task fails");
+	return 0;
+}
+
+/* How many failures @dir injected since fault_setup(): its times count. */
+static void fault_report(const char *dir)
+{
+	char path[256], buf[64] = "";
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/times", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return;
+	buf[len] = '\0';
+	say("fault injection: %s injected %lld failures", dir,
+	    atoll(FAULT_TIMES) - atoll(buf));
+}
+
+#define PM_TEST		"/sys/power/pm_test"
+#define PM_STATE	"/sys/power/state"
+#define PM_TEST_DELAY	"/sys/module/suspend/parameters/pm_test_delay"
+#define FREEZE_TEST	"/sys/module/exec_test/parameters/freeze_test"
+
+/* Prints the freeze test's last result line, as a failure or not. */
+static void freeze_result(unsigned int round, int failed)
+{
+	char buf[512] = "";
+	ssize_t len;
+	int fd;
+
+	fd = open(FREEZE_TEST, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len > 0)
+			buf[len] = '\0';
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	say("%sfreeze round %u: %s", failed ? "failed " : "", round, buf);
+}
+
+/*
+ * @rounds suspend-to-idle freezes with pm_test at "freezer", each armed
+ * and checked by exec_test.ko (kernel/tests/freeze_test.c).  Returns how
+ * many failed.
+ */
+static int freeze_rounds(unsigned int rounds)
+{
+	unsigned int round;
+	int err, failed = 0;
+
+	err = write_file(PM_TEST, "freezer");
+	if (!err)
+		err = write_file(PM_TEST_DELAY, "0");
+	if (err) {
+		say("failed freeze: setting " PM_TEST ": errno %d (%s)", err,
+		    strerror(err));
+		return 1;
+	}
+	for (round = 1; round <= rounds; round++) {
+		err = write_file(FREEZE_TEST, "arm");
+		if (err) {
+			say("failed freeze round %u: arm: errno %d (%s)", round,
+			    err, strerror(err));
+			failed++;
+			break;
+		}
+		err = write_file(PM_STATE, "freeze");
+		if (err) {
+			say("failed freeze round %u: writing freeze to " PM_STATE
+			    ": errno %d (%s)", round, err, strerror(err));
+			failed++;
+		}
+		/* Checked even after a failed freeze: it cleans up too. */
+		err = write_file(FREEZE_TEST, "check");
+		freeze_result(round, err != 0);
+		failed += err != 0;
+	}
+	write_file(PM_TEST, "none");
+	return failed;
+}
+
 /* One report of /sys/kernel/debug/kmemleak: its lines, and whose it is. */
 struct leak_report {
 	char lines[KMEMLEAK_LINES][MAX_LINE];
@@ -585,6 +731,7 @@ int main(void)
 	int do_unload = env_uint("EXEC_UNLOAD", 0) != 0;
 	unsigned int settle_ms = env_uint("EXEC_SETTLE_MS", 1000);
 	unsigned int hold_ms = env_uint("EXEC_HOLD_MS", 0);
+	unsigned int freeze = env_uint("EXEC_FREEZE", 0);
 	/* 0: to be enabled; 1: enabled; -1: not asked for, or failed. */
 	int tracing = env_uint("EXEC_TRACE_EVENTS", 0) ? 0 : -1;
 	int kmemleak = env_uint("EXEC_KMEMLEAK", 0) != 0;
@@ -598,7 +745,7 @@ int main(void)
 	say("start (unload %s, kmemleak %s)", do_unload ? "on" : "off",
 	    kmemleak ? "on" : "off");
 	mount_one("debugfs", DEBUGFS, "debugfs");
-	if (failslab_setup())
+	if (failslab_setup() || fault_setup())
 		failed++;
 	if (kmemleak && stat(KMEMLEAK_FILE, &st)) {
 		say("failed kmemleak: no " KMEMLEAK_FILE
@@ -636,6 +783,8 @@ int main(void)
 			}
 		}
 	}
+	if (freeze && !failed)
+		failed += freeze_rounds(freeze);
 	loads_end = now_ms();
 	if (kmemleak && loaded)
 		failed += kmemleak_check("with the modules loaded");
@@ -669,6 +818,10 @@ int main(void)
 		if (wait_ms > 0)
 			sleep_ms(wait_ms);
 		failed += kmemleak_check("at the end");
+	}
+	if (!stat(FAILSLAB_DIR, &st) && !stat(FAIL_PAGE_DIR, &st)) {
+		fault_report(FAILSLAB_DIR);
+		fault_report(FAIL_PAGE_DIR);
 	}
 	say("done: %d loaded, %d unloaded, %d failed", loaded, unloaded,
 	    failed);

@@ -92,3 +92,9 @@ bool exec_test_stack_size_settable(void)
 {
 	return true;
 }
+
+/* A process has no part in a system freezer thread by thread. */
+bool exec_test_has_freezer(void)
+{
+	return false;
+}

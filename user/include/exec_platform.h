@@ -173,6 +173,21 @@ static inline int raw_smp_processor_id(void)
 	return cpu < 0 ? 0 : cpu;
 }
 
+/*
+ * A worker between two items.  Userspace has no system freezer that a
+ * thread could take part in (exec_thread_attr.freezable has no effect):
+ * nothing to do.
+ */
+static inline void exec_thread_freeze_point(void)
+{
+}
+
+/* Whether a system freeze is in progress: never, for a process's threads. */
+static inline bool exec_freezer_active(void)
+{
+	return false;
+}
+
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

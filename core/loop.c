@@ -21,6 +21,13 @@
  * through exec_loop_sleep_begin() and exec_loop_sleep_end(), and the
  * submitter calls the waker it gave (exec_loop_set_waker()) instead of
  * the unpark.
+ *
+ * A loop driven by another event loop (user/loop_fd.c) attaches a waker
+ * while it is in use (exec_loop_attach_waker()), and exec_loop_run_armed()
+ * leaves @sleeping set between its calls: the other loop's wait is the
+ * sleep, and the waker ends it.  A submitter may then read the waker
+ * while it is being attached: it is published with a release, after its
+ * argument, and read with an acquire.
  */
 #include "stats_count.h"
 
@@ -44,8 +51,10 @@
  * @nr_wakeups: A: sleeping exec_loop_run() woken for an item; counted on
  *	that path only, beside its unpark
  * @wake: wakes a runner that sleeps elsewhere, instead of the unpark, or
- *	NULL; set before the loop is used (exec_loop_set_waker())
- * @wake_arg: its argument
+ *	NULL; set before the loop is used (exec_loop_set_waker()), or once,
+ *	under EXEC_LOOP_RUNNING, by exec_loop_attach_waker()
+ * @wake_arg: its argument, written before @wake
+ * @wake_release: frees @wake_arg when the loop is destroyed, or NULL
  * @consume_lock: serialises the runner's pops with a cancel's unlink;
  *	raw, as a cancel may come from any context the loop's items run in
  * @run_work: C: the item being run, written before @run_seq turns odd
@@ -64,6 +73,7 @@ struct exec_loop {
 	atomic_long_t nr_wakeups;
 	void (*wake)(void *arg);
 	void *wake_arg;
+	void (*wake_release)(void *arg);
 	raw_spinlock_t consume_lock ____cacheline_aligned;
 	struct exec_work *run_work;
 	unsigned long run_seq;
@@ -86,8 +96,10 @@ static int exec_loop_submit(struct exec_executor *ex, struct exec_work *work,
 	atomic_long_inc(&loop->nr_queued);
 	/* The push's xchg() orders it before this read; see the top. */
 	if (READ_ONCE(loop->sleeping)) {
-		if (loop->wake)
-			loop->wake(loop->wake_arg);
+		void (*wake)(void *arg) = smp_load_acquire(&loop->wake);
+
+		if (wake)
+			wake(loop->wake_arg);
 		else
 			exec_parker_unpark(&loop->parker);
 		atomic_long_inc(&loop->nr_wakeups);
@@ -139,6 +151,55 @@ bool exec_loop_sleep_begin(struct exec_loop *loop)
 void exec_loop_sleep_end(struct exec_loop *loop)
 {
 	WRITE_ONCE(loop->sleeping, 0);
+}
+
+/**
+ * exec_loop_attach_waker - give a loop in use a waker, once
+ * @loop: the loop
+ * @wake: as for exec_loop_set_waker()
+ * @release: frees the argument when @loop is destroyed, or NULL
+ * @argp: the argument; if a waker @wake is attached already, its own
+ *	argument is stored here instead (and the one given is not used)
+ *
+ * Once a waker is attached, exec_loop_run() refuses to run (-EBUSY): its
+ * parker would no longer be woken.
+ *
+ * Context: Any context; not inside a closure-executing function of @loop.
+ * Return: 0; -EBUSY if a closure-executing function is running or another
+ * waker is set.
+ */
+int exec_loop_attach_waker(struct exec_loop *loop, void (*wake)(void *arg),
+			   void (*release)(void *arg), void **argp)
+{
+	int ret = 0;
+
+	if (atomic_cmpxchg(&loop->state, 0, EXEC_LOOP_RUNNING) != 0)
+		return -EBUSY;
+	if (!loop->wake) {
+		loop->wake_arg = *argp;
+		loop->wake_release = release;
+		smp_store_release(&loop->wake, wake);
+	} else if (loop->wake == wake) {
+		*argp = loop->wake_arg;
+	} else {
+		ret = -EBUSY;
+	}
+	atomic_set_release(&loop->state, 0);
+	return ret;
+}
+
+/**
+ * exec_loop_waker_arg - the argument of a loop's waker
+ * @loop: the loop
+ * @wake: the waker expected
+ *
+ * Context: Any context.
+ * Return: the argument attached with @wake; NULL if @loop has another
+ * waker or none.
+ */
+void *exec_loop_waker_arg(struct exec_loop *loop, void (*wake)(void *arg))
+{
+	return smp_load_acquire(&loop->wake) == wake ? loop->wake_arg : NULL;
 }
 
 static unsigned long exec_loop_pending(struct exec_executor *ex)
@@ -211,6 +272,9 @@ int exec_loop_run(struct exec_loop *loop)
 	might_sleep();
 	if (!loop)
 		return -EINVAL;
+	/* Submitters would call the waker, not unpark this thread. */
+	if (READ_ONCE(loop->wake))
+		return -EBUSY;
 	ret = exec_loop_enter(loop, &frame);
 	if (ret)
 		return ret;
@@ -267,6 +331,39 @@ long exec_loop_run_queued_closures(struct exec_loop *loop)
 	return done;
 }
 EXPORT_SYMBOL_GPL(exec_loop_run_queued_closures);
+
+/**
+ * exec_loop_run_armed - run what is queued, then leave the waker armed
+ * @loop: a loop with a waker (exec_loop_attach_waker())
+ *
+ * Runs the items queued at the time of call, as
+ * exec_loop_run_queued_closures() does, then marks the runner asleep, so
+ * that the next submission calls the waker; if items are left (added by
+ * those that ran, or left by an exit request), it calls the waker itself.
+ *
+ * Context: The thread that drives @loop; never sleeps.
+ * Return: the number of items run (>= 0); -EBUSY if a closure-executing
+ * function is running.
+ */
+long exec_loop_run_armed(struct exec_loop *loop)
+{
+	struct exec_frame frame;
+	long nr, done = 0;
+	int ret;
+
+	ret = exec_loop_enter(loop, &frame);
+	if (ret)
+		return ret;
+	/* Items submitted by those it runs need no wake-up yet. */
+	WRITE_ONCE(loop->sleeping, 0);
+	nr = atomic_long_read(&loop->nr_queued);
+	while (done < nr && !exec_loop_exiting(loop) && exec_loop_run_one(loop))
+		done++;
+	if (!exec_loop_sleep_begin(loop))
+		loop->wake(loop->wake_arg);
+	exec_loop_leave(loop, &frame);
+	return done;
+}
 
 int exec_loop_try_run_one_closure(struct exec_loop *loop)
 {
@@ -365,6 +462,8 @@ long exec_loop_destroy(struct exec_loop *loop)
 	exec_parker_destroy(&loop->parker);
 	exec_executor_fini(&loop->ex);
 	raw_spin_lock_destroy(&loop->consume_lock);
+	if (loop->wake_release)
+		loop->wake_release(loop->wake_arg);
 	kfree(loop);
 	return discarded;
 }

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A loop executor driven by another event loop (include/exec/loop.h):
+ * GLib's, libuv's, sd-event's or a plain epoll loop watches one eventfd,
+ * and calls exec_loop_run_ready() when it is readable.
+ *
+ * The eventfd is the loop's waker (exec_loop_attach_waker() in
+ * core/loop.c): a submission that finds the loop "asleep" writes it, as it
+ * would unpark the thread of exec_loop_run().  Between two calls of
+ * exec_loop_run_ready() the loop counts as asleep; while one runs it does
+ * not, so items submitted from inside items cost no write.  Timed items
+ * come due on the timer base's clock event device (user/clockev.c), which
+ * submits them: the same write.  An idle loop therefore makes no write at
+ * all, and its watcher no wake-up.
+ *
+ * The count is read (reset) before the items run, and written again if
+ * items are left behind, so the descriptor is readable exactly while the
+ * loop has work: a level-triggered watcher is not woken in vain, and an
+ * edge-triggered one sees a new edge for every item it has not run.
+ */
+#include "exec_platform.h"
+#include "exec/loop.h"
+#include "internal.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+static void exec_loop_fd_wake(void *arg)
+{
+	u64 one = 1;
+
+	/*
+	 * Cannot fail but for a count at its maximum, which still reads
+	 * as readable.
+	 */
+	if (write((int)(long)arg - 1, &one, sizeof(one)) < 0)
+		return;
+}
+
+static void exec_loop_fd_release(void *arg)
+{
+	close((int)(long)arg - 1);
+}
+
+/* The descriptor plus one, so that a valid argument is never NULL. */
+static int exec_loop_fd_get(struct exec_loop *loop)
+{
+	return (int)(long)exec_loop_waker_arg(loop, exec_loop_fd_wake) - 1;
+}
+
+int exec_loop_fd(struct exec_loop *loop)
+{
+	void *arg;
+	int fd, ret;
+
+	if (!loop)
+		return -EINVAL;
+	fd = exec_loop_fd_get(loop);
+	if (fd >= 0)
+		return fd;
+	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	arg = (void *)(long)(fd + 1);
+	ret = exec_loop_attach_waker(loop, exec_loop_fd_wake,
+				     exec_loop_fd_release, &arg);
+	if (ret || arg != (void *)(long)(fd + 1))
+		close(fd);
+	if (ret)
+		return ret;
+	fd = (int)(long)arg - 1;
+	/* Items queued before the waker existed must wake the watcher too. */
+	exec_loop_fd_wake(arg);
+	return fd;
+}
+EXPORT_SYMBOL_GPL(exec_loop_fd);
+
+long exec_loop_run_ready(struct exec_loop *loop)
+{
+	u64 count;
+	long ret;
+	int fd;
+
+	if (!loop)
+		return -EINVAL;
+	fd = exec_loop_fd_get(loop);
+	if (fd < 0)
+		return -EINVAL;
+	/* Reset first: a submission from here on writes it again. */
+	if (read(fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
+		return -errno;
+	ret = exec_loop_run_armed(loop);
+	/* What was read is not lost to the call that got in first. */
+	if (ret < 0)
+		exec_loop_fd_wake((void *)(long)(fd + 1));
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_loop_run_ready);

@@ -182,6 +182,26 @@ $(O)/httpd: examples/httpd.c $(LIB_A) $(PUBLIC_HDR)
 
 httpd: $(O)/httpd
 
+# --- a loop executor run by other event loops (examples/loop/) -------------
+#
+# tests/user/loop_adapter_test.c once per adapter, against Debian's GLib,
+# libuv and libsystemd (scripts/install-deps.sh).
+
+LA_glib := -DLA_GLIB glib-2.0
+LA_uv := -DLA_UV libuv
+LA_sd-event := -DLA_SD_EVENT libsystemd
+LOOP_ADAPTERS := glib uv sd-event
+LOOP_ADAPTER_BIN := $(addprefix $(O)/loop-adapter-,$(LOOP_ADAPTERS))
+
+$(LOOP_ADAPTER_BIN): $(O)/loop-adapter-%: tests/user/loop_adapter_test.c \
+		examples/loop/exec-%.h $(LIB_A) $(PUBLIC_HDR)
+	$(CC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) $(firstword $(LA_$*)) \
+		$$(pkg-config --cflags $(lastword $(LA_$*))) $(LDFLAGS) -o $@ \
+		$< $(LIB_A) $(LDLIBS_LIB) $$(pkg-config --libs $(lastword $(LA_$*)))
+
+loop-adapters: $(LOOP_ADAPTER_BIN)
+	@for a in $(LOOP_ADAPTER_BIN); do $$a || exit 1; done
+
 # --- the parker test (tests/user/parker_test.c, built here) ---------------
 
 PARKER_SRC := tests/user/parker_test.c core/parker.c user/platform.c user/parker.c \
@@ -200,7 +220,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
 CHECK_TARGETS := check-build check-layout check-bench-plot check-abi check-user check-fallback \
-	check-hostile check-parker check-demo check-httpd check-trace check-tsan check-asan check-install check-readme \
+	check-hostile check-parker check-demo check-loop-adapters check-httpd check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-kernel check-kernel-hotplug check-kernel-lockdep \
 	check-kernel-kcsan
@@ -278,6 +298,12 @@ check-parker: $(O)/parker-test
 
 check-demo: $(O)/demo
 	@$(CHECK_RUN) demo '$(CHECK_RESULTS)' -- $(O)/demo
+
+check-loop-adapters: $(LOOP_ADAPTER_BIN)
+	@status=0; for a in $(LOOP_ADAPTERS); do \
+		$(CHECK_RUN) loop-$$a '$(CHECK_RESULTS)' -- \
+			$(O)/loop-adapter-$$a || status=1; \
+	done; exit $$status
 
 # examples/httpd.c driven by curl and raw sockets, on both I/O backends,
 # and with strands over a pool (-s).
@@ -434,4 +460,4 @@ clean:
 
 FORCE:
 
-.PHONY: all clean install uninstall demo httpd man htmldocs FORCE check $(CHECK_TARGETS)
+.PHONY: all clean install uninstall demo httpd loop-adapters man htmldocs FORCE check $(CHECK_TARGETS)

@@ -12,6 +12,9 @@ packages=(
 	build-essential	# gcc, g++, make, binutils, libc6-dev
 	pkg-config	# the install test builds through pkg-config
 	liburing-dev	# io_uring wakeup backend (headers, .so and .a)
+	libglib2.0-dev	# make check-loop-adapters: the GLib adapter
+	libuv1-dev	# make check-loop-adapters: the libuv adapter
+	libsystemd-dev	# make check-loop-adapters: the sd-event adapter
 	systemtap-sdt-dev	# <sys/sdt.h>: the library's USDT probes
 	linux-perf	# make check-trace: the probes firing under perf
 	libasan8	# gcc's AddressSanitizer runtime

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * A loop executor run by another library's event loop through the adapters
+ * of examples/loop/: built once per library (LA_GLIB, LA_UV, LA_SD_EVENT),
+ * on the public API.  Other threads submit, items submit from inside, timed
+ * items come due; checked: everything runs once, FIFO per submitter and
+ * children after their parents, no timed item early and none later than
+ * LA_LATE_BOUND_NS past its deadline, an idle loop costs its host loop no
+ * wake-up, and destroying the adapter and the loop with work queued hands
+ * every item to its discard callback.  Exit status 0 on success.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <exec/exec.h>
+
+#if defined(LA_GLIB)
+#include "../../examples/loop/exec-glib.h"
+#define LA_NAME "glib"
+#elif defined(LA_UV)
+#include "../../examples/loop/exec-uv.h"
+#define LA_NAME "libuv"
+#elif defined(LA_SD_EVENT)
+#include "../../examples/loop/exec-sd-event.h"
+#define LA_NAME "sd-event"
+#else
+#error "LA_GLIB, LA_UV or LA_SD_EVENT"
+#endif
+
+#define LA_THREADS	3
+#define LA_PER_THREAD	500
+#define LA_TIMED	20
+#define LA_STEP_NS	(5 * 1000000ULL)
+#define LA_LATE_BOUND_NS (100 * 1000000ULL)
+
+struct la_item {
+	struct exec_timer timer;
+	int thread;
+	int seq;
+	unsigned long long deadline;
+	int order;
+	struct la_item *child;
+};
+
+static struct exec_loop *la_loop;
+static struct exec_executor *la_ex;
+static int la_ran, la_fifo_errors, la_early, la_failed;
+static int la_last_seq[LA_THREADS];
+static unsigned long long la_max_late;
+static atomic_int la_discarded;
+static struct la_item la_items[LA_THREADS][LA_PER_THREAD];
+static struct la_item la_children[LA_PER_THREAD];
+static struct la_item la_timed[LA_TIMED];
+
+#define LA_CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, LA_NAME ": line %d: %s\n", __LINE__, #cond); \
+		la_failed++;						\
+	}								\
+} while (0)
+
+static unsigned long long la_now(void)
+{
+	return exec_clock_now(EXEC_CLOCK_MONOTONIC);
+}
+
+static void la_fn(struct exec_work *work)
+{
+	struct la_item *it = (struct la_item *)work;
+	unsigned long long now = la_now();
+
+	it->order = ++la_ran;
+	if (it->thread >= 0) {
+		if (it->seq <= la_last_seq[it->thread])
+			la_fifo_errors++;
+		la_last_seq[it->thread] = it->seq;
+	}
+	if (it->deadline) {
+		if (now < it->deadline)
+			la_early++;
+		else if (now - it->deadline > la_max_late)
+			la_max_late = now - it->deadline;
+	}
+	if (it->child && exec_submit(la_ex, &it->child->timer.work))
+		la_fifo_errors++;
+}
+
+static void la_discard(struct exec_work *work)
+{
+	atomic_fetch_add(&la_discarded, 1);
+}
+
+static void la_init(struct la_item *it, int thread, int seq)
+{
+	memset(it, 0, sizeof(*it));
+	it->thread = thread;
+	it->seq = seq;
+	exec_timer_init(&it->timer, la_fn, la_discard);
+}
+
+/*
+ * The host loop: la_host_init() creates it and attaches the adapter,
+ * la_host_run() runs it until @want items ran or @ms passed and returns
+ * the number of its iterations, la_host_detach() removes the adapter,
+ * la_host_fini() frees the loop.
+ */
+static int la_timed_out;
+
+#if defined(LA_GLIB)
+static GMainContext *la_ctx;
+static GSource *la_src;
+
+static gboolean la_glib_timeout(gpointer data)
+{
+	la_timed_out = 1;
+	return G_SOURCE_REMOVE;
+}
+
+static int la_host_init(void)
+{
+	la_ctx = g_main_context_new();
+	la_src = exec_glib_source_new(la_loop);
+	if (!la_src)
+		return -1;
+	g_source_attach(la_src, la_ctx);
+	return 0;
+}
+
+static int la_host_run(int want, int ms)
+{
+	GSource *t = g_timeout_source_new(ms);
+	int iterations = 0;
+
+	la_timed_out = 0;
+	g_source_set_callback(t, la_glib_timeout, NULL, NULL);
+	g_source_attach(t, la_ctx);
+	while (la_ran < want && !la_timed_out) {
+		g_main_context_iteration(la_ctx, TRUE);
+		iterations++;
+	}
+	g_source_destroy(t);
+	g_source_unref(t);
+	return iterations;
+}
+
+static void la_host_detach(void)
+{
+	g_source_destroy(la_src);
+	g_source_unref(la_src);
+}
+
+static void la_host_fini(void)
+{
+	g_main_context_unref(la_ctx);
+}
+#elif defined(LA_UV)
+static uv_loop_t la_uv;
+static struct exec_uv la_adapter;
+
+static void la_uv_timeout(uv_timer_t *t)
+{
+	la_timed_out = 1;
+}
+
+static int la_host_init(void)
+{
+	if (uv_loop_init(&la_uv))
+		return -1;
+	return exec_uv_start(&la_uv, &la_adapter, la_loop);
+}
+
+static int la_host_run(int want, int ms)
+{
+	uv_timer_t t;
+	int iterations = 0;
+
+	la_timed_out = 0;
+	uv_timer_init(&la_uv, &t);
+	uv_timer_start(&t, la_uv_timeout, ms, 0);
+	while (la_ran < want && !la_timed_out) {
+		uv_run(&la_uv, UV_RUN_ONCE);
+		iterations++;
+	}
+	uv_close((uv_handle_t *)&t, NULL);
+	uv_run(&la_uv, UV_RUN_NOWAIT);
+	return iterations;
+}
+
+static void la_host_detach(void)
+{
+	exec_uv_close(&la_adapter, NULL);
+	uv_run(&la_uv, UV_RUN_NOWAIT);
+}
+
+static void la_host_fini(void)
+{
+	LA_CHECK(uv_loop_close(&la_uv) == 0);
+}
+#else
+static sd_event *la_event;
+static sd_event_source *la_src;
+
+static int la_sd_timeout(sd_event_source *s, uint64_t usec, void *data)
+{
+	la_timed_out = 1;
+	return 0;
+}
+
+static int la_host_init(void)
+{
+	if (sd_event_new(&la_event) < 0)
+		return -1;
+	return exec_sd_event_add(la_event, &la_src, la_loop);
+}
+
+static int la_host_run(int want, int ms)
+{
+	sd_event_source *t;
+	int iterations = 0;
+
+	la_timed_out = 0;
+	if (sd_event_add_time_relative(la_event, &t, CLOCK_MONOTONIC,
+				       ms * 1000ULL, 0, la_sd_timeout,
+				       NULL) < 0)
+		return -1;
+	while (la_ran < want && !la_timed_out) {
+		if (sd_event_run(la_event, UINT64_MAX) < 0)
+			break;
+		iterations++;
+	}
+	sd_event_source_disable_unref(t);
+	return iterations;
+}
+
+static void la_host_detach(void)
+{
+	sd_event_source_disable_unref(la_src);
+}
+
+static void la_host_fini(void)
+{
+	sd_event_unref(la_event);
+}
+#endif
+
+static void *la_submitter(void *arg)
+{
+	int t = (int)(long)arg, i;
+
+	for (i = 0; i < LA_PER_THREAD; i++) {
+		if (exec_submit(la_ex, &la_items[t][i].timer.work))
+			return (void *)1;
+		if (!(i % 64))
+			usleep(100);
+	}
+	return NULL;
+}
+
+static void la_run_everything(void)
+{
+	pthread_t tid[LA_THREADS];
+	unsigned long long now = la_now();
+	int t, i, total;
+	void *res;
+
+	for (t = 0; t < LA_THREADS; t++) {
+		la_last_seq[t] = -1;
+		for (i = 0; i < LA_PER_THREAD; i++)
+			la_init(&la_items[t][i], t, i);
+	}
+	for (i = 0; i < LA_PER_THREAD; i++) {
+		la_init(&la_children[i], -1, i);
+		la_items[0][i].child = &la_children[i];
+	}
+	/* Armed in reverse order of their deadlines. */
+	for (i = 0; i < LA_TIMED; i++) {
+		la_init(&la_timed[i], -1, i);
+		la_timed[i].deadline = now + (LA_TIMED - i) * LA_STEP_NS;
+		LA_CHECK(exec_submit_at(la_ex, &la_timed[i].timer,
+					EXEC_CLOCK_MONOTONIC,
+					la_timed[i].deadline) == 0);
+	}
+	for (t = 0; t < LA_THREADS; t++)
+		LA_CHECK(!pthread_create(&tid[t], NULL, la_submitter,
+					 (void *)(long)t));
+	total = LA_THREADS * LA_PER_THREAD + LA_PER_THREAD + LA_TIMED;
+	la_host_run(total, 5000);
+	for (t = 0; t < LA_THREADS; t++) {
+		pthread_join(tid[t], &res);
+		LA_CHECK(res == NULL);
+	}
+	LA_CHECK(la_ran == total);
+	LA_CHECK(la_fifo_errors == 0);
+	for (t = 0; t < LA_THREADS; t++)
+		LA_CHECK(la_last_seq[t] == LA_PER_THREAD - 1);
+	for (i = 0; i < LA_PER_THREAD; i++)
+		LA_CHECK(la_children[i].order > la_items[0][i].order);
+	for (i = 1; i < LA_TIMED; i++)
+		LA_CHECK(la_timed[i].order < la_timed[i - 1].order);
+	LA_CHECK(la_early == 0);
+	LA_CHECK(la_max_late < LA_LATE_BOUND_NS);
+	printf(LA_NAME ": %d items, latest timed item %llu us late\n", total,
+	       la_max_late / 1000);
+	/* Idle: the host's own timeout is the only thing it wakes for. */
+	i = la_host_run(total + 1, 200);
+	LA_CHECK(la_ran == total);
+	LA_CHECK(i >= 1 && i <= 2);
+}
+
+/* Work queued and timed items armed, then the adapter and loop go. */
+static void la_destroy_discards(void)
+{
+	unsigned long long now = la_now();
+	int i, ran = la_ran;
+
+	for (i = 0; i < LA_PER_THREAD; i++) {
+		la_init(&la_items[0][i], -1, i);
+		LA_CHECK(exec_submit(la_ex, &la_items[0][i].timer.work) == 0);
+	}
+	for (i = 0; i < LA_TIMED; i++) {
+		la_init(&la_timed[i], -1, i);
+		LA_CHECK(exec_submit_at(la_ex, &la_timed[i].timer,
+					EXEC_CLOCK_MONOTONIC,
+					now + 1000000000ULL) == 0);
+	}
+	la_host_detach();
+	LA_CHECK(exec_loop_destroy(la_loop) == LA_PER_THREAD + LA_TIMED);
+	LA_CHECK(la_ran == ran);
+	LA_CHECK(atomic_load(&la_discarded) == LA_PER_THREAD + LA_TIMED);
+	la_host_fini();
+}
+
+int main(void)
+{
+	if (exec_loop_create(&la_loop)) {
+		fprintf(stderr, LA_NAME ": no loop\n");
+		return 1;
+	}
+	la_ex = exec_loop_executor(la_loop);
+	if (la_host_init()) {
+		fprintf(stderr, LA_NAME ": no adapter\n");
+		return 1;
+	}
+	la_run_everything();
+	la_destroy_discards();
+	printf("%s: %s\n", LA_NAME, la_failed ? "FAILED" : "ok");
+	return la_failed ? 1 : 0;
+}

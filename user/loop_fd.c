@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * A loop executor driven by another event loop (include/exec/loop.h):
+ * A loop executor driven by another event loop (include/exec/user.h):
  * GLib's, libuv's, sd-event's or a plain epoll loop watches one eventfd,
  * and calls exec_loop_run_ready() when it is readable.
  *
@@ -20,6 +20,7 @@
  */
 #include "exec_platform.h"
 #include "exec/loop.h"
+#include "exec/user.h"
 #include "internal.h"
 
 #include <sys/eventfd.h>

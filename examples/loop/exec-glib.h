@@ -15,6 +15,7 @@
 
 #include <glib.h>
 #include <exec/loop.h>
+#include <exec/user.h>
 
 struct exec_glib_source {
 	GSource source;

@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <systemd/sd-event.h>
 #include <exec/loop.h>
+#include <exec/user.h>
 
 static int exec_sd_event_ready(sd_event_source *source, int fd,
 			       uint32_t revents, void *userdata)

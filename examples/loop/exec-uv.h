@@ -14,6 +14,7 @@
 
 #include <uv.h>
 #include <exec/loop.h>
+#include <exec/user.h>
 
 struct exec_uv {
 	uv_poll_t poll;

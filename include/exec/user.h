@@ -12,6 +12,8 @@
 
 #include "types.h"
 
+struct exec_loop;
+
 EXEC_BEGIN_DECLS
 
 /**
@@ -62,6 +64,51 @@ typedef void (*exec_user_log_fn)(int level, const char *msg, void *arg);
  * Context: Any thread.
  */
 void exec_user_set_log(exec_user_log_fn fn, void *arg);
+
+/**
+ * exec_loop_fd - a descriptor another event loop can watch for the loop
+ * @loop: the loop executor
+ *
+ * For a program whose thread already runs an event loop of its own (GLib,
+ * libuv, sd-event, epoll): it watches the returned eventfd for reading and
+ * calls exec_loop_run_ready() when it is readable.  The descriptor is
+ * readable while items are queued, timed items included once they come
+ * due, and not otherwise: an idle loop never wakes the watcher.  It works
+ * with level- and edge-triggered watchers.  The first call creates it;
+ * later calls return the same one.  It belongs to @loop, which closes it
+ * in exec_loop_destroy(): the caller must not close or read it, and must
+ * remove it from its watcher before destroying @loop.  From the first
+ * call on, @loop is driven by exec_loop_run_ready(), or by
+ * exec_loop_run_queued_closures() and exec_loop_try_run_one_closure();
+ * exec_loop_run() refuses (-EBUSY).
+ *
+ * Context: Process context; not inside a closure-executing function of
+ * @loop.
+ * Return: the descriptor (>= 0); -EINVAL for NULL; -EBUSY while a
+ * closure-executing function of @loop runs, or if @loop is the loop of an
+ * I/O context; a negative errno from eventfd(2).
+ */
+int exec_loop_fd(struct exec_loop *loop);
+
+/**
+ * exec_loop_run_ready - run what is ready, without blocking, and re-arm
+ * @loop: a loop executor with a descriptor (exec_loop_fd())
+ *
+ * Resets the descriptor, runs the items queued at the time of call in
+ * FIFO order (those they submit run at the next call), and leaves the
+ * descriptor readable if items are still queued (it then stays so for a
+ * level-triggered watcher, and shows a new edge to an edge-triggered one),
+ * or ready to become readable at the next submission.  It returns early,
+ * like exec_loop_run_queued_closures(), if an item calls
+ * exec_loop_make_loop_exit().
+ *
+ * Context: Any context the items allow; never sleeps.
+ * Return: the number of items run (>= 0); -EINVAL for NULL or a loop
+ * without a descriptor; -EBUSY if another closure-executing function of
+ * @loop runs (the descriptor is left readable); a negative errno from
+ * read(2).
+ */
+long exec_loop_run_ready(struct exec_loop *loop);
 
 EXEC_END_DECLS
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <exec/exec.h>
+#include <exec/user.h>
 
 #if defined(LA_GLIB)
 #include "../../examples/loop/exec-glib.h"

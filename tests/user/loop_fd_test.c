@@ -12,6 +12,7 @@
 
 #include <kunit/test.h>
 #include <exec/exec.h>
+#include <exec/user.h>
 
 #include "platform.h"
 #include "exec_test.h"

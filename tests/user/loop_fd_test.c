@@ -21,8 +21,12 @@
 #define LF_PER_THREAD	500
 #define LF_TIMED	20
 #define LF_TIMED_STEP_MS 5
-/* How much later than its deadline a timed item may run. */
-#define LF_LATE_BOUND_NS (100 * NSEC_PER_MSEC)
+/*
+ * How much later than its deadline a timed item may run: generous, for
+ * sanitizer builds on a loaded machine; the adapters' test compares with
+ * the host loops' own timers.
+ */
+#define LF_LATE_BOUND_NS (250 * NSEC_PER_MSEC)
 
 struct lf_fx;
 

@@ -52,7 +52,8 @@ struct exec_executor *exec_loop_executor(struct exec_loop *loop);
  *
  * Context: Process context; sleeps.
  * Return: 0 after an exit request; -EINVAL for NULL; -EBUSY if another
- * closure-executing function is running.
+ * closure-executing function is running, or if another event loop drives
+ * @loop (exec_loop_fd() in exec/user.h).
  */
 int exec_loop_run(struct exec_loop *loop);
 

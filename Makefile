@@ -199,6 +199,13 @@ $(LOOP_ADAPTER_BIN): $(O)/loop-adapter-%: tests/user/loop_adapter_test.c \
 		$$(pkg-config --cflags $(lastword $(LA_$*))) $(LDFLAGS) -o $@ \
 		$< $(LIB_A) $(LDLIBS_LIB) $$(pkg-config --libs $(lastword $(LA_$*)))
 
+# wakeup_latency through GLib and libuv beside their own wake-ups.
+$(O)/loop-wake: bench/loop-wake.c examples/loop/exec-glib.h \
+		examples/loop/exec-uv.h $(LIB_A) $(PUBLIC_HDR)
+	$(CC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) \
+		$$(pkg-config --cflags glib-2.0 libuv) $(LDFLAGS) -o $@ \
+		$< $(LIB_A) $(LDLIBS_LIB) $$(pkg-config --libs glib-2.0 libuv)
+
 loop-adapters: $(LOOP_ADAPTER_BIN)
 	@for a in $(LOOP_ADAPTER_BIN); do $$a || exit 1; done
 

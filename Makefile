@@ -346,6 +346,8 @@ check-tsan:
 		$(TSAN_MAKE) test-run
 	@$(CHECK_RUN) tsan-demo '$(CHECK_RESULTS)' -- \
 		env $(TSAN_ENV) $(TSAN_MAKE) demo
+	@$(CHECK_RUN) tsan-loop-adapters '$(CHECK_RESULTS)' -- \
+		env $(TSAN_ENV) $(TSAN_MAKE) loop-adapters
 
 check-asan:
 	@$(CHECK_RUN) asan-ubsan '$(CHECK_RESULTS)' -- \
@@ -353,6 +355,8 @@ check-asan:
 		$(ASAN_MAKE) test-run
 	@$(CHECK_RUN) asan-ubsan-demo '$(CHECK_RESULTS)' -- \
 		env $(ASAN_ENV) $(ASAN_MAKE) demo
+	@$(CHECK_RUN) asan-ubsan-loop-adapters '$(CHECK_RESULTS)' -- \
+		env $(ASAN_ENV) $(ASAN_MAKE) loop-adapters
 
 # Install into a staging directory and build tests/install/ against it with
 # nothing but pkg-config, shared and static; read a man page there; then

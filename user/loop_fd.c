@@ -88,11 +88,14 @@ long exec_loop_run_ready(struct exec_loop *loop)
 	if (fd < 0)
 		return -EINVAL;
 	/* Reset first: a submission from here on writes it again. */
-	if (read(fd, &count, sizeof(count)) < 0 && errno != EAGAIN)
-		return -errno;
+	if (read(fd, &count, sizeof(count)) < 0) {
+		if (errno != EAGAIN)
+			return -errno;
+		count = 0;
+	}
 	ret = exec_loop_run_armed(loop);
-	/* What was read is not lost to the call that got in first. */
-	if (ret < 0)
+	/* A wake-up read is not lost to the call that got in first. */
+	if (ret < 0 && count)
 		exec_loop_fd_wake((void *)(long)(fd + 1));
 	return ret;
 }

@@ -38,6 +38,8 @@ struct lf_item {
 	u64 deadline;
 	u64 ran_at;
 	int order;			/* position in the run, from 1 */
+	bool nest;			/* calls exec_loop_run_ready() */
+	long nested;			/* what that returned */
 	struct lf_item *child;		/* submitted from inside this one */
 };
 
@@ -63,6 +65,8 @@ static void lf_fn(struct exec_work *work)
 	struct lf_fx *fx = it->fx;
 
 	it->order = ++fx->ran;
+	if (it->nest)
+		it->nested = exec_loop_run_ready(fx->loop);
 	it->ran_at = exec_clock_now(EXEC_CLOCK_MONOTONIC);
 	if (it->thread >= 0) {
 		if (it->seq <= fx->last_seq[it->thread])
@@ -166,6 +170,8 @@ static void loop_fd_readable_while_work_waits(struct kunit *test)
 	lf_init(&fx, a, -1, 0);
 	lf_init(&fx, b, -1, 1);
 	a->child = b;
+	a->nest = true;
+	b->nest = true;
 	/* Queued before the descriptor existed: readable from the start. */
 	KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &a->timer.work), 0);
 	fd = exec_loop_fd(fx.loop);
@@ -181,9 +187,13 @@ static void loop_fd_readable_while_work_waits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_loop_run_ready(fx.loop), 0L);
 	KUNIT_EXPECT_EQ(test, fx.ran, 2);
 	KUNIT_EXPECT_EQ(test, b->order, 2);
+	/* A call from inside an item is refused (and changed nothing). */
+	KUNIT_EXPECT_EQ(test, a->nested, -EBUSY);
+	KUNIT_EXPECT_EQ(test, b->nested, -EBUSY);
 	/* A later submission makes it readable again. */
 	lf_init(&fx, a, -1, 2);
 	a->child = NULL;
+	a->nest = false;
 	KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &a->timer.work), 0);
 	KUNIT_EXPECT_TRUE(test, lf_readable(fx.loop));
 	KUNIT_EXPECT_EQ(test, exec_loop_run_ready(fx.loop), 1L);

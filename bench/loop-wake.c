@@ -7,11 +7,12 @@
  *	loop-wake glib|uv [SAMPLES]
  *
  * A host thread runs the library's loop; this thread, one sample at a
- * time, 200 us apart, alternately submits an item to the loop executor (latency: until the
- * item starts on the host thread) and wakes the host through the library
- * (g_main_context_wakeup(): until g_main_context_iteration() returns;
- * uv_async_send(): until the async callback runs).  Prints the median and
- * the 99th percentile of each, in ns, and their ratios.
+ * time, 200 us apart, alternately submits an item to the loop executor
+ * (latency: until the item starts on the host thread) and wakes the host
+ * through the library (g_main_context_wakeup(): until
+ * g_main_context_iteration() returns; uv_async_send(): until the async
+ * callback runs).  Prints the median and the 99th percentile of each, in
+ * ns, and their ratios.
  */
 #include <pthread.h>
 #include <stdatomic.h>

@@ -11,6 +11,9 @@ set -euo pipefail
 packages=(
 	build-essential	# gcc, g++, make, binutils, libc6-dev
 	pkg-config	# the install test builds through pkg-config
+	cmake		# make check-install: find_package(ExecUser CONFIG)
+	meson		# make check-install: dependency('exec-user')
+	ninja-build	# meson's backend
 	liburing-dev	# io_uring wakeup backend (headers, .so and .a)
 	systemtap-sdt-dev	# <sys/sdt.h>: the library's USDT probes
 	linux-perf	# make check-trace: the probes firing under perf

@@ -9,6 +9,7 @@
 #   make install         headers, libraries, pkg-config and CMake files, man
 #                        pages
 #   make uninstall       remove what `make install` put in place
+#   make install-dkms    the kernel module's sources and dkms.conf, in DKMSDIR
 #   make man             the section-3 man pages, from the kernel-doc comments
 #   make htmldocs        the HTML documentation (Sphinx), in $(O)/htmldocs
 #
@@ -185,6 +186,18 @@ uninstall: $(MAN_LIST)
 		rm -f '$(DESTDIR)$(MANDIR)/man3/'"$$page.3"; \
 	done < $(MAN_LIST)
 
+# The kernel module's sources with dkms.conf, as DKMS wants them in
+# /usr/src/PACKAGE_NAME-PACKAGE_VERSION (the Debian package exec-dkms):
+# exec.ko's alone, which is all that Kbuild builds there (it reads the
+# version from the Makefile).
+DKMSDIR ?= /usr/src/libexec-$(VERSION)
+DKMS_SRC := dkms.conf Kbuild Makefile $(wildcard core/*.c core/*.h \
+	include/exec/*.h include/trace/events/*.h kernel/*.c kernel/*.h kernel/include/*.h)
+
+install-dkms:
+	install -d '$(DESTDIR)$(DKMSDIR)'
+	tar cf - $(DKMS_SRC) | tar xf - --no-same-owner -C '$(DESTDIR)$(DKMSDIR)'
+
 # --- the demo --------------------------------------------------------------
 
 # The demo sees only the public headers, as an application would.
@@ -222,7 +235,7 @@ $(O)/parker-test: $(PARKER_SRC)
 CHECK_TARGETS := check-build check-layout check-bench-plot check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-httpd check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
-	check-dkms check-kernel check-kernel-hotplug check-kernel-lockdep \
+	check-dkms check-deb check-kernel check-kernel-hotplug check-kernel-lockdep \
 	check-kernel-kcsan
 KEEP_GOING ?=
 
@@ -449,9 +462,18 @@ check-dkms:
 		$(notdir $(patsubst %/build,%,$(KDIR))) $(VERSION) dkms.conf \
 		$(KERNEL_SRC)
 
+# The Debian packages of debian/: built from a copy of the tree, lintian
+# clean, installed on this machine (root), the tests/install/ consumer built
+# against them three ways and run, exec.ko built by DKMS from the installed
+# sources, then purged with nothing left (scripts/check-deb.sh).
+check-deb:
+	@$(CHECK_RUN) deb '$(CHECK_RESULTS)' -- \
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL scripts/check-deb.sh \
+		$(notdir $(patsubst %/build,%,$(KDIR))) $(VERSION)
+
 clean:
 	rm -rf $(O) build-*
 
 FORCE:
 
-.PHONY: all clean install uninstall demo httpd man htmldocs FORCE check $(CHECK_TARGETS)
+.PHONY: all clean install install-dkms uninstall demo httpd man htmldocs FORCE check $(CHECK_TARGETS)

@@ -137,7 +137,9 @@ man_pages()
 	local fn missing=0
 
 	for fn in $("$public_functions" "$includedir"/exec/*.h); do
-		[ -f "$stage$mandir/man3/$fn.3" ] || {
+		# Gzipped in a Debian package.
+		[ -f "$stage$mandir/man3/$fn.3" ] ||
+		[ -f "$stage$mandir/man3/$fn.3.gz" ] || {
 			echo "no page $stage$mandir/man3/$fn.3"
 			missing=1
 		}

@@ -6,20 +6,21 @@
 # The Debian packages of debian/, built, installed and used on this machine,
 # then purged.  The tree (without .git and build directories) is copied to
 # a temporary directory, where `dpkg-buildpackage -us -uc -b` builds
-# libexec-user0, libexec-user-dev and exec-dkms next to it; lintian must
-# report no error and no warning (debian/*.lintian-overrides give the
-# reasons for the overridden ones).  The packages are installed with dpkg
-# -i; tests/install/run.sh builds its consumer against the installation
-# (pkg-config, CMake and Meson; shared and static) and runs it; `dkms
-# build` builds exec.ko from the installed /usr/src/libexec-VERSION against
-# Debian's headers of KERNELRELEASE.  `dpkg --purge` then removes the
-# packages, after which no package, no file in /usr/src, /usr/lib,
-# /usr/include, /usr/share/man, /lib/modules or DKMS's tree may be left that
-# was not there before (but the module index files that DKMS's depmod makes
-# for a kernel that had none).  Needs root (dpkg -i) and scripts/install-deps.sh's
-# dpkg-dev, debhelper, dh-dkms, dkms, lintian, cmake and meson.  Packages
-# left by an interrupted run are purged first and on exit.  Ends with "deb:
-# N passed, N failed".
+# libexec-user0, libexec-user-dev, libexec-user-doc and exec-dkms next to
+# it; lintian must report no error and no warning (debian/*.lintian-overrides
+# give the reasons for the overridden ones).  The packages are installed
+# with dpkg -i; tests/install/run.sh builds its consumer against the
+# installation (pkg-config, CMake and Meson; shared and static) and runs
+# it; exec-dkms's postinst must have installed exec.ko, and `dkms build`
+# builds it again from /usr/src/libexec-VERSION against Debian's headers of
+# KERNELRELEASE.  `dpkg --purge` then removes the packages, after which no
+# package, and no file in /usr/src, /usr/lib, /usr/include, /usr/share,
+# /lib/modules or the DKMS and doc-base state, may be left that was not
+# there before (but the module index files that DKMS's depmod makes for a
+# kernel that had none).  Needs root (dpkg -i) and scripts/install-deps.sh's
+# dpkg-dev, debhelper, dh-dkms, dkms, lintian, python3-sphinx, cmake and
+# meson.  Packages left by an interrupted run are purged first and on exit.
+# Ends with "deb: N passed, N failed".
 
 set -u
 
@@ -29,7 +30,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/check-lib.sh
 . "$top/scripts/check-lib.sh"
 
-packages="libexec-user0 libexec-user-dev exec-dkms libexec-user0-dbgsym"
+packages="libexec-user0 libexec-user-dev libexec-user-doc exec-dkms
+	libexec-user0-dbgsym"
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 
 finish()
@@ -70,7 +72,8 @@ purge
 snapshot()
 {
 	find /usr/src /usr/include /usr/lib/"$arch" /usr/share/man \
-		/usr/share/doc /usr/share/lintian /lib/modules /var/lib/dkms \
+		/usr/share/doc /usr/share/doc-base /usr/share/lintian /lib/modules \
+		/var/lib/dkms /var/lib/doc-base \
 		2>/dev/null | LC_ALL=C sort
 }
 snapshot > "$tmp/before"
@@ -98,7 +101,7 @@ debs=$(ls "$tmp"/*.deb)
 # shellcheck disable=SC2086
 step "dpkg -i $(cd "$tmp" && echo *.deb)" dpkg -i $debs
 step "installed: $(installed_packages | paste -sd ' ')" \
-	test "$(installed_packages | wc -l)" -eq 4
+	test "$(installed_packages | wc -l)" -eq 5
 
 step "the consumer against the packages (tests/install/run.sh)" \
 	env -u PKG_CONFIG_PATH "$top/tests/install/run.sh" "" \
@@ -111,6 +114,8 @@ step "/usr/src/libexec-$version/dkms.conf installed" \
 dkms status libexec
 step "exec.ko installed by exec-dkms's postinst for $kver" \
 	test -f "/lib/modules/$kver/updates/dkms/exec.ko"
+step "the HTML documentation installed" test -f \
+	/usr/share/doc/libexec-user-dev/html/index.html
 step "dkms build libexec/$version -k $kver" \
 	dkms build --force "libexec/$version" -k "$kver"
 module=/var/lib/dkms/libexec/$version/$kver/$(uname -m)/module/exec.ko

@@ -6,16 +6,19 @@
 #   make                 the static and shared libraries
 #   make demo            build and run examples/demo.c
 #   make check           the whole test command (see README.md)
-#   make install         headers, libraries, pkg-config file, man pages
+#   make install         headers, libraries, pkg-config and CMake files, man
+#                        pages
 #   make uninstall       remove what `make install` put in place
+#   make install-dkms    the kernel module's sources and dkms.conf, in DKMSDIR
 #   make man             the section-3 man pages, from the kernel-doc comments
 #   make htmldocs        the HTML documentation (Sphinx), in $(O)/htmldocs
 #
 # Variables: O (output directory, default build), CC, CPPFLAGS, CFLAGS,
 # LDFLAGS (used as given, e.g. from dpkg-buildflags, after the project's own
 # flags), SAN (sanitizer flags, e.g. SAN=-fsanitize=thread together with
-# O=build-tsan), PREFIX, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, MANDIR, DESTDIR,
-# KERNEL_DOC (the kernel's scripts/kernel-doc), SPHINXBUILD, SPHINXOPTS.
+# O=build-tsan), PREFIX, LIBDIR, INCLUDEDIR, PKGCONFIGDIR, CMAKEDIR, MANDIR,
+# DESTDIR, KERNEL_DOC (the kernel's scripts/kernel-doc), SPHINXBUILD,
+# SPHINXOPTS.
 
 VERSION_MAJOR := 0
 VERSION_MINOR := 1
@@ -109,6 +112,20 @@ $(PC_FILE): exec-user.pc.in FORCE
 	    -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
 	    $< > $@
 
+# CMake package files, for find_package(ExecUser CONFIG), installed in
+# $(CMAKEDIR); they find the library from their own directory, and the
+# headers through the relative path from LIBDIR to INCLUDEDIR.
+CMAKEDIR ?= $(LIBDIR)/cmake/ExecUser
+CMAKE_FILES := $(O)/cmake/ExecUserConfig.cmake \
+	$(O)/cmake/ExecUserConfigVersion.cmake
+
+$(O)/cmake/%.cmake: cmake/%.cmake.in FORCE
+	@mkdir -p $(dir $@)
+	@sed -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+	    -e "s|@LIBDIR_TO_INCLUDEDIR@|$$(realpath -m --relative-to='$(LIBDIR)' '$(INCLUDEDIR)')|g" \
+	    $< > $@
+
 # --- man pages ---------------------------------------------------------------
 
 # One section-3 page per function with a kernel-doc comment in the public
@@ -142,15 +159,17 @@ htmldocs:
 
 # --- installation ----------------------------------------------------------
 
-install: all $(PC_FILE) $(MAN_LIST)
+install: all $(PC_FILE) $(CMAKE_FILES) $(MAN_LIST)
 	install -d '$(DESTDIR)$(INCLUDEDIR)/exec' '$(DESTDIR)$(LIBDIR)' \
-		'$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(MANDIR)/man3'
+		'$(DESTDIR)$(PKGCONFIGDIR)' '$(DESTDIR)$(MANDIR)/man3' \
+		'$(DESTDIR)$(CMAKEDIR)'
 	install -m 0644 $(PUBLIC_HDR) '$(DESTDIR)$(INCLUDEDIR)/exec/'
 	install -m 0644 $(LIB_A) '$(DESTDIR)$(LIBDIR)/'
 	install -m 0755 $(LIB_SO) '$(DESTDIR)$(LIBDIR)/'
 	ln -sf $(notdir $(LIB_SO)) '$(DESTDIR)$(LIBDIR)/$(SONAME)'
 	ln -sf $(SONAME) '$(DESTDIR)$(LIBDIR)/libexec-user.so'
 	install -m 0644 $(PC_FILE) '$(DESTDIR)$(PKGCONFIGDIR)/exec-user.pc'
+	install -m 0644 $(CMAKE_FILES) '$(DESTDIR)$(CMAKEDIR)/'
 	install -m 0644 $(MAN_OUT)/man3/*.3 '$(DESTDIR)$(MANDIR)/man3/'
 
 uninstall: $(MAN_LIST)
@@ -161,9 +180,23 @@ uninstall: $(MAN_LIST)
 	      '$(DESTDIR)$(LIBDIR)/$(SONAME)' \
 	      '$(DESTDIR)$(LIBDIR)/libexec-user.so' \
 	      '$(DESTDIR)$(PKGCONFIGDIR)/exec-user.pc'
+	rm -f $(addprefix '$(DESTDIR)$(CMAKEDIR)/',$(notdir $(CMAKE_FILES)))
+	-rmdir '$(DESTDIR)$(CMAKEDIR)' '$(DESTDIR)$(dir $(CMAKEDIR))' 2>/dev/null
 	while read -r page; do \
 		rm -f '$(DESTDIR)$(MANDIR)/man3/'"$$page.3"; \
 	done < $(MAN_LIST)
+
+# The kernel module's sources with dkms.conf, as DKMS wants them in
+# /usr/src/PACKAGE_NAME-PACKAGE_VERSION (the Debian package exec-dkms):
+# exec.ko's alone, which is all that Kbuild builds there (it reads the
+# version from the Makefile).
+DKMSDIR ?= /usr/src/libexec-$(VERSION)
+DKMS_SRC := dkms.conf Kbuild Makefile $(wildcard core/*.c core/*.h \
+	include/exec/*.h include/trace/events/*.h kernel/*.c kernel/*.h kernel/include/*.h)
+
+install-dkms:
+	install -d '$(DESTDIR)$(DKMSDIR)'
+	tar cf - $(DKMS_SRC) | tar xf - --no-same-owner -C '$(DESTDIR)$(DKMSDIR)'
 
 # --- the demo --------------------------------------------------------------
 
@@ -229,7 +262,7 @@ $(O)/parker-test: $(PARKER_SRC)
 CHECK_TARGETS := check-build check-layout check-bench-plot check-abi check-user check-fallback \
 	check-hostile check-parker check-demo check-loop-adapters check-httpd check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
-	check-dkms check-kernel check-kernel-hotplug check-kernel-lockdep \
+	check-dkms check-deb check-kernel check-kernel-hotplug check-kernel-lockdep \
 	check-kernel-kcsan
 KEEP_GOING ?=
 
@@ -466,9 +499,19 @@ check-dkms:
 		$(notdir $(patsubst %/build,%,$(KDIR))) $(VERSION) dkms.conf \
 		$(KERNEL_SRC)
 
+# The Debian packages of debian/: built from a copy of the tree, lintian
+# clean, installed on this machine (root), the tests/install/ consumer built
+# against them three ways and run, exec.ko built by DKMS from the installed
+# sources, then purged with nothing left (scripts/check-deb.sh).
+check-deb:
+	@$(CHECK_RUN) deb '$(CHECK_RESULTS)' -- \
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL scripts/check-deb.sh \
+		$(notdir $(patsubst %/build,%,$(KDIR))) $(VERSION)
+
 clean:
 	rm -rf $(O) build-*
 
 FORCE:
 
-.PHONY: all clean install uninstall demo httpd loop-adapters man htmldocs FORCE check $(CHECK_TARGETS)
+.PHONY: all clean install install-dkms uninstall demo httpd loop-adapters man htmldocs FORCE \
+	check $(CHECK_TARGETS)

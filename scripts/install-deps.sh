@@ -11,6 +11,9 @@ set -euo pipefail
 packages=(
 	build-essential	# gcc, g++, make, binutils, libc6-dev
 	pkg-config	# the install test builds through pkg-config
+	cmake		# make check-install: find_package(ExecUser CONFIG)
+	meson		# make check-install: dependency('exec-user')
+	ninja-build	# meson's backend
 	liburing-dev	# io_uring wakeup backend (headers, .so and .a)
 	libglib2.0-dev	# make check-loop-adapters: the GLib adapter
 	libuv1-dev	# make check-loop-adapters: the libuv adapter
@@ -25,6 +28,11 @@ packages=(
 	linux-headers-amd64	# the modules' build against Debian's kernel; its
 			# linux-kbuild-* brings scripts/kernel-doc (man pages)
 	dkms		# make check-dkms: exec.ko built by DKMS
+	dpkg-dev	# make check-deb: dpkg-buildpackage
+	debhelper	# make check-deb: debian/rules (dh, compat 13)
+	dh-dkms		# make check-deb: dh_dkms for exec-dkms
+	fakeroot	# make check-deb: dpkg-buildpackage's root command
+	lintian		# make check-deb: the packages' checks
 	man-db		# make check-install: `man exec_submit` on the pages
 	groff-base	# man's formatter
 	python3-sphinx	# make htmldocs

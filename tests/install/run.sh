@@ -21,7 +21,7 @@ pcdir=$2
 mandir=$3
 work=$4
 shift 4
-src=$(cd "$(dirname "$0")" && pwd)/consumer.c
+srcdir=$(cd "$(dirname "$0")" && pwd)
 public_functions=$(cd "$(dirname "$0")/../../scripts" && pwd)/public-functions.sh
 CC=${CC:-cc}
 # shellcheck source=scripts/check-lib.sh
@@ -37,7 +37,9 @@ finish()
 export PKG_CONFIG_PATH=$stage$pcdir
 export PKG_CONFIG_SYSROOT_DIR=$stage
 
-rm -rf "$work" && mkdir -p "$work" && cp "$src" "$work/" || exit 1
+rm -rf "$work" && mkdir -p "$work" &&
+	cp "$srcdir/consumer.c" "$srcdir/CMakeLists.txt" "$srcdir/meson.build" \
+	"$work/" || exit 1
 cd "$work" || exit 1
 
 step "pkg-config finds exec-user in the stage" \
@@ -78,31 +80,56 @@ echo "cflags: $cflags"
 echo "libs: $libs"
 echo "static libs: $static_libs"
 
-# shellcheck disable=SC2086
-step "build against the shared library" \
-	$CC -O2 -Wall -Wextra -Werror $cflags -o consumer-shared consumer.c $libs
-
+# $1 needs libexec-user.so.0, found in the stage's libdir.
 linked_shared()
 {
-	readelf -d consumer-shared | grep -q 'NEEDED.*\[libexec-user\.so\.0\]' &&
-	LD_LIBRARY_PATH=$libdir ldd consumer-shared |
+	readelf -d "$1" | grep -q 'NEEDED.*\[libexec-user\.so\.0\]' &&
+	LD_LIBRARY_PATH=$libdir ldd "$1" |
 		grep -q "libexec-user\.so\.0 => $libdir/"
 }
-step "consumer-shared needs libexec-user.so.0 from the stage" linked_shared
-step "run consumer-shared" env LD_LIBRARY_PATH="$libdir" ./consumer-shared
 
-# shellcheck disable=SC2086
-step "build statically" \
-	$CC -O2 -Wall -Wextra -Werror -static $cflags -o consumer-static \
-	consumer.c $static_libs
-
+# $1 carries the library and needs no shared library of it.
 linked_static()
 {
-	! readelf -d consumer-static 2>/dev/null | grep -q 'libexec-user' &&
-	nm consumer-static | grep -q ' T exec_thread_pool_create$'
+	! readelf -d "$1" 2>/dev/null | grep -q 'libexec-user' &&
+	nm "$1" | grep -q ' T exec_thread_pool_create$'
 }
-step "consumer-static carries the library" linked_static
-step "run consumer-static" ./consumer-static
+
+# The pair of programs in directory $1, built by $2.
+check_pair()
+{
+	step "$2: consumer-shared needs libexec-user.so.0 from $libdir" \
+		linked_shared "$1/consumer-shared"
+	step "$2: run consumer-shared" \
+		env LD_LIBRARY_PATH="$libdir" "$1/consumer-shared"
+	step "$2: consumer-static carries the library" \
+		linked_static "$1/consumer-static"
+	step "$2: run consumer-static" "$1/consumer-static"
+}
+
+# shellcheck disable=SC2086
+step "pkg-config: build against the shared library" \
+	$CC -O2 -Wall -Wextra -Werror $cflags -o consumer-shared consumer.c $libs
+# shellcheck disable=SC2086
+step "pkg-config: build statically" \
+	$CC -O2 -Wall -Wextra -Werror -static $cflags -o consumer-static \
+	consumer.c $static_libs
+check_pair . pkg-config
+
+# CMake: the prefix above the libdir's cmake/ExecUser, as a user's
+# CMAKE_PREFIX_PATH names it; nothing else is said about the library.
+prefix=$(in_stage "$(pkg-config --variable=prefix exec-user)")
+step "cmake: find_package(ExecUser CONFIG) in $prefix" \
+	cmake -S . -B cmake-build -DCMAKE_BUILD_TYPE=Release \
+	-DCMAKE_C_FLAGS='-Wall -Wextra -Werror' -DCMAKE_PREFIX_PATH="$prefix" \
+	-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+step "cmake: build" cmake --build cmake-build
+check_pair cmake-build cmake
+
+step "meson: dependency('exec-user') through pkg-config" \
+	meson setup --werror -Dwarning_level=2 meson-build .
+step "meson: build" meson compile -C meson-build
+check_pair meson-build meson
 
 # The man pages: one per public function, and man finds them.
 man_pages()
@@ -110,7 +137,9 @@ man_pages()
 	local fn missing=0
 
 	for fn in $("$public_functions" "$includedir"/exec/*.h); do
-		[ -f "$stage$mandir/man3/$fn.3" ] || {
+		# Gzipped in a Debian package.
+		[ -f "$stage$mandir/man3/$fn.3" ] ||
+		[ -f "$stage$mandir/man3/$fn.3.gz" ] || {
 			echo "no page $stage$mandir/man3/$fn.3"
 			missing=1
 		}

@@ -44,6 +44,13 @@
  * fails, fails the run.  The freeze cannot be a KUnit case: KUnit runs a
  * module's cases inside init's finit_module(), an uninterruptible wait
  * that the freezer of user space waits for in vain.
+ * With EXEC_LOAD=L (default 0: none), the loaded variant of the kernel
+ * benchmark (scripts/kernel-bench.sh --load): just before the first load
+ * it forks L processes that spin on plain arithmetic at nice 0, never
+ * sleeping and never making a system call, so that the modules' work
+ * (which runs inside the loads) competes with a busy user space for the
+ * CPUs; once the last load has returned it kills and reaps them, before
+ * anything else (the freeze rounds, the scans) runs.
  * With EXEC_KMEMLEAK=1, it has kmemleak scan and forget what boot left
  * unreferenced before the first load (once boot is KMEMLEAK_AGE_MS old), scans again once every module is
  * loaded (their symbols still name the allocations' callers) and once more
@@ -66,6 +73,8 @@
  *	exec-init: failslab: ... / exec-init: failed failslab: ...
  *	exec-init: fault injection: ... / exec-init: failed fault injection: ...
  *	exec-init: freeze round N: ... / exec-init: failed freeze ...
+ *	exec-init: load: N spinning processes started / stopped
+ *	exec-init: failed load: ...
  *	exec-init: kmemleak: LINE OF A REPORT OF OURS
  *	exec-init: kmemleak: the kernel's own, from FRAME
  *	exec-init: kmemleak WHEN: N objects of ours, N of the kernel's own
@@ -82,9 +91,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <signal.h>
 #include <sys/reboot.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -691,6 +703,82 @@ static void boot_age_wait(void)
 		sleep_ms(KMEMLEAK_AGE_MS - up_ms);
 }
 
+/* The loaded variant's spinning processes (EXEC_LOAD), at most this many. */
+#define MAX_SPINNERS	256
+
+static pid_t spinners[MAX_SPINNERS];
+static unsigned int nr_spinners;
+
+/* Plain arithmetic, kept from being optimised away by a volatile sink. */
+static void __attribute__((noreturn)) spin(unsigned int seed)
+{
+	volatile unsigned long long sink = seed;
+	unsigned long long x = sink | 1;
+
+	for (;;) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		sink = x;
+	}
+}
+
+/*
+ * Forks @nr spinning processes at nice 0 (init's own nice, set again in
+ * case the kernel ever starts init otherwise).  Returns 0, or -1 if not
+ * all could be started (load_stop() stops those that were).
+ */
+static int load_start(unsigned int nr)
+{
+	pid_t pid;
+
+	if (nr > MAX_SPINNERS) {
+		say("failed load: %u spinning processes, at most %d", nr,
+		    MAX_SPINNERS);
+		return -1;
+	}
+	while (nr_spinners < nr) {
+		pid = fork();
+		if (pid < 0) {
+			say("failed load: fork: errno %d (%s)", errno,
+			    strerror(errno));
+			return -1;
+		}
+		if (!pid) {
+			(void)setpriority(PRIO_PROCESS, 0, 0);
+			spin(nr_spinners);
+		}
+		spinners[nr_spinners++] = pid;
+	}
+	say("load: %u spinning processes started", nr);
+	return 0;
+}
+
+/* Kills and reaps every spinning process; returns how many would not go. */
+static int load_stop(void)
+{
+	unsigned int i, started = nr_spinners;
+	int failed = 0;
+
+	if (!nr_spinners)
+		return 0;
+	for (i = 0; i < nr_spinners; i++)
+		kill(spinners[i], SIGKILL);
+	for (i = 0; i < nr_spinners; i++) {
+		pid_t pid;
+
+		do
+			pid = waitpid(spinners[i], NULL, 0);
+		while (pid < 0 && errno == EINTR);
+		if (pid != spinners[i]) {
+			say("failed load: waiting for process %d: errno %d (%s)",
+			    (int)spinners[i], errno, strerror(errno));
+			failed++;
+		}
+	}
+	nr_spinners = 0;
+	say("load: %u spinning processes stopped", started);
+	return failed;
+}
+
 /* Return how many of our modules /proc/modules still lists. */
 static int check_left_behind(void)
 {
@@ -732,6 +820,7 @@ int main(void)
 	unsigned int settle_ms = env_uint("EXEC_SETTLE_MS", 1000);
 	unsigned int hold_ms = env_uint("EXEC_HOLD_MS", 0);
 	unsigned int freeze = env_uint("EXEC_FREEZE", 0);
+	unsigned int spin_load = env_uint("EXEC_LOAD", 0);
 	/* 0: to be enabled; 1: enabled; -1: not asked for, or failed. */
 	int tracing = env_uint("EXEC_TRACE_EVENTS", 0) ? 0 : -1;
 	int kmemleak = env_uint("EXEC_KMEMLEAK", 0) != 0;
@@ -767,6 +856,8 @@ int main(void)
 		failed++;
 	}
 
+	if (spin_load && !failed && load_start(spin_load))
+		failed++;
 	/*
 	 * Stop at the first failure: the modules after it usually depend on
 	 * it, and their errors would only bury the first one.
@@ -783,6 +874,7 @@ int main(void)
 			}
 		}
 	}
+	failed += load_stop();
 	if (freeze && !failed)
 		failed += freeze_rounds(freeze);
 	loads_end = now_ms();

@@ -24,6 +24,14 @@
 #                     directory and exit
 #   --no-build        fail instead of building the benchmark kernel
 #   --smp N           guest CPUs (default 2)
+#   --load [L]        the loaded variant: the guest's /init runs L processes
+#                     (default: one per guest CPU, --smp) that spin on plain
+#                     arithmetic at nice 0 in user space while the modules
+#                     load, and so while every workload runs, and kills them
+#                     once exec_kbench.ko's load has returned (EXEC_LOAD=L on
+#                     the kernel command line; tests/kernel/init.c); the
+#                     module gets load=L, which it only echoes into each
+#                     JSON line ("load":L), and the table says "loaded"
 #   --memory SIZE     guest memory (default 1G)
 #   --accel A         tcg (default, or $EXEC_KUNIT_ACCEL) or kvm
 #   --timeout SEC     QEMU's time limit (default 900)
@@ -68,6 +76,7 @@ timeout_s=900
 log=$top/build/kernel-bench/console.log
 table_only=
 trace=0
+load=0
 params=()
 
 log()
@@ -94,6 +103,13 @@ while [ $# -gt 0 ]; do
 	--build-kernel) build_only=1 ;;
 	--no-build) build=0 ;;
 	--smp) smp=${2:?}; shift ;;
+	--load)
+		# L is optional: the next argument, if it is a number.
+		case ${2:-} in
+		'' | *[!0-9]*) load=cpus ;;
+		*) load=$2; shift ;;
+		esac
+		;;
 	--memory) memory=${2:?}; shift ;;
 	--accel) accel=${2:?}; shift ;;
 	--timeout) timeout_s=${2:?}; shift ;;
@@ -117,7 +133,10 @@ esac
 # tracefs or the command line, and exec_kbench.ko enables its events
 # through neither: a boot-time event (one that a boot without user
 # processes hardly fires) has the buffer allocated at that size.
+[ "$load" != cpus ] || load=$smp
+[ "$load" = 0 ] || params+=("load=$load")
 cmdline="console=ttyS0 panic=-1 rdinit=/init EXEC_UNLOAD=1"
+[ "$load" = 0 ] || cmdline+=" EXEC_LOAD=$load"
 [ "$trace" = 0 ] ||
 	cmdline+=" trace_buf_size=16M trace_event=sched:sched_process_exit"
 
@@ -167,6 +186,8 @@ for line in open(path, errors='replace'):
     elif 'exec-bench: start: ' in line:
         start = line.split('exec-bench: start: ', 1)[1]
 
+loads = sorted({r.get('load', 0) for r in runs})
+
 def col(r):
     return r['impl'] + ''.join(':' + r[k] for k in ('wq', 'pool', 'executor')
                                if k in r)
@@ -206,6 +227,11 @@ for r in runs:
 
 print()
 print('Kernel benchmark, %s' % label)
+if loads and loads != [0]:
+    print('loaded: %s spinning process(es) at nice 0 in the guest\'s user '
+          'space during every run' % ', '.join(str(x) for x in loads))
+else:
+    print('idle: no load in the guest\'s user space')
 if start:
     print('module parameters: %s' % start)
 print('median of %d run(s) per cell; ratio = best libexec executor '
@@ -300,6 +326,8 @@ if grep -q '^CONFIG_KASAN=y' "$kdir/.config" ||
 else
 	label="benchmark kernel (no KASAN/lockdep) $kdir"
 fi
+[ "$load" = 0 ] || label+=", loaded"
+
 [ "$trace" = 0 ] || label+=" with event tracing"
 label+=", QEMU $accel, $smp vCPUs"
 
@@ -378,6 +406,12 @@ if [ "$trace" != 0 ]; then
 	python3 "$here/kernel-trace-wakeup.py" "$log" || status=1
 fi
 [ "$qemu_status" = 0 ] || { log "QEMU failed or timed out"; status=1; }
+if [ "$load" != 0 ]; then
+	for step in started stopped; do
+		grep -q "exec-init: load: $load spinning processes $step" "$log" ||
+			{ log "the load was not $step"; status=1; }
+	done
+fi
 for name in exec.ko exec_kbench.ko; do
 	grep -q "exec-init: loaded $name" "$log" ||
 		{ log "$name did not load"; status=1; }

@@ -129,6 +129,11 @@
  * its impl r (modulo their number), so that no impl always follows the
  * same one (the teardown of the one before) or holds the same place.
  *
+ * @load is the loaded variant's count of spinning processes, which the
+ * guest's init (tests/kernel/init.c, EXEC_LOAD) runs in user space while
+ * this module loads; the module only echoes it into each line ("load":L,
+ * left out when 0), as userspace's exec-bench --load does.
+ *
  * Loading returns 0 once everything has run, whether or not every run
  * verified (the log says), so the module stays loaded, holding nothing, until
  * it is removed; the harness (scripts/kernel-bench.sh) removes it.  Loading
@@ -224,6 +229,11 @@ MODULE_PARM_DESC(runs, "times the whole set runs (default 3)");
 static char *only;
 module_param(only, charp, 0444);
 MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
+
+/* Only echoed: the guest's init runs the load (tests/kernel/init.c). */
+static unsigned int load;
+module_param(load, uint, 0444);
+MODULE_PARM_DESC(load, "spinning processes the guest's user space runs during the load (default 0: none); only echoed into each line as \"load\"");
 
 static unsigned int trace_samples;
 module_param(trace_samples, uint, 0444);
@@ -600,6 +610,9 @@ static void kb_line_begin(struct kb_line *l, const char *bench,
 	kb_line_add(l, "{\"bench\":\"%s\",%s,\"kernel_debug\":%s,\"run\":%u,\"threads\":%u",
 		    bench, kb_impl_names[e->impl],
 		    KB_DEBUG_KERNEL ? "true" : "false", run, e->threads);
+	/* The loaded variant, as userspace's exec-bench --load says it. */
+	if (load)
+		kb_line_add(l, ",\"load\":%u", load);
 }
 
 static void kb_line_uint(struct kb_line *l, const char *key, u64 val)
@@ -2256,12 +2269,12 @@ static int __init exec_kbench_init(void)
 		pr_err("invalid parameters\n");
 		return -EINVAL;
 	}
-	pr_info("start: online_cpus=%u threads=%u producers=%u tasks=%lu hops=%lu samples=%u timer_samples=%u churn_timers=%lu strands=%u serial_tasks=%lu churn_strands=%u blocking_tasks=%u cpu_tasks=%lu runs=%u%s\n",
+	pr_info("start: online_cpus=%u threads=%u producers=%u tasks=%lu hops=%lu samples=%u timer_samples=%u churn_timers=%lu strands=%u serial_tasks=%lu churn_strands=%u blocking_tasks=%u cpu_tasks=%lu runs=%u load=%u%s\n",
 		num_online_cpus(), threads, producers, tasks, hops, samples,
 		timer_samples, churn_timers, strands, serial_tasks,
 		churn_strands,
 		blocking_tasks ? blocking_tasks : 4 * threads, cpu_tasks, runs,
-		KB_DEBUG_KERNEL ? " (debug kernel: timings distorted)" : "");
+		load, KB_DEBUG_KERNEL ? " (debug kernel: timings distorted)" : "");
 
 	kb_trace_setup();
 	for (r = 0; r < runs; r++) {

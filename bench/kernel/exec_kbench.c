@@ -1170,6 +1170,25 @@ static unsigned long kb_delay_jiffies(u64 deadline, u64 now)
 	return div_u64(deadline - now + TICK_NSEC - 1, TICK_NSEC) + 1;
 }
 
+/*
+ * kb_delay_jiffies() of @deadline from now, for a delayed work armed now.
+ * The rounding assumes that jiffies is current, which it is not when the
+ * CPU that keeps it missed ticks (a guest whose virtual CPU the host did
+ * not run, as under load): the timer would then fire as many ticks early
+ * as jiffies is behind.  The coarse clock moves with jiffies (the tick
+ * updates both), so its lag behind the clock, once a tick or more, is
+ * added; below that the delay is kb_delay_jiffies()'s.
+ */
+static unsigned long kb_delay_jiffies_now(u64 deadline)
+{
+	u64 coarse = ktime_get_coarse_ns(), now = ktime_get_ns();
+	unsigned long delay = kb_delay_jiffies(deadline, now);
+
+	if (delay && now - coarse >= TICK_NSEC)
+		delay += div_u64(now - coarse + TICK_NSEC - 1, TICK_NSEC);
+	return delay;
+}
+
 /* --- timer_lateness ---------------------------------------------------------- */
 
 /**
@@ -1284,7 +1303,7 @@ static int kb_late_arm(const struct kb_exec *e, struct kb_late_item *it)
 			      HRTIMER_MODE_ABS);
 		return 0;
 	default:
-		delay = kb_delay_jiffies(it->deadline, ktime_get_ns());
+		delay = kb_delay_jiffies_now(it->deadline);
 		return queue_delayed_work(e->q.wq, &it->dw, delay) ? 0 :
 		       -EALREADY;
 	}

@@ -87,6 +87,10 @@
  *   EXEC_STEPS_PREEMPTIBLE         whether another thread's few steps
  *                                  (a producer between its two stores)
  *                                  can be preempted: 0 / 1
+ *   exec_backoff_sleep()           the last step of a back-off, for a
+ *                                  thread waited for that may be waiting
+ *                                  for a CPU: cond_resched() / a sleep
+ *                                  of some microseconds
  *
  * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
  * permit available and wakes the owner if it sleeps; park() consumes the

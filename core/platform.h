@@ -41,7 +41,10 @@
  *   struct exec_clockev            a clock event device for one timer base:
  *                                  calls its handler when the time programmed
  *                                  on either clock has come (hrtimers /
- *                                  a thread asleep on io_uring timeouts)
+ *                                  a thread asleep on timerfds)
+ *   exec_clockev_is_thread()       whether the device's handler runs in a
+ *                                  thread, which may also take the wheel's
+ *                                  early cascades: false / true
  *   exec_clockev_init/start/stop/fini()
  *   exec_clockev_program()         (re)program one clock's event
  *   exec_parker_park_until()       park, but no later than a deadline

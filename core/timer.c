@@ -5,7 +5,7 @@
  *
  * Architecture.  A timer base holds one wheel per clock (core/timer_wheel.h)
  * and a clock event device of the backend (struct exec_clockev: two hrtimers
- * in the kernel, a thread asleep on an io_uring timeout in userspace), which
+ * in the kernel, a thread asleep on two timerfds in userspace), which
  * is programmed for the wheel's next event and calls exec_timer_expire() when
  * it comes.  Expiry moves due items out of the wheel and submits each to the
  * executor it was armed on; from there it runs like any other item.  The

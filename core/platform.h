@@ -41,7 +41,10 @@
  *   struct exec_clockev            a clock event device for one timer base:
  *                                  calls its handler when the time programmed
  *                                  on either clock has come (hrtimers /
- *                                  a thread asleep on io_uring timeouts)
+ *                                  a thread asleep on timerfds)
+ *   exec_clockev_is_thread()       whether the device's handler runs in a
+ *                                  thread, which may also take the wheel's
+ *                                  early cascades: false / true
  *   exec_clockev_init/start/stop/fini()
  *   exec_clockev_program()         (re)program one clock's event
  *   exec_parker_park_until()       park, but no later than a deadline
@@ -87,6 +90,10 @@
  *   EXEC_STEPS_PREEMPTIBLE         whether another thread's few steps
  *                                  (a producer between its two stores)
  *                                  can be preempted: 0 / 1
+ *   exec_backoff_sleep()           the last step of a back-off, for a
+ *                                  thread waited for that may be waiting
+ *                                  for a CPU: cond_resched() / a sleep
+ *                                  of some microseconds
  *
  * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
  * permit available and wakes the owner if it sleeps; park() consumes the

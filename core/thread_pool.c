@@ -619,13 +619,41 @@ static struct exec_work *exec_pool_spin(struct exec_pool_worker *w,
 }
 
 /*
+ * Whether a watcher has a timed event to wait for: its park ends at a
+ * deadline (exec_timers_watch()), not at a submitter's wake-up.
+ */
+static inline bool exec_pool_event_armed(bool watching, const u64 *when)
+{
+	return watching && (when[EXEC_CLOCK_MONOTONIC] != EXEC_TIME_NEVER ||
+			    when[EXEC_CLOCK_REALTIME] != EXEC_TIME_NEVER);
+}
+
+/*
+ * A watcher whose next event comes within the long spin spins until it
+ * (and a look more): a timed park's wake-up would come later than the
+ * event itself.  Returns the spin that takes, or 0.
+ */
+static u64 exec_pool_event_spin(bool watching, const u64 *when)
+{
+	u64 now, event = when[EXEC_CLOCK_MONOTONIC];
+
+	if (!watching || event == EXEC_TIME_NEVER)
+		return 0;
+	now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	if (event <= now || event - now > EXEC_POOL_SPIN_LONG_NS)
+		return 0;
+	return event - now + EXEC_POOL_LOOK_NS;
+}
+
+/*
  * The spin of a worker out of work, counted in @nr_spinning so that
  * submitters wake nobody.  Returns an item stolen from another worker's
  * slot, or NULL; sets *@spun_out as exec_pool_spin() does, and also when
- * the worker does not spin at all.
+ * the worker does not spin at all.  @when is what a watcher parks until.
  */
 static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 						    bool watching,
+						    const u64 *when,
 						    bool *spun_out)
 {
 	struct exec_thread_pool *pool = w->pool;
@@ -640,6 +668,8 @@ static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 	 * system calls; a worker that finds work goes back to the short spin.
 	 */
 	budget = exec_pool_spin_budget(w);
+	if (budget)
+		budget = max(budget, exec_pool_event_spin(watching, when));
 	w->woken_idle = false;
 	/* No spin at all: as if spun out, without the yield below. */
 	*spun_out = true;
@@ -649,9 +679,14 @@ static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 	 * Before it parks, a worker that spun yields its CPU once and looks
 	 * again, still counted as spinning so that submitters wake nobody:
 	 * with more runnable threads than CPUs, the submitter it waits for
-	 * may be the thread its spinning kept off this CPU.
+	 * may be the thread its spinning kept off this CPU.  Not a watcher
+	 * with an event to wait for: the thread that event waits for is
+	 * itself, and where other processes keep the CPUs busy a yield puts
+	 * it behind them for a time slice, and the items coming due with it
+	 * (Documentation/benchmarks.rst, "Under load").
 	 */
-	if (!work && budget && *spun_out) {
+	if (!work && budget && *spun_out &&
+	    !exec_pool_event_armed(watching, when)) {
 		cond_resched();
 		if (exec_pool_wait_over(pool))
 			*spun_out = false;
@@ -767,7 +802,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		when[EXEC_CLOCK_MONOTONIC] = exec_grow_idle_deadline(pool);
 		when[EXEC_CLOCK_REALTIME] = EXEC_TIME_NEVER;
 	}
-	work = exec_pool_wait_spin(w, watching, &spun_out);
+	work = exec_pool_wait_spin(w, watching, when, &spun_out);
 	if (work || !spun_out) {
 		w->spin_credit = EXEC_POOL_SPIN_CREDIT;
 		/* Before the hand-over, which may set it too. */

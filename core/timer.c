@@ -5,7 +5,7 @@
  *
  * Architecture.  A timer base holds one wheel per clock (core/timer_wheel.h)
  * and a clock event device of the backend (struct exec_clockev: two hrtimers
- * in the kernel, a thread asleep on an io_uring timeout in userspace), which
+ * in the kernel, a thread asleep on two timerfds in userspace), which
  * is programmed for the wheel's next event and calls exec_timer_expire() when
  * it comes.  Expiry moves due items out of the wheel and submits each to the
  * executor it was armed on; from there it runs like any other item.  The
@@ -31,7 +31,16 @@
  *   CANCELLED       handed over, then cancelled: it is skipped when dequeued
  *   MOVED_MONO/REAL handed over, then exec_timer_mod(): re-armed when
  *                   dequeued, at @expires
+ *   STARTING        dequeued while FIRED, starting: its pending state ends
  *   IDLE            none of these
+ *
+ * One transition takes no lock: the start of a FIRED item, to STARTING
+ * (exec_timer_start_fired()), so that the executors' threads do not meet
+ * on the base's lock for every timed item they run.  The other ways out
+ * of FIRED (cancel, mod) are compare-and-exchanges under the lock, and
+ * whichever comes first wins; a cancel or mod that finds an item
+ * STARTING while it is still pending waits for its start to end the
+ * pending state, and looks again.
  *
  * An item stops being pending, and its flags lose the target, when it starts
  * or is cancelled or discarded; so a target is never reached through an item
@@ -54,7 +63,8 @@
 #define EXEC_TIMER_CANCELLED	((struct exec_work **)2UL)
 #define EXEC_TIMER_MOVED_MONO	((struct exec_work **)3UL)
 #define EXEC_TIMER_MOVED_REAL	((struct exec_work **)4UL)
-#define EXEC_TIMER_STATE_MAX	4UL
+#define EXEC_TIMER_STARTING	((struct exec_work **)5UL)
+#define EXEC_TIMER_STATE_MAX	5UL
 
 #define EXEC_TIMER_BUCKETS	64
 
@@ -1015,8 +1025,9 @@ static int exec_timer_check(struct exec_executor *ex, struct exec_timer *t,
 /*
  * Moves a pending item of @target's base to @deadline.  Returns 1; 0 if a
  * cancel had taken it back after it came due (its executor still holds it,
- * but that arm has ended: this is a new one); or -EBUSY if it is pending
- * otherwise (a plain submission, another base).
+ * but that arm has ended: this is a new one); -EBUSY if it is pending
+ * otherwise (a plain submission, another base); or -EAGAIN if it is
+ * starting (exec_timer_start_fired()): look again.
  */
 static int exec_timer_move(struct exec_timer_target *target,
 			   struct exec_timer *t, enum exec_clock clock,
@@ -1032,7 +1043,8 @@ static int exec_timer_move(struct exec_timer_target *target,
 	wflags = READ_ONCE(t->work.flags);
 	/* @link is guarded by the lock of the base the item is pending on. */
 	link = (wflags & EXEC_WORK_PENDING) &&
-	       exec_flags_target(wflags) == target ? t->link : EXEC_TIMER_IDLE;
+	       exec_flags_target(wflags) == target ? READ_ONCE(t->link) :
+						     EXEC_TIMER_IDLE;
 	if (!(wflags & EXEC_WORK_PENDING) ||
 	    exec_flags_target(wflags) != target) {
 		ret = -EBUSY;
@@ -1042,14 +1054,20 @@ static int exec_timer_move(struct exec_timer_target *target,
 		due = exec_timer_enqueue(base, t, clock, deadline);
 		/* The enqueue took a unit of work: release the old one. */
 		moved = true;
+	} else if (link == EXEC_TIMER_STARTING ||
+		   cmpxchg(&t->link, link, clock == EXEC_CLOCK_REALTIME ?
+					   EXEC_TIMER_MOVED_REAL :
+					   EXEC_TIMER_MOVED_MONO) != link) {
+		ret = -EAGAIN;
 	} else {
 		/* Cancelled: the caller counts this as a new arm. */
 		if (link == EXEC_TIMER_CANCELLED)
 			ret = 0;
-		/* Dequeued later by the executor, then filed again. */
+		/*
+		 * Dequeued later by the executor, then filed again: read
+		 * under the lock, as MOVED takes the locked way.
+		 */
 		WRITE_ONCE(t->expires, deadline);
-		t->link = clock == EXEC_CLOCK_REALTIME ? EXEC_TIMER_MOVED_REAL :
-							 EXEC_TIMER_MOVED_MONO;
 	}
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	if (moved)
@@ -1108,6 +1126,7 @@ static int exec_timer_arm(struct exec_executor *ex, struct exec_timer *t,
 			  enum exec_clock clock, u64 deadline, bool mod)
 {
 	struct exec_timer_target *target;
+	unsigned int spins = 0;
 	unsigned long wflags;
 	int ret;
 
@@ -1125,6 +1144,10 @@ static int exec_timer_arm(struct exec_executor *ex, struct exec_timer *t,
 		if (ret != -EALREADY || !mod)
 			break;
 		ret = exec_timer_move(target, t, clock, deadline);
+		if (ret == -EAGAIN) {
+			exec_backoff_any_context(&spins);
+			continue;
+		}
 		if (ret != -EBUSY)
 			return ret;
 		/* Pending otherwise, unless it has just started: then arm. */
@@ -1241,15 +1264,20 @@ static int exec_timer_cancel_pending(struct exec_timer *t)
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		return -EAGAIN;
 	}
-	link = t->link;
+	link = READ_ONCE(t->link);
 	if (exec_timer_linked(link)) {
 		exec_wheel_del(base->wheel, EXEC_CLOCK_COUNT, t);
 		t->link = EXEC_TIMER_IDLE;
 		exec_target_disarmed(target);
 		exec_timer_release(t);
 		ret = 2;
+	} else if (link == EXEC_TIMER_STARTING ||
+		   (link != EXEC_TIMER_CANCELLED &&
+		    cmpxchg(&t->link, link, EXEC_TIMER_CANCELLED) != link)) {
+		/* Starting (exec_timer_start_fired()): look again. */
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+		return -EAGAIN;
 	} else if (link != EXEC_TIMER_CANCELLED) {
-		t->link = EXEC_TIMER_CANCELLED;
 		ret = 1;
 	}
 	if (ret > 0)
@@ -1288,6 +1316,7 @@ static int exec_timer_cancel_running(struct exec_timer *t)
 
 int exec_timer_cancel(struct exec_timer *timer)
 {
+	unsigned int spins = 0;
 	unsigned long wflags;
 	int ret;
 
@@ -1295,8 +1324,10 @@ int exec_timer_cancel(struct exec_timer *timer)
 		return -EINVAL;
 	for (;;) {
 		ret = exec_timer_cancel_pending(timer);
-		if (ret == -EAGAIN)
+		if (ret == -EAGAIN) {
+			exec_backoff_any_context(&spins);
 			continue;
+		}
 		if (ret == -EALREADY)
 			return 0;
 		if (ret)
@@ -1477,6 +1508,23 @@ static int exec_periodic_rearm(struct exec_timer_target *target,
 }
 
 /*
+ * Starts @t if it is FIRED, without the base's lock: STARTING, then no
+ * longer pending.  Returns false if it is not FIRED (a cancel or a mod
+ * came first: exec_timer_run_unlink() takes the lock).
+ *
+ * The exchange orders the item's state before a cancel's or mod's look,
+ * which finds it STARTING while it is pending and waits for the release.
+ */
+static bool exec_timer_start_fired(struct exec_timer *t)
+{
+	if (cmpxchg(&t->link, EXEC_TIMER_FIRED, EXEC_TIMER_STARTING) !=
+	    EXEC_TIMER_FIRED)
+		return false;
+	exec_timer_release(t);
+	return true;
+}
+
+/*
  * For exec_timer_run(): @t, dequeued by the executor of @target, leaves
  * its base (under the base's lock; the caller holds @t's bucket lock, with
  * @rec on it).  Returns @t's link.  A moved item is filed again, *@due set
@@ -1492,6 +1540,8 @@ static struct exec_work **exec_timer_run_unlink(struct exec_timer *t,
 	struct exec_work **link;
 	unsigned long flags;
 
+	if (exec_timer_start_fired(t))
+		return EXEC_TIMER_FIRED;
 	raw_spin_lock_irqsave(&base->lock, flags);
 	link = t->link;
 	t->link = EXEC_TIMER_IDLE;

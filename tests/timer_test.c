@@ -353,6 +353,75 @@ static void timer_cancel_sync_racing_expiry_100k_times(struct kunit *test)
 	tx_finish(fx);
 }
 
+/* Counts a run, not early: a mod may re-arm the item while this runs. */
+static void tx_count_run(struct exec_work *work)
+{
+	tx_of(work)->ran_at = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	exec_test_count(&tx_of(work)->runs);
+}
+
+/*
+ * A mod that lands as the item starts either moves it (1: it runs once, at
+ * the new deadline) or finds it started and arms it again (0: it runs
+ * twice), the last run at the new deadline or later: never both, never
+ * neither, never a mod lost.  The rounds mod a random while after
+ * the first deadline, around the workers' start of the item.
+ */
+static void timer_mod_racing_start_runs_each_arm_once(struct kunit *test)
+{
+	unsigned long races = min_t(unsigned long, TX_RACES_MAX / 10,
+				    exec_test_stress_tasks() / 1000 + 1);
+	struct tx_fx *fx = tx_create(test, 2);
+	unsigned long i, wrong = 0, moved = 0;
+	struct tx_item it;
+	u64 deadline, spins;
+	int ret, want;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	tx_init(fx, &it, tx_count_run);
+	for (i = 0; i < races && !wrong; i++) {
+		atomic_set(&it.runs, 0);
+		deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) +
+			   tx_rand_below(fx, 20000);
+		if (exec_submit_at(fx->ex, &it.timer, EXEC_CLOCK_MONOTONIC,
+				   deadline)) {
+			wrong++;
+			break;
+		}
+		while (exec_clock_now(EXEC_CLOCK_MONOTONIC) <= deadline)
+			cpu_relax();
+		for (spins = tx_rand_below(fx, 20000);
+		     spins && !atomic_read(&it.runs); spins--)
+			cpu_relax();
+		deadline = exec_clock_now(EXEC_CLOCK_MONOTONIC) + 20000;
+		ret = exec_timer_mod(fx->ex, &it.timer, EXEC_CLOCK_MONOTONIC,
+				     deadline);
+		want = ret == 1 ? 1 : 2;
+		if (ret != 0 && ret != 1) {
+			wrong++;
+			break;
+		}
+		moved += ret == 1;
+		for (spins = 0; atomic_read(&it.runs) < want &&
+		     spins < 2000; spins++)
+			usleep_range(100, 200);
+		/*
+		 * Idle again: no run in progress, nothing pending; and the
+		 * last run was the new deadline's.
+		 */
+		if (exec_timer_cancel_sync(&it.timer) != 0 ||
+		    atomic_read(&it.runs) != want || it.ran_at < deadline)
+			wrong++;
+	}
+	kunit_info(test, "%lu rounds, %lu moved before the start", i, moved);
+	KUNIT_EXPECT_EQ(test, wrong, 0UL);
+	/* Both outcomes happened, or the race was not exercised. */
+	KUNIT_EXPECT_GT(test, moved, 0UL);
+	KUNIT_EXPECT_LT(test, moved, i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->discards), 0);
+	tx_finish(fx);
+}
+
 static void timer_mod_moves_a_pending_item_and_arms_an_idle_one(struct kunit *test)
 {
 	struct tx_fx *fx = tx_create(test, 1);
@@ -375,12 +444,6 @@ static void timer_mod_moves_a_pending_item_and_arms_an_idle_one(struct kunit *te
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
 	KUNIT_EXPECT_GE(test, it.ran_at, now + 2 * TX_NS_PER_MS);
 	tx_finish(fx);
-}
-
-static void tx_count_run(struct exec_work *work)
-{
-	tx_of(work)->ran_at = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	exec_test_count(&tx_of(work)->runs);
 }
 
 /*
@@ -1224,6 +1287,7 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_bad_input),
 	KUNIT_CASE(timer_cancel_sync_racing_expiry_100k_times),
 	KUNIT_CASE(timer_mod_moves_a_pending_item_and_arms_an_idle_one),
+	KUNIT_CASE(timer_mod_racing_start_runs_each_arm_once),
 	KUNIT_CASE(timer_mod_rearms_an_item_cancelled_after_it_came_due),
 	KUNIT_CASE(timer_arm_after_shutdown_hard_is_refused),
 	KUNIT_CASE(timer_cancel_sync_waits_for_a_discard_callback),

@@ -37,12 +37,36 @@ void exec_user_yield(void)
 	sched_yield();
 }
 
+/*
+ * How long exec_backoff_sleep() sleeps: long enough for the scheduler to
+ * run the thread waited for here or to move it to this CPU, a few times
+ * shorter than a time slice.
+ */
+#define EXEC_BACKOFF_SLEEP_NS	20000L
+
+/**
+ * exec_backoff_sleep - the last step of a back-off: leave the CPU a while
+ *
+ * A waiter that yields keeps its CPU busy: where other processes keep every
+ * CPU busy, the thread it waits for (a producer between its two stores, a
+ * lock's holder), preempted on another CPU, waits there for a time slice
+ * while waiters yield to each other.  A sleep leaves this CPU to the
+ * scheduler, which runs that thread here or elsewhere.
+ */
+void exec_backoff_sleep(void)
+{
+	struct timespec ts = { 0, EXEC_BACKOFF_SLEEP_NS };
+
+	nanosleep(&ts, NULL);
+}
+
 /**
  * exec_user_spin_wait - the contended half of spin_lock()
  * @lock: the lock, found held
  *
  * Spins on a plain load (no cache-line stealing while the holder works),
- * and yields the CPU now and then in case the holder was preempted.
+ * and yields the CPU now and then in case the holder was preempted; after
+ * EXEC_USER_SPIN_YIELDS yields it sleeps instead (exec_backoff_sleep()).
  */
 void exec_user_spin_wait(spinlock_t *lock)
 {
@@ -52,8 +76,11 @@ void exec_user_spin_wait(spinlock_t *lock)
 		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED)) {
 			if (++spins % EXEC_USER_SPIN_YIELD)
 				cpu_relax();
-			else
+			else if (spins < EXEC_USER_SPIN_YIELD *
+					 EXEC_USER_SPIN_YIELDS)
 				sched_yield();
+			else
+				exec_backoff_sleep();
 		}
 	} while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE));
 }

@@ -56,6 +56,9 @@
  */
 #define EXEC_STEPS_PREEMPTIBLE	0
 
+/* The last step of exec_backoff(): a thread waited for runs on its CPU. */
+#define exec_backoff_sleep()	cond_resched()
+
 /*
  * A zeroed object of @size bytes that its type wants aligned to @align: the
  * slab caches align every object naturally, so kzalloc().  The userspace

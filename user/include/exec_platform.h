@@ -215,6 +215,8 @@ void exec_user_yield(void);
  */
 #define EXEC_STEPS_PREEMPTIBLE	1
 
+void exec_backoff_sleep(void);
+
 /* atomic_t and atomic_long_t */
 typedef struct { int counter; } atomic_t;
 typedef struct { long counter; } atomic_long_t;
@@ -340,6 +342,7 @@ static inline bool test_bit(long nr, const unsigned long *addr)
 typedef struct { int locked; } spinlock_t;
 #define __SPIN_LOCK_UNLOCKED(name)	{ 0 }
 #define EXEC_USER_SPIN_YIELD	128
+#define EXEC_USER_SPIN_YIELDS	16
 
 void exec_user_spin_wait(spinlock_t *lock);
 

@@ -31,7 +31,12 @@
 #                     once exec_kbench.ko's load has returned (EXEC_LOAD=L on
 #                     the kernel command line; tests/kernel/init.c); the
 #                     module gets load=L, which it only echoes into each
-#                     JSON line ("load":L), and the table says "loaded"
+#                     JSON line ("load":L), and the table says "loaded";
+#                     on a machine shared with other work, run the script
+#                     under scripts/bench-cgroup.sh, or the host's other
+#                     work, not the guest's load, makes most of the figures
+#                     (Documentation/benchmarks.rst, "The kernel benchmark
+#                     under load")
 #   --memory SIZE     guest memory (default 1G)
 #   --accel A         tcg (default, or $EXEC_KUNIT_ACCEL) or kvm
 #   --timeout SEC     QEMU's time limit (default 900)

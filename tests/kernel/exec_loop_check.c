@@ -41,6 +41,7 @@
 #define NR_THREADS	4
 #define RANDOM_OPS	1000
 #define CHUNK		(64UL << 10)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct driver {
 	const char *name;	/* the KTAP subtest */
@@ -67,7 +68,7 @@ struct bench {
 	int failed;
 	/* The random case: the generation last written to each block. */
 	uint32_t gen[NR_BLOCKS];
-	volatile int stop;	/* the teardown case's threads: stop */
+	int stop;		/* the teardown case's threads: stop */
 };
 
 static void line(const char *fmt, ...)
@@ -184,10 +185,11 @@ static const char *check_all(int fd, uint64_t seed, const char *what)
 		return "out of memory";
 	for (off = 0; off < DEV_SIZE && !ret; off += CHUNK) {
 		err = full_pread(fd, buf, CHUNK, off);
+		bad = err ? -1 : differs(buf, off, CHUNK, seed);
 		if (err)
 			ret = why("%s: read at %llu: %s", what,
 				  (unsigned long long)off, strerror(-err));
-		else if ((bad = differs(buf, off, CHUNK, seed)) >= 0)
+		else if (bad >= 0)
 			ret = why("%s: wrong data at offset %lld", what, bad);
 	}
 	free(buf);
@@ -328,12 +330,13 @@ static void *random_io(void *arg)
 			memset(buf, 0, BLOCK);
 			err = full_pread(b->dfd, buf, BLOCK, block * BLOCK);
 		}
+		bad = err ? -1 : differs(buf, block * BLOCK, BLOCK,
+					 block_seed(block, b->gen[block]));
 		if (err) {
 			snprintf(w->why_buf, sizeof(w->why_buf),
 				 "block %u: %s", block, strerror(-err));
 			w->why = w->why_buf;
-		} else if ((bad = differs(buf, block * BLOCK, BLOCK,
-				  block_seed(block, b->gen[block]))) >= 0) {
+		} else if (bad >= 0) {
 			snprintf(w->why_buf, sizeof(w->why_buf),
 				 "block %u: read back wrong at %lld", block,
 				 bad);
@@ -374,9 +377,12 @@ static const char *random_threads(struct bench *b)
 		uint64_t seed = b->gen[block] ?
 				block_seed(block, b->gen[block]) : 2;
 
-		if (full_pread(b->filefd, buf, BLOCK, block * BLOCK))
+		if (full_pread(b->filefd, buf, BLOCK, block * BLOCK)) {
 			ret = why("file read: %s", strerror(errno));
-		else if ((bad = differs(buf, block * BLOCK, BLOCK, seed)) >= 0)
+			break;
+		}
+		bad = differs(buf, block * BLOCK, BLOCK, seed);
+		if (bad >= 0)
 			ret = why("file: block %u wrong at %lld", block, bad);
 	}
 	free(buf);
@@ -425,7 +431,7 @@ static void *busy_io(void *arg)
 	if (!buf)
 		return NULL;
 	fill(buf, 0, BLOCK, 9);
-	while (!b->stop) {
+	while (!__atomic_load_n(&b->stop, __ATOMIC_RELAXED)) {
 		block = rand_r(&seed) % NR_BLOCKS;
 		if (rand_r(&seed) & 1)
 			n = pwrite(b->dfd, buf, BLOCK, block * BLOCK);
@@ -469,7 +475,7 @@ static const char *teardown_in_flight(struct bench *b)
 	if (ioctl(b->dfd, LOOP_CLR_FD))
 		ret = why("LOOP_CLR_FD: %s", strerror(errno));
 	sleep_ms(50);
-	b->stop = 1;
+	__atomic_store_n(&b->stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < NR_THREADS; i++) {
 		pthread_join(w[i].thread, NULL);
 		ops += w[i].ops;
@@ -513,7 +519,9 @@ static int run_driver(const struct driver *drv, int index)
 
 	memset(b, 0, sizeof(*b));
 	b->drv = drv;
-	b->ctl = b->filefd = b->dfd = -1;
+	b->ctl = -1;
+	b->filefd = -1;
+	b->dfd = -1;
 	line("    KTAP version 1");
 	line("    # Subtest: %s", drv->name);
 	line("    1..%d", NR_CASES);
@@ -555,8 +563,8 @@ int main(void)
 		return 1;
 	}
 	line("KTAP version 1");
-	line("1..%zu", sizeof(drivers) / sizeof(drivers[0]));
-	for (i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++)
+	line("1..%zu", ARRAY_SIZE(drivers));
+	for (i = 0; i < ARRAY_SIZE(drivers); i++)
 		failed += run_driver(&drivers[i], (int)i + 1);
 	umount(MNT);
 	return failed ? 1 : 0;

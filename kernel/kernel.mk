@@ -218,7 +218,11 @@ check-kernel-kcsan:
 # it load beside the stock driver and builds exec_loop.ko; nothing of it is
 # in the repository.  The check boots exec.ko, the stock loop.ko and
 # exec_loop.ko, and init runs tests/kernel/exec_loop_check.c (static) on
-# both drivers, then unloads the modules: one boot, with kmemleak.
+# both drivers, then unloads the modules: one boot, with kmemleak.  The
+# same boot loads the semantic patch's own test, tests/coccinelle/
+# wq_sample.c as written for workqueues and converted
+# (scripts/coccinelle/build-sample.sh): each checks the workqueue API's
+# promises as it loads and fails its load if one is broken.
 
 EXEC_LOOP_OUT = $(abspath $(O))/exec-loop
 EXEC_LOOP_LOG = $(abspath $(O))/kunit-exec-loop/console.log
@@ -228,6 +232,9 @@ exec-loop-module: kernel-modules
 	scripts/exec-loop.sh --kdir '$(KDIR)' \
 		--symvers '$(KERNEL_RELEASE_OUT)/Module.symvers' \
 		--out '$(EXEC_LOOP_OUT)/$(notdir $(KERNEL_RELEASE_OUT))'
+	scripts/coccinelle/build-sample.sh --kdir '$(KDIR)' \
+		--symvers '$(KERNEL_RELEASE_OUT)/Module.symvers' \
+		--out '$(EXEC_LOOP_OUT)/$(notdir $(KERNEL_RELEASE_OUT))/sample'
 
 check-kernel-exec-loop:
 	@kdir='$(TEST_KDIR)'; \
@@ -240,6 +247,10 @@ check-kernel-exec-loop:
 		scripts/exec-loop.sh --kdir "$$kdir" \
 		--symvers '$(TEST_KERNEL_OUT)/Module.symvers' --out "$$out" || \
 		exit 1; \
+	$(CHECK_RUN) kernel-wq-sample-build '$(CHECK_RESULTS)' -- \
+		scripts/coccinelle/build-sample.sh --kdir "$$kdir" \
+		--symvers '$(TEST_KERNEL_OUT)/Module.symvers' \
+		--out "$$out/sample" || exit 1; \
 	gcc -static -O2 -Wall -Wextra -Werror -pthread \
 		-o "$$out/exec_loop_check" tests/kernel/exec_loop_check.c || \
 		exit 1; \
@@ -247,8 +258,9 @@ check-kernel-exec-loop:
 	$(CHECK_RUN) kernel-exec-loop '$(CHECK_RESULTS)' -- \
 		scripts/kunit-qemu.sh --kernel "$$kdir" --quiet --kmemleak \
 		--timeout $(EXEC_LOOP_TIMEOUT) --run "$$out/exec_loop_check" \
-		$(TEST_KERNEL_OUT)/exec.ko "$$kdir/drivers/block/loop.ko" \
-		"$$out/exec_loop.ko"
+		$(TEST_KERNEL_OUT)/exec.ko "$$out/sample/wq_sample.ko" \
+		"$$out/sample/exec_wq_sample.ko" \
+		"$$kdir/drivers/block/loop.ko" "$$out/exec_loop.ko"
 
 .PHONY: kernel-modules check-kernel kernel-test-modules check-kernel-hotplug \
 	check-kernel-kcsan check-kernel-lockdep exec-loop-module \

@@ -25,8 +25,9 @@
 #      "exec-loop-control" on a dynamic misc minor (loop's LOOP_CTRL_MINOR
 #      belongs to the stock driver), "exec_loop" in /proc/devices;
 #   3. no module aliases: they would have the stock driver's devices and
-#      /dev/loop-control load this module;
-#   4. MODULE_IMPORT_NS(EXEC), the namespace exec.ko exports its API in.
+#      /dev/loop-control load this module.
+# (The #include of exec's header and MODULE_IMPORT_NS(EXEC) are the
+# conversion's: scripts/coccinelle/workqueue-to-exec.sh adds them.)
 # The module's name comes from the file's (exec_loop.c), not from an edit.
 
 set -euo pipefail
@@ -112,8 +113,6 @@ edit "names of its own" 5 \
 edit "no module aliases" 0 \
 	-e '/^MODULE_ALIAS_MISCDEV\(LOOP_CTRL_MINOR\);$/d' \
 	-e '/^MODULE_ALIAS\("devname:loop-control"\);$/d'
-edit "exec's namespace" 1 \
-	-e 's/^MODULE_LICENSE\("GPL"\);$/&\nMODULE_IMPORT_NS(EXEC);/'
 # Deleted lines do not show as added ones: count what is left.
 ! grep -nE 'MODULE_ALIAS|LOOP_CTRL_MINOR|\<LOOP_MAJOR\>' "$out/exec_loop.c" ||
 	die "an alias or the stock driver's numbers are left"

@@ -29,21 +29,32 @@ item_exec = {}
 item_conflict = set()
 
 def note(p, msg):
-	print("%s:%s: exec-migrate: %s" % (p[0].file, p[0].line, msg))
+	print("%s:%s: exec-migrate: %s (in %s())" %
+	      (p[0].file, p[0].line, msg, p[0].current_element))
+
+# Expressions inside macro arguments come with spaces around "->",
+# "." and "&": compare them without.
+def tight(x):
+	x = re.sub(r"\s*(->|\.)\s*", r"\1", x.strip())
+	return re.sub(r"^&\s*", "&", x)
 
 # "&b->fld" or "&b.fld" -> (b, fld); "&global" -> ("", global).
 def split_item(w):
-	w = w.strip()
+	w = tight(w)
 	m = re.match(r"^&\s*(.*?)\s*(->|\.)\s*(\w+)$", w)
 	if m:
 		return m.group(1), m.group(2), m.group(3)
 	return "", "", w
 
-# @wrap turns the queue's expression into its executor's, "%s" for it.
+# @wrap turns the queue's expression into its executor's, "%s" for it.  A
+# queue reached through the item's own base ("d->wq" for "&d->work") is
+# kept relative to it, so that "&dev->work" elsewhere finds "dev->wq", and
+# "&sample.work" finds "sample.wq".
 def record(wrap, e, w):
 	base, arrow, key = split_item(w)
-	if base and e.startswith(base):
-		e = "\x00" + e[len(base):]
+	e = tight(e)
+	if base and e.startswith(base + arrow):
+		e = "\x00" + e[len(base + arrow):]
 	ex = (wrap, e)
 	old = item_exec.get(key)
 	if old is not None and old != ex:
@@ -58,7 +69,7 @@ def executor_for(w):
 	if e.startswith("\x00"):
 		if not base:
 			return None
-		e = base + e[1:]
+		e = base + arrow + e[1:]
 	return wrap % e
 
 // --- what is not converted -------------------------------------------------

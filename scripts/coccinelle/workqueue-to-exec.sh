@@ -7,8 +7,10 @@
 # Usage: workqueue-to-exec.sh [--report] [-o OUT] FILE.c
 #
 #   (default)   write the converted FILE.c to OUT (default: FILE.c itself),
-#               with #include <exec/exec.h> after its last <linux/...>
-#               include when anything changed
+#               with, when anything changed, #include <exec/exec.h> after
+#               its last <linux/...> include and, in a module (one with a
+#               MODULE_LICENSE()), MODULE_IMPORT_NS(EXEC) after that, the
+#               namespace exec.ko exports its API in
 #   --report    convert nothing: print what the patch would leave to a
 #               person, and the workqueue uses FILE.c has
 #   -o OUT      where the converted file goes
@@ -103,11 +105,14 @@ else
 	awk '
 		{ lines[NR] = $0 }
 		/^#include <linux\// { last = NR }
+		/^MODULE_IMPORT_NS\(EXEC\);/ { imported = 1 }
 		END {
 			for (i = 1; i <= NR; i++) {
 				print lines[i]
 				if (i == last)
 					print "#include <exec/exec.h>"
+				if (!imported && lines[i] ~ /^MODULE_LICENSE\(/)
+					print "MODULE_IMPORT_NS(EXEC);"
 			}
 			if (!last)
 				exit 1

@@ -50,6 +50,10 @@
 #   --run PROGRAM     a static program that init runs once the modules are
 #                     loaded (tests/kernel/init.c); it prints KTAP, counted
 #                     as KUnit's is, and its failure fails the run
+#   --file PATH       copy PATH (a file of this machine, links followed)
+#                     into the initramfs at the same path, for --run's
+#                     program (a dynamically linked one and its libraries);
+#                     may be given more than once
 #
 # Environment:
 #   EXEC_KUNIT_LOG    the console log (default build/kunit/console.log at the
@@ -91,6 +95,7 @@ accel=${EXEC_KUNIT_ACCEL:-tcg}
 memory=1G
 quiet=0
 run_program=
+extra_files=()
 log=${EXEC_KUNIT_LOG:-$top/build/kunit/console.log}
 mods=()
 
@@ -123,6 +128,7 @@ while [ $# -gt 0 ]; do
 	--memory) memory=${2:?}; shift ;;
 	--quiet) quiet=1 ;;
 	--run) run_program=${2:?}; shift ;;
+	--file) extra_files+=("${2:?}"); shift ;;
 	-h | --help) usage 0 ;;
 	--) shift; mods+=("$@"); break ;;
 	-*) echo "kunit-qemu: unknown option '$1'" >&2; usage 2 ;;
@@ -165,6 +171,11 @@ if [ -n "$run_program" ]; then
 	cp "$run_program" "$initramfs/check"
 	chmod 755 "$initramfs/check"
 fi
+for file in "${extra_files[@]}"; do
+	[ -f "$file" ] || die "no file '$file'"
+	mkdir -p "$initramfs/$(dirname "$file")"
+	cp -L "$file" "$initramfs/$file"
+done
 
 : > "$initramfs/modules/order"
 names=()

@@ -190,10 +190,53 @@ expression E;
 
 // --- where each plain item is queued ---------------------------------------
 
+// The kernel's shared workqueues become the default executor (an unbound
+// pool, neither freezable nor high-priority: the note says so).
+@sysq@
+identifier sw = {system_wq, system_highpri_wq, system_long_wq,
+		 system_unbound_wq, system_freezable_wq,
+		 system_power_efficient_wq,
+		 system_freezable_power_efficient_wq};
+expression W;
+position p;
+@@
+(
+queue_work@p(sw, W)
+|
+queue_delayed_work@p(sw, W, ...)
+|
+mod_delayed_work@p(sw, W, ...)
+)
+
+@script:python@
+p << sysq.p;
+sw << sysq.sw;
+W << sysq.W;
+@@
+record("exec_default_executor()%s", "", W)
+note(p, "%s: the default executor, an unbound pool shared by exec's users (not freezable, not high-priority)" % sw)
+
+@depends on patch@
+identifier sw = sysq.sw;
+expression W, D;
+@@
+(
+- queue_work(sw, W)
++ exec_submit(exec_default_executor(), W)
+|
+- queue_delayed_work(sw, W, D)
++ exec_submit_after(exec_default_executor(), W, jiffies_to_nsecs(D))
+|
+- mod_delayed_work(sw, W, D)
++ exec_timer_mod(exec_default_executor(), W, EXEC_CLOCK_MONOTONIC,
++ 	       exec_clock_now(EXEC_CLOCK_MONOTONIC) + jiffies_to_nsecs(D))
+)
+
 @queued@
 expression E, W;
+position p != sysq.p;
 @@
-queue_work(E, W)
+queue_work@p(E, W)
 
 @script:python@
 E << queued.E;
@@ -204,7 +247,11 @@ record("exec_thread_pool_executor(%s)", E, W)
 @queued_default@
 expression W;
 @@
+(
 schedule_work(W)
+|
+schedule_delayed_work(W, ...)
+)
 
 @script:python@
 W << queued_default.W;
@@ -222,6 +269,9 @@ expression E, W, D;
 |
 - schedule_work(W);
 + exec_default_submit(W);
+|
+- schedule_delayed_work(W, D);
++ exec_submit_after(exec_default_executor(), W, jiffies_to_nsecs(D));
 |
 - queue_delayed_work(E, W, D);
 + exec_submit_after(exec_thread_pool_executor(E), W, jiffies_to_nsecs(D));
@@ -242,6 +292,9 @@ expression E, W, D;
 |
 - schedule_work(W)
 + (exec_default_submit(W) == 0)
+|
+- schedule_delayed_work(W, D)
++ (exec_submit_after(exec_default_executor(), W, jiffies_to_nsecs(D)) == 0)
 |
 - queue_delayed_work(E, W, D)
 + (exec_submit_after(exec_thread_pool_executor(E), W, jiffies_to_nsecs(D)) == 0)

@@ -17,8 +17,14 @@
 #                   (default 5)
 #   --runtime SEC   each fio run's time, after 1 s of ramp (default 3)
 #   --smp N         guest CPUs (default 2)
+#   --modules DIR   an existing test build of exec.ko against the same
+#                   kernel (make kernel-test-modules: build/kernel/test)
+#                   instead of a build of its own
 #
-# Needs Debian's fio (its libraries go into the initramfs).  The console
+# Needs Debian's fio (its libraries go into the initramfs) and a kernel
+# with CONFIG_SYSVIPC, which fio needs for its shared memory segment: the
+# test kernel of scripts/kernel-config has it not yet (see
+# Documentation/benchmarks.rst, "The loop driver on exec").  The console
 # log and the modules go under build/exec-loop-fio/.
 
 set -euo pipefail
@@ -26,13 +32,14 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 
-kdir= rounds=5 runtime=3 smp=2
+kdir= rounds=5 runtime=3 smp=2 mods=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kdir=${2:?}; shift ;;
 	--rounds) rounds=${2:?}; shift ;;
 	--runtime) runtime=${2:?}; shift ;;
 	--smp) smp=${2:?}; shift ;;
+	--modules) mods=$(cd "${2:?}" && pwd); shift ;;
 	-h | --help) sed -n '3,/^$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
 	*) echo "exec-loop-fio: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -50,13 +57,20 @@ if [ -z "$kdir" ]; then
 fi
 [ -f "$kdir/drivers/block/loop.ko" ] ||
 	die "$kdir has no drivers/block/loop.ko (CONFIG_BLK_DEV_LOOP=m)"
+# fio keeps its jobs' state in a System V shared memory segment, threads or
+# not: without SYSVIPC every run fails with "failed to setup shm segment".
+grep -qx 'CONFIG_SYSVIPC=y' "$kdir/.config" ||
+	die "$kdir lacks CONFIG_SYSVIPC, which fio needs (shmget)"
 
 out=$top/build/exec-loop-fio
-mods=$out/kernel
 mkdir -p "$out"
-make -C "$top" --no-print-directory kernel-test-modules TEST_KDIR="$kdir" \
-	TEST_KERNEL_OUT="$mods" > "$out/modules.log" 2>&1 ||
-	die "test modules: see $out/modules.log"
+if [ -z "$mods" ]; then
+	mods=$out/kernel
+	make -C "$top" --no-print-directory kernel-test-modules \
+		TEST_KDIR="$kdir" TEST_KERNEL_OUT="$mods" \
+		> "$out/modules.log" 2>&1 ||
+		die "test modules: see $out/modules.log"
+fi
 "$here/exec-loop.sh" --kdir "$kdir" --symvers "$mods/Module.symvers" \
 	--out "$out/exec-loop" > "$out/exec-loop.log" 2>&1 ||
 	die "exec_loop.ko: see $out/exec-loop.log"

@@ -32,7 +32,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 
-kdir= rounds=5 runtime=3 smp=2 mods=
+kdir='' rounds=5 runtime=3 smp=2 mods=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kdir=${2:?}; shift ;;

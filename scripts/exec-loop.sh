@@ -36,7 +36,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 tarball=/usr/src/linux-source-6.1.tar.xz
 
-kdir= symvers= out= source=
+kdir='' symvers='' out='' source=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kdir) kdir=${2:?}; shift ;;
@@ -53,8 +53,9 @@ die()
 	echo "exec-loop: error: $*" >&2
 	exit 1
 }
-[ -n "$kdir" ] && [ -n "$symvers" ] && [ -n "$out" ] ||
+if [ -z "$kdir" ] || [ -z "$symvers" ] || [ -z "$out" ]; then
 	die "usage: exec-loop.sh --kdir KDIR --symvers FILE --out DIR [--source TREE]"
+fi
 [ -d "$kdir" ] || die "no kernel build directory $kdir"
 [ -f "$symvers" ] || die "no $symvers (build exec.ko first)"
 mkdir -p "$out"

@@ -17,7 +17,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$(dirname "$here")")
 
-kdir= symvers= out=
+kdir='' symvers='' out=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kdir) kdir=${2:?}; shift ;;
@@ -33,8 +33,9 @@ die()
 	echo "build-sample: error: $*" >&2
 	exit 1
 }
-[ -n "$kdir" ] && [ -n "$symvers" ] && [ -n "$out" ] ||
+if [ -z "$kdir" ] || [ -z "$symvers" ] || [ -z "$out" ]; then
 	die "usage: build-sample.sh --kdir KDIR --symvers FILE --out DIR"
+fi
 [ -f "$symvers" ] || die "no $symvers (build exec.ko first)"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

@@ -10,7 +10,7 @@
 ///
 /// Confidence: Moderate: types and calls are converted one for one, but
 /// what differs (Documentation/migration.rst) needs a reading of the driver.
-/// Options: --no-includes --include-headers
+/// Options: --no-includes
 //
 // Rule order: the calls first, while the code still has its workqueue
 // types, then the types.

@@ -263,7 +263,7 @@ CHECK_TARGETS := check-build check-layout check-bench-plot check-abi check-user 
 	check-hostile check-parker check-demo check-loop-adapters check-httpd check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-deb check-kernel check-kernel-hotplug check-kernel-lockdep \
-	check-kernel-kcsan
+	check-kernel-exec-loop check-kernel-kcsan
 KEEP_GOING ?=
 
 CHECK_DIR = $(abspath $(O))/check
@@ -482,13 +482,16 @@ check-hostile: $(TEST_BIN) $(BENCH_BIN) $(O)/seccomp-run $(O)/exec-nproc-test
 
 include kernel/kernel.mk
 
-# The modules build without a warning against Debian's own kernel headers,
+# The modules, and exec_loop.ko (scripts/exec-loop.sh), build without a
+# warning against Debian's own kernel headers,
 # as a distribution user builds them.
 check-kernel-debian:
 	@$(CHECK_RUN) kernel-debian '$(CHECK_RESULTS)' -- \
 		$(SUBMAKE) kernel-modules
 	@$(CHECK_RUN) kernel-exports '$(CHECK_RESULTS)' -- \
 		$(KERNEL_EXPORTS) $(KERNEL_RELEASE_OUT) $(PUBLIC_HDR)
+	@$(CHECK_RUN) kernel-exec-loop-debian '$(CHECK_RESULTS)' -- \
+		$(SUBMAKE) exec-loop-module
 
 # DKMS builds exec.ko from dkms.conf against the same Debian headers, in
 # temporary DKMS trees, and removes it again; it runs make as a user's DKMS

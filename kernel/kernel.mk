@@ -18,6 +18,13 @@
 #                         kernel/tests/lockdep_test.c, one boot per case
 #                         of the test kernel: each must show lockdep's
 #                         report naming the pool's map
+#   make exec-loop-module
+#                         exec_loop.ko, the kernel's loop driver converted
+#                         to exec (scripts/exec-loop.sh), against KDIR
+#   make check-kernel-exec-loop
+#                         the same against the test kernel, booted with the
+#                         stock loop driver beside it: the checks of
+#                         tests/kernel/exec_loop_check.c on both
 #   make check-kernel-kcsan
 #                         the same on the KCSAN test kernel
 #                         (scripts/kernel-config-kcsan), failing on any
@@ -203,5 +210,58 @@ check-kernel-kcsan:
 		scripts/kcsan-reports.sh '$(KCSAN_LOG)' || status=1; \
 	exit $$status
 
+# --- the loop driver on exec ------------------------------------------------
+#
+# scripts/exec-loop.sh takes drivers/block/loop.c from Debian's
+# linux-source-6.1 (the test kernel's tree, or the tarball), converts it
+# with scripts/coccinelle/workqueue-to-exec.cocci, makes the edits that let
+# it load beside the stock driver and builds exec_loop.ko; nothing of it is
+# in the repository.  The check boots exec.ko, the stock loop.ko and
+# exec_loop.ko, and init runs tests/kernel/exec_loop_check.c (static) on
+# both drivers, then unloads the modules: one boot, with kmemleak.  The
+# same boot loads the semantic patch's own test, tests/coccinelle/
+# wq_sample.c as written for workqueues and converted
+# (scripts/coccinelle/build-sample.sh): each checks the workqueue API's
+# promises as it loads and fails its load if one is broken.
+
+EXEC_LOOP_OUT = $(abspath $(O))/exec-loop
+EXEC_LOOP_LOG = $(abspath $(O))/kunit-exec-loop/console.log
+EXEC_LOOP_TIMEOUT ?= 170
+
+exec-loop-module: kernel-modules
+	scripts/exec-loop.sh --kdir '$(KDIR)' \
+		--symvers '$(KERNEL_RELEASE_OUT)/Module.symvers' \
+		--out '$(EXEC_LOOP_OUT)/$(notdir $(KERNEL_RELEASE_OUT))'
+	scripts/coccinelle/build-sample.sh --kdir '$(KDIR)' \
+		--symvers '$(KERNEL_RELEASE_OUT)/Module.symvers' \
+		--out '$(EXEC_LOOP_OUT)/$(notdir $(KERNEL_RELEASE_OUT))/sample'
+
+check-kernel-exec-loop:
+	@kdir='$(TEST_KDIR)'; \
+	if [ -z "$$kdir" ]; then \
+		kdir=$$(scripts/kernel-build.sh --print-build-dir) || exit 1; \
+	fi; \
+	out='$(EXEC_LOOP_OUT)/test'; \
+	$(SUBMAKE) kernel-test-modules TEST_KDIR="$$kdir" || exit 1; \
+	$(CHECK_RUN) kernel-exec-loop-build '$(CHECK_RESULTS)' -- \
+		scripts/exec-loop.sh --kdir "$$kdir" \
+		--symvers '$(TEST_KERNEL_OUT)/Module.symvers' --out "$$out" || \
+		exit 1; \
+	$(CHECK_RUN) kernel-wq-sample-build '$(CHECK_RESULTS)' -- \
+		scripts/coccinelle/build-sample.sh --kdir "$$kdir" \
+		--symvers '$(TEST_KERNEL_OUT)/Module.symvers' \
+		--out "$$out/sample" || exit 1; \
+	gcc -static -O2 -Wall -Wextra -Werror -pthread \
+		-o "$$out/exec_loop_check" tests/kernel/exec_loop_check.c || \
+		exit 1; \
+	EXEC_KUNIT_LOG='$(EXEC_LOOP_LOG)' \
+	$(CHECK_RUN) kernel-exec-loop '$(CHECK_RESULTS)' -- \
+		scripts/kunit-qemu.sh --kernel "$$kdir" --quiet --kmemleak \
+		--timeout $(EXEC_LOOP_TIMEOUT) --run "$$out/exec_loop_check" \
+		$(TEST_KERNEL_OUT)/exec.ko "$$out/sample/wq_sample.ko" \
+		"$$out/sample/exec_wq_sample.ko" \
+		"$$kdir/drivers/block/loop.ko" "$$out/exec_loop.ko"
+
 .PHONY: kernel-modules check-kernel kernel-test-modules check-kernel-hotplug \
-	check-kernel-kcsan check-kernel-lockdep
+	check-kernel-kcsan check-kernel-lockdep exec-loop-module \
+	check-kernel-exec-loop

@@ -27,6 +27,9 @@ packages=(
 	libclang-rt-14-dev	# clang's sanitizer runtimes
 	linux-headers-amd64	# the modules' build against Debian's kernel; its
 			# linux-kbuild-* brings scripts/kernel-doc (man pages)
+	coccinelle	# spatch: scripts/coccinelle/, exec_loop.ko's conversion
+	linux-source-6.1	# exec_loop.ko: drivers/block/loop.c (and the
+			# test kernel of scripts/kernel-build.sh)
 	dkms		# make check-dkms: exec.ko built by DKMS
 	dpkg-dev	# make check-deb: dpkg-buildpackage
 	debhelper	# make check-deb: debian/rules (dh, compat 13)

@@ -47,6 +47,13 @@
 #   --smp N           CPUs (default 2)
 #   --memory SIZE     guest memory (default 1G)
 #   --quiet           do not copy the console to stdout while it runs
+#   --run PROGRAM     a static program that init runs once the modules are
+#                     loaded (tests/kernel/init.c); it prints KTAP, counted
+#                     as KUnit's is, and its failure fails the run
+#   --file PATH       copy PATH (a file of this machine, links followed)
+#                     into the initramfs at the same path, for --run's
+#                     program (a dynamically linked one and its libraries);
+#                     may be given more than once
 #
 # Environment:
 #   EXEC_KUNIT_LOG    the console log (default build/kunit/console.log at the
@@ -87,6 +94,8 @@ smp=2
 accel=${EXEC_KUNIT_ACCEL:-tcg}
 memory=1G
 quiet=0
+run_program=
+extra_files=()
 log=${EXEC_KUNIT_LOG:-$top/build/kunit/console.log}
 mods=()
 
@@ -118,6 +127,8 @@ while [ $# -gt 0 ]; do
 	--smp) smp=${2:?}; shift ;;
 	--memory) memory=${2:?}; shift ;;
 	--quiet) quiet=1 ;;
+	--run) run_program=${2:?}; shift ;;
+	--file) extra_files+=("${2:?}"); shift ;;
 	-h | --help) usage 0 ;;
 	--) shift; mods+=("$@"); break ;;
 	-*) echo "kunit-qemu: unknown option '$1'" >&2; usage 2 ;;
@@ -155,6 +166,16 @@ mkdir -p "$initramfs/modules" "$initramfs/dev" "$initramfs/proc" \
 # unpacks faster under emulation.
 gcc -static -Os -s -Wall -Wextra -Werror -o "$initramfs/init" \
 	"$top/tests/kernel/init.c"
+if [ -n "$run_program" ]; then
+	[ -f "$run_program" ] || die "no program '$run_program'"
+	cp "$run_program" "$initramfs/check"
+	chmod 755 "$initramfs/check"
+fi
+for file in "${extra_files[@]}"; do
+	[ -f "$file" ] || die "no file '$file'"
+	mkdir -p "$initramfs/$(dirname "$file")"
+	cp -L "$file" "$initramfs/$file"
+done
 
 : > "$initramfs/modules/order"
 names=()

@@ -58,6 +58,10 @@
  * reports nothing younger than 5 s), and prints every report; an
  * unreferenced object allocated through our modules fails the run, one
  * the kernel allocated for itself (no frame of ours) is only listed.
+ * If the initramfs has a program /check (kunit-qemu.sh --run), it runs it
+ * once every module is loaded, before the rest: the program prints its
+ * results as KTAP, which the script counts as it counts KUnit's, and a
+ * status other than 0 fails the run.
  * Finally it waits EXEC_SETTLE_MS milliseconds (default 1000) for late
  * reports (a kthread left running in freed module text faults only when it
  * next runs) and restarts the machine, which QEMU's -no-reboot turns into
@@ -104,6 +108,7 @@
 #define ORDER_FILE	MODULES_DIR "/order"
 #define MAX_MODULES	64
 #define MAX_LINE	4096
+#define CHECK_PROGRAM	"/check"
 
 /* How long an unload may wait for the module's references to drop. */
 #define UNLOAD_TRIES	50
@@ -779,6 +784,42 @@ static int load_stop(void)
 	return failed;
 }
 
+/* Run CHECK_PROGRAM, if the initramfs has one; returns 1 if it failed. */
+static int run_check(void)
+{
+	char *const argv[] = { CHECK_PROGRAM, NULL };
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	if (stat(CHECK_PROGRAM, &st))
+		return 0;
+	say("running " CHECK_PROGRAM);
+	pid = fork();
+	if (pid < 0) {
+		say("failed " CHECK_PROGRAM ": fork: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execv(CHECK_PROGRAM, argv);
+		say("failed " CHECK_PROGRAM ": exec: %s", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			say("failed " CHECK_PROGRAM ": wait: %s",
+			    strerror(errno));
+			return 1;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		say("failed " CHECK_PROGRAM ": status 0x%x", status);
+		return 1;
+	}
+	say("ran " CHECK_PROGRAM);
+	return 0;
+}
+
 /* Return how many of our modules /proc/modules still lists. */
 static int check_left_behind(void)
 {
@@ -877,6 +918,8 @@ int main(void)
 	failed += load_stop();
 	if (freeze && !failed)
 		failed += freeze_rounds(freeze);
+	if (!failed)
+		failed += run_check();
 	loads_end = now_ms();
 	if (kmemleak && loaded)
 		failed += kmemleak_check("with the modules loaded");

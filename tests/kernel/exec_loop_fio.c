@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The fio comparison of exec_loop.ko with the stock loop driver
+ * (scripts/exec-loop-fio.sh, on demand): tests/kernel/init.c runs it as
+ * /check once exec.ko, loop.ko and exec_loop.ko are loaded.  Built static;
+ * fio itself (Debian's, with its libraries) is in the initramfs.
+ *
+ * Each round binds one disk of each driver to a file on tmpfs, filled
+ * first so that reads read data, and runs on it every job of jobs[]: 4 KiB
+ * random reads and writes, O_DIRECT, io_uring, at queue depth 1 and 32.
+ * The drivers alternate, their order swapped every round.  Each fio run
+ * prints one terse (version 3) line, which this program prints again as
+ *
+ *	exec-fio: ROUND DRIVER JOB TERSE-LINE
+ *
+ * for the script to parse.  Rounds and the run time come from the kernel
+ * command line (init's environment): EXEC_FIO_ROUNDS, EXEC_FIO_RUNTIME.
+ * The results are KTAP, one case a run, so that scripts/kunit-qemu.sh
+ * counts them; a run that fails fails the boot.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/loop.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MNT		"/tmp"
+#define FILE_SIZE	(128UL << 20)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+struct driver {
+	const char *name;
+	const char *control;
+	const char *prefix;
+};
+
+static const struct driver drivers[] = {
+	{ "loop", "/dev/loop-control", "/dev/loop" },
+	{ "exec_loop", "/dev/exec-loop-control", "/dev/exec_loop" },
+};
+
+struct job {
+	const char *name;
+	const char *rw;
+	const char *iodepth;
+};
+
+static const struct job jobs[] = {
+	{ "randread-qd1", "randread", "1" },
+	{ "randread-qd32", "randread", "32" },
+	{ "randwrite-qd1", "randwrite", "1" },
+	{ "randwrite-qd32", "randwrite", "32" },
+};
+
+static int cases;
+
+static void line(const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (len > (int)sizeof(buf) - 2)
+		len = sizeof(buf) - 2;
+	buf[len++] = '\n';
+	if (write(STDOUT_FILENO, buf, len) < 0)
+		return;
+}
+
+static unsigned int env_uint(const char *name, unsigned int def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (unsigned int)strtoul(v, NULL, 10) : def;
+}
+
+/* A disk of @drv bound to a filled file; returns its fd, or -1. */
+static int bind(const struct driver *drv, int *ctl, int *nr, char *path,
+		size_t size)
+{
+	char file[64], buf[1 << 16];
+	struct loop_config cfg;
+	int ffd, dfd;
+	size_t off;
+
+	snprintf(file, sizeof(file), MNT "/%s.img", drv->name);
+	ffd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (ffd < 0)
+		return -1;
+	memset(buf, 0x5a, sizeof(buf));
+	for (off = 0; off < FILE_SIZE; off += sizeof(buf))
+		if (pwrite(ffd, buf, sizeof(buf), off) != sizeof(buf))
+			goto fail_file;
+	*ctl = open(drv->control, O_RDWR | O_CLOEXEC);
+	if (*ctl < 0)
+		goto fail_file;
+	*nr = ioctl(*ctl, LOOP_CTL_GET_FREE);
+	if (*nr < 0)
+		goto fail_ctl;
+	snprintf(path, size, "%s%d", drv->prefix, *nr);
+	dfd = open(path, O_RDWR | O_CLOEXEC);
+	if (dfd < 0)
+		goto fail_ctl;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.fd = ffd;
+	cfg.block_size = 4096;
+	if (ioctl(dfd, LOOP_CONFIGURE, &cfg))
+		goto fail_dev;
+	close(ffd);
+	unlink(file);
+	return dfd;
+
+fail_dev:
+	close(dfd);
+fail_ctl:
+	close(*ctl);
+fail_file:
+	close(ffd);
+	unlink(file);
+	return -1;
+}
+
+static void unbind(int dfd, int ctl, int nr)
+{
+	ioctl(dfd, LOOP_CLR_FD);
+	close(dfd);
+	ioctl(ctl, LOOP_CTL_REMOVE, nr);
+	close(ctl);
+}
+
+/* One fio run; prints its terse line.  Returns 0 on success. */
+static int run_fio(unsigned int round, const struct driver *drv,
+		   const struct job *job, const char *path,
+		   unsigned int runtime)
+{
+	char filename[80], rw[40], depth[40], rt[40], out[8192];
+	int pipefd[2], status;
+	ssize_t n, len = 0;
+	char *nl;
+	pid_t pid;
+
+	snprintf(filename, sizeof(filename), "--filename=%s", path);
+	snprintf(rw, sizeof(rw), "--rw=%s", job->rw);
+	snprintf(depth, sizeof(depth), "--iodepth=%s", job->iodepth);
+	snprintf(rt, sizeof(rt), "--runtime=%u", runtime);
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char *argv[] = { "/usr/bin/fio", "--name=exec-loop", filename,
+			rw, depth, rt, "--bs=4k", "--direct=1",
+			"--ioengine=io_uring", "--time_based", "--ramp_time=1",
+			"--norandommap", "--randrepeat=0",
+			"--output-format=terse", "--terse-version=3", NULL };
+
+		dup2(pipefd[1], STDOUT_FILENO);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while ((n = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += n;
+	close(pipefd[0]);
+	out[len] = '\0';
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	nl = strchr(out, '\n');
+	if (nl)
+		*nl = '\0';
+	if (strncmp(out, "3;", 2))
+		return -1;
+	line("exec-fio: %u %s %s %s", round, drv->name, job->name, out);
+	return 0;
+}
+
+static int run_round(unsigned int round, unsigned int runtime)
+{
+	int failed = 0, ctl, nr, dfd;
+	char path[64];
+	size_t d, j, i;
+
+	for (i = 0; i < ARRAY_SIZE(drivers); i++) {
+		/* Swapped every round: neither driver always goes first. */
+		d = (i + round) % ARRAY_SIZE(drivers);
+		dfd = bind(&drivers[d], &ctl, &nr, path, sizeof(path));
+		for (j = 0; j < ARRAY_SIZE(jobs); j++) {
+			int bad = dfd < 0 || run_fio(round, &drivers[d],
+						     &jobs[j], path, runtime);
+
+			line("    %sok %d %u-%s-%s", bad ? "not " : "", ++cases,
+			     round, drivers[d].name, jobs[j].name);
+			failed += bad;
+		}
+		if (dfd >= 0)
+			unbind(dfd, ctl, nr);
+	}
+	return failed;
+}
+
+int main(void)
+{
+	unsigned int rounds = env_uint("EXEC_FIO_ROUNDS", 5);
+	unsigned int runtime = env_uint("EXEC_FIO_RUNTIME", 3);
+	unsigned int r;
+	int failed = 0;
+
+	mkdir(MNT, 0755);
+	if (mount("tmpfs", MNT, "tmpfs", 0, "size=300m")) {
+		line("# exec_loop_fio: mount tmpfs: %s", strerror(errno));
+		return 1;
+	}
+	line("KTAP version 1");
+	line("1..1");
+	line("    KTAP version 1");
+	line("    # Subtest: exec-loop-fio");
+	line("    1..%zu", rounds * ARRAY_SIZE(drivers) * ARRAY_SIZE(jobs));
+	for (r = 0; r < rounds; r++)
+		failed += run_round(r, runtime);
+	line("%sok 1 exec-loop-fio", failed ? "not " : "");
+	umount(MNT);
+	return failed ? 1 : 0;
+}

@@ -6,6 +6,7 @@
 # Starts examples/httpd.c (built as HTTPD) on 127.0.0.1 and drives it with
 # curl and with raw sockets (python3): GET of the fixed body and of a file,
 # keep-alive, 404, 400 on a malformed request, 431 past the header limit,
+# an error after a pipelined request that was answered,
 # the header timeout against a client that sends one byte a second, peer
 # resets, half-closed sockets, 10,000 connections opened and dropped (no
 # file descriptor leaked, no memory growth, still serving), and SIGTERM
@@ -178,6 +179,23 @@ elif what == "pipelined":
     r = read_all(s)
     if r.count(b"HTTP/1.1 200 OK") != 4:
         fail("got %d responses" % r.count(b"HTTP/1.1 200 OK"))
+elif what == "pipelined-bad":
+    # An answered request, then bytes that cannot start one (a NUL, an
+    # oversized head): the second response is the error, then the close,
+    # and the server lives on (found by tests/fuzz/http_fuzz.c: it freed
+    # the first request's bytes a second time, past the buffer).
+    for tail in [b"A\0B", b"X" * 1100]:
+        s = conn()
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" + tail)
+        r = read_all(s)
+        if (not r.startswith(b"HTTP/1.1 200 OK") or
+                r.count(b"HTTP/1.1 4") != 1 or
+                not r.endswith(b"Connection: close\r\n\r\n")):
+            fail("%r: got %r" % (tail[:8], r))
+        s = conn()
+        s.sendall(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
+        if not read_all(s).startswith(b"HTTP/1.1 200 OK"):
+            fail("not serving after %r" % tail[:8])
 elif what == "reset":
     for i in range(200):
         s = conn()
@@ -237,6 +255,8 @@ check "request bodies refused, Connection honoured" raw headers
 check "a head past the limit gets 431" raw too-large
 check "one byte a second: closed by the header timeout" raw slow
 check "pipelined requests are answered in order" raw pipelined
+check "a bad request after an answered one: error, close, still serving" \
+	raw pipelined-bad
 check "a half-closed client gets its response" raw half-closed
 check "peer resets mid-request and mid-response" raw reset
 

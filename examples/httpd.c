@@ -9,7 +9,8 @@
  * Listens on 127.0.0.1:PORT (0, the default, picks a free port) and prints
  * "listening on 127.0.0.1:PORT" once it accepts.  GET / answers a fixed
  * small body; GET /files/NAME a regular file of ROOT (no '/' and no
- * leading '.' in NAME), read with exec_io_read(); anything else 404.
+ * leading '.' in NAME, not a symbolic link, which could lead out of ROOT;
+ * no percent-decoding), read with exec_io_read(); anything else 404.
  * Keep-alive as HTTP/1.1 says (Connection: close, and HTTP/1.0 without
  * keep-alive, end it), pipelined requests in order.  A malformed request
  * gets 400, headers longer than MAX_HEADER_BYTES (default 8192) 431, and
@@ -556,7 +557,7 @@ static void conn_get_file(struct conn *c, const char *name)
 		conn_respond(c, 404, "Not Found", "", 0, false);
 		return;
 	}
-	fd = openat(c->srv->root, name, O_RDONLY | O_CLOEXEC);
+	fd = openat(c->srv->root, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		conn_respond(c, 404, "Not Found", "", 0, false);
 		return;

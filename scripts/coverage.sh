@@ -1,19 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# coverage.sh OUT TEST_BIN PARKER_BIN DEMO_BIN
+# coverage.sh OUT TEST_BIN DEMO_BIN
 #
 # make coverage: runs the userspace suites of make check from a build with
 # gcov's instrumentation (OUT, built with --coverage): TEST_BIN (the KUnit
-# suites) on io_uring and on the futex fallback, PARKER_BIN on both, and
-# DEMO_BIN; then prints, per source file of core/ and user/, the lines and
+# suites) on io_uring and on the futex fallback, and DEMO_BIN, both linked
+# from the library's objects in OUT; then prints, per source file of core/ and user/, the lines and
 # the branches they reached (gcov -b), the totals, and the functions of
 # core/ that no test entered.  Exits non-zero if a suite failed; the table
 # is printed either way.
 
 set -u
 
-out=$1 tests=$2 parker=$3 demo=$4
+out=$1 tests=$2 demo=$3
 status=0
 
 find "$out" -name '*.gcda' -delete
@@ -22,9 +22,11 @@ for backend in io_uring futex; do
 	env EXEC_BACKEND=$backend "$tests" > "$out/coverage-tests-$backend.log" 2>&1 ||
 		{ status=1; tail -n 20 "$out/coverage-tests-$backend.log"; }
 	tail -n 1 "$out/coverage-tests-$backend.log"
-	env EXEC_BACKEND=$backend "$parker" > /dev/null 2>&1 || status=1
 done
-"$demo" > /dev/null 2>&1 || status=1
+echo "# $demo"
+"$demo" > "$out/coverage-demo.log" 2>&1 ||
+	{ status=1; tail -n 20 "$out/coverage-demo.log"; }
+tail -n 1 "$out/coverage-demo.log"
 
 # gcov -n: the summaries only, no .gcov files.  A header included by
 # several objects is reported once per object; the table has the .c files.

@@ -69,9 +69,7 @@ COV_MAKE = $(MAKE) --no-print-directory O=$(COV_O) \
 	CFLAGS='-O1 -g --coverage -fprofile-update=atomic'
 
 coverage:
-	$(COV_MAKE) $(COV_O)/exec-tests $(COV_O)/parker-test $(COV_O)/demo \
-		>/dev/null
-	scripts/coverage.sh $(COV_O) $(COV_O)/exec-tests $(COV_O)/parker-test \
-		$(COV_O)/demo
+	$(COV_MAKE) $(COV_O)/exec-tests $(COV_O)/demo >/dev/null
+	scripts/coverage.sh $(COV_O) $(COV_O)/exec-tests $(COV_O)/demo
 
 .PHONY: coverage

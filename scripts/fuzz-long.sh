@@ -12,7 +12,8 @@
 #	once fixed, it stays there as a regression case).
 #   fuzz-long.sh --check FUZZ_O SECONDS TARGET
 #	make check-fuzz: every corpus input once, then SECONDS of fuzzing
-#	into a scratch directory; "N passed, N failed" at the end.
+#	into a scratch directory, a failing input kept in FUZZ_O/crash-TARGET/;
+#	"N passed, N failed" at the end.
 
 set -u
 
@@ -31,9 +32,11 @@ scratch=
 
 check_one()
 {
-	local out=$1 seconds=$2 t=$3 bin corpus log pass=0 fail=0
+	local out=$1 seconds=$2 t=$3 bin crash corpus log pass=0 fail=0
 
 	bin=$(cd "$out" && pwd)/fuzz-$t
+	crash=$(cd "$out" && pwd)/crash-$t
+	mkdir -p "$crash"
 	corpus=$top/tests/fuzz/corpus/$t
 	scratch=$(mktemp -d)
 	log=$scratch/log
@@ -48,12 +51,13 @@ check_one()
 	fi
 	mkdir -p "$scratch/new"
 	if (cd "$scratch" && "$bin" -max_total_time="$seconds" \
-		-print_final_stats=1 "$scratch/new" "$corpus") >"$log" 2>&1; then
+		-print_final_stats=1 -artifact_prefix="$crash/" \
+		"$scratch/new" "$corpus") >"$log" 2>&1; then
 		echo "fuzz-$t: ${seconds}s, $(execs "$log") executions: ok"
 		pass=$((pass + 1))
 	else
 		tail -n 60 "$log"
-		echo "fuzz-$t: FAILED (crash input above; copy it from the run)"
+		echo "fuzz-$t: FAILED; the input is in $crash/"
 		fail=$((fail + 1))
 	fi
 	echo "$pass passed, $fail failed"

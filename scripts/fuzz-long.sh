@@ -41,7 +41,7 @@ check_one()
 	scratch=$(mktemp -d)
 	log=$scratch/log
 	trap 'rm -rf "$scratch"' EXIT
-	if "$bin" -runs=0 "$corpus" >"$log" 2>&1; then
+	if "$bin" -runs=0 -artifact_prefix="$crash/" "$corpus" >"$log" 2>&1; then
 		echo "fuzz-$t: corpus of $(ls "$corpus" | wc -l) inputs: ok"
 		pass=$((pass + 1))
 	else

@@ -6,6 +6,8 @@
 #   make                 the static and shared libraries
 #   make demo            build and run examples/demo.c
 #   make check           the whole test command (see README.md)
+#   make coverage        gcov's line and branch coverage of core/ and user/
+#                        by the userspace suites (Documentation/testing.rst)
 #   make install         headers, libraries, pkg-config and CMake files, man
 #                        pages
 #   make uninstall       remove what `make install` put in place
@@ -209,7 +211,7 @@ demo: $(O)/demo
 	$(O)/demo
 
 # The HTTP/1.1 server of examples/httpd.c, on the public API only.
-$(O)/httpd: examples/httpd.c $(LIB_A) $(PUBLIC_HDR)
+$(O)/httpd: examples/httpd.c examples/http_parse.h $(LIB_A) $(PUBLIC_HDR)
 	$(CC) -Iinclude $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
 		$(LDLIBS_LIB)
 
@@ -260,7 +262,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
 CHECK_TARGETS := check-build check-layout check-bench-plot check-abi check-user check-fallback \
-	check-hostile check-parker check-demo check-loop-adapters check-httpd check-trace check-tsan check-asan check-install check-readme \
+	check-hostile check-parker check-demo check-loop-adapters check-httpd check-fuzz check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-deb check-kernel check-kernel-hotplug check-kernel-lockdep \
 	check-kernel-exec-loop check-kernel-kcsan
@@ -454,6 +456,7 @@ check-buildflags:
 # --- fragments owned by the test and benchmark suites ----------------------
 
 -include tests/user/tests.mk
+-include tests/fuzz/fuzz.mk
 -include bench/bench.mk
 
 # The suite with io_uring refused, one CPU, a tiny RLIMIT_MEMLOCK, ...

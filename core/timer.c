@@ -575,34 +575,6 @@ static bool exec_timer_program(struct exec_timer_base *base,
 				     flags, now);
 }
 
-/*
- * The realtime clock went back behind @wh->clk: file every item again
- * relative to the new time, so that none looks due early.
- */
-static void exec_wheel_rebase(struct exec_wheel *wh, u64 clk)
-{
-	struct exec_work *list = NULL, *work, *next;
-	unsigned int row, slot;
-
-	for (row = 0; row < EXEC_WHEEL_ROWS; row++) {
-		for (slot = 0; slot < EXEC_WHEEL_LVL_SIZE; slot++) {
-			for (work = exec_wheel_take_slot(wh, row, slot); work;
-			     work = next) {
-				next = work->next;
-				work->next = list;
-				list = work;
-			}
-		}
-	}
-	wh->clk = clk;
-	wh->early = EXEC_WHEEL_NO_EVENT;
-	for (work = list; work; work = next) {
-		next = work->next;
-		exec_wheel_add(wh, exec_work_timer(work),
-			       exec_ns_to_tick(exec_work_timer(work)->expires));
-	}
-}
-
 /* Queues a due item for exec_timer_hand_over(). */
 static void exec_timer_due(struct exec_timer_base *base, struct exec_timer *t)
 {

@@ -410,4 +410,32 @@ static inline struct exec_work *exec_wheel_expire(struct exec_wheel *wh,
 	return due;
 }
 
+/*
+ * The realtime clock went back behind @wh->clk: file every item again
+ * relative to the new time, so that none looks due early.
+ */
+static inline void exec_wheel_rebase(struct exec_wheel *wh, u64 clk)
+{
+	struct exec_work *list = NULL, *work, *next;
+	unsigned int row, slot;
+
+	for (row = 0; row < EXEC_WHEEL_ROWS; row++) {
+		for (slot = 0; slot < EXEC_WHEEL_LVL_SIZE; slot++) {
+			for (work = exec_wheel_take_slot(wh, row, slot); work;
+			     work = next) {
+				next = work->next;
+				work->next = list;
+				list = work;
+			}
+		}
+	}
+	wh->clk = clk;
+	wh->early = EXEC_WHEEL_NO_EVENT;
+	for (work = list; work; work = next) {
+		next = work->next;
+		exec_wheel_add(wh, exec_work_timer(work),
+			       exec_ns_to_tick(exec_work_timer(work)->expires));
+	}
+}
+
 #endif /* EXEC_CORE_TIMER_WHEEL_H */

@@ -6,6 +6,8 @@
 # Starts examples/httpd.c (built as HTTPD) on 127.0.0.1 and drives it with
 # curl and with raw sockets (python3): GET of the fixed body and of a file,
 # keep-alive, 404, 400 on a malformed request, 431 past the header limit,
+# an error after a pipelined request that was answered, hostile requests
+# (smuggling, an absolute URL, paths out of the root, a 1 MiB line),
 # the header timeout against a client that sends one byte a second, peer
 # resets, half-closed sockets, 10,000 connections opened and dropped (no
 # file descriptor leaked, no memory growth, still serving), and SIGTERM
@@ -45,6 +47,10 @@ check()
 mkdir "$tmp/root"
 printf 'a small file\n' > "$tmp/root/small.txt"
 head -c 300000 /dev/urandom > "$tmp/root/big.bin"
+printf 'secret\n' > "$tmp/secret"
+printf 'hidden\n' > "$tmp/root/.hidden"
+ln -s ../secret "$tmp/root/link-out"
+ln -s small.txt "$tmp/root/link-in"
 
 "$httpd" "$@" -r "$tmp/root" -t 1500 -m 1024 > "$tmp/out" 2>&1 &
 pid=$!
@@ -178,6 +184,58 @@ elif what == "pipelined":
     r = read_all(s)
     if r.count(b"HTTP/1.1 200 OK") != 4:
         fail("got %d responses" % r.count(b"HTTP/1.1 200 OK"))
+elif what == "pipelined-bad":
+    # An answered request, then bytes that cannot start one (a NUL, an
+    # oversized head): the second response is the error, then the close,
+    # and the server lives on (found by tests/fuzz/http_fuzz.c: it freed
+    # the first request's bytes a second time, past the buffer).
+    for tail in [b"A\0B", b"X" * 1100]:
+        s = conn()
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" + tail)
+        r = read_all(s)
+        if (not r.startswith(b"HTTP/1.1 200 OK") or
+                r.count(b"HTTP/1.1 4") != 1 or
+                not r.endswith(b"Connection: close\r\n\r\n")):
+            fail("%r: got %r" % (tail[:8], r))
+        s = conn()
+        s.sendall(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
+        if not read_all(s).startswith(b"HTTP/1.1 200 OK"):
+            fail("not serving after %r" % tail[:8])
+elif what == "hostile":
+    # Each gets its error and the close, or a 404; none is served.
+    def status(req):
+        s = conn()
+        s.sendall(req)
+        r = read_all(s)
+        return r[9:12], r
+    bad = [
+        # Smuggling: a body announced twice, or two ways.
+        b"GET / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc",
+        b"GET / HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\nGET /x",
+        b"GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        # An absolute URL, and an obs-fold continuation line.
+        b"GET http://127.0.0.1/ HTTP/1.1\r\n\r\n",
+        b"GET / HTTP/1.1\r\nX: a\r\n b\r\n\r\n",
+    ]
+    for req in bad:
+        code, r = status(req)
+        if code != b"400" or not r.endswith(b"Connection: close\r\n\r\n"):
+            fail("%r got %r" % (req[:40], r[:60]))
+    for path in [b"/files/..", b"/files/../../etc/passwd", b"/files/%2e%2e",
+                 b"/files/%2e%2e%2f%2e%2e%2fetc%2fpasswd", b"/files/.hidden",
+                 b"/files/link-out", b"/files/link-in", b"/files//etc/passwd"]:
+        code, r = status(b"GET " + path + b" HTTP/1.1\r\nConnection: close\r\n\r\n")
+        if code != b"404":
+            fail("%r got %r" % (path, r[:60]))
+    # A request line of 1 MiB: 431 at the header limit, and the close.
+    s = conn()
+    try:
+        s.sendall(b"GET /" + b"a" * (1 << 20))
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    r = read_all(s)
+    if not r.startswith(b"HTTP/1.1 431 "):
+        fail("1 MiB request line got %r" % r[:60])
 elif what == "reset":
     for i in range(200):
         s = conn()
@@ -237,6 +295,10 @@ check "request bodies refused, Connection honoured" raw headers
 check "a head past the limit gets 431" raw too-large
 check "one byte a second: closed by the header timeout" raw slow
 check "pipelined requests are answered in order" raw pipelined
+check "a bad request after an answered one: error, close, still serving" \
+	raw pipelined-bad
+check "smuggling, absolute URL, traversal (.., %2e%2e, symlinks), 1 MiB line" \
+	raw hostile
 check "a half-closed client gets its response" raw half-closed
 check "peer resets mid-request and mid-response" raw reset
 

@@ -23,8 +23,8 @@ packages=(
 	libasan8	# gcc's AddressSanitizer runtime
 	libubsan1	# gcc's UndefinedBehaviorSanitizer runtime
 	libtsan2	# gcc's ThreadSanitizer runtime
-	clang		# TSAN_CC=clang if gcc's TSan does not fit
-	libclang-rt-14-dev	# clang's sanitizer runtimes
+	clang		# TSAN_CC=clang if gcc's TSan does not fit; make check-fuzz
+	libclang-rt-14-dev	# clang's sanitizer runtimes and libFuzzer
 	linux-headers-amd64	# the modules' build against Debian's kernel; its
 			# linux-kbuild-* brings scripts/kernel-doc (man pages)
 	coccinelle	# spatch: scripts/coccinelle/, exec_loop.ko's conversion

@@ -559,8 +559,28 @@ static void model_cont(void *arg, long result)
 
 /* --- operations -------------------------------------------------------- */
 
+#ifdef EXEC_MODEL_FUZZ
+/*
+ * tests/fuzz/api_fuzz.c: the fuzzer's bytes, which make operator thread
+ * 0's choices (two bytes each) until they run out, so that a mutation of
+ * the input is a change of the operations.
+ */
+static const u8 *model_fuzz_data;
+static size_t model_fuzz_len;
+#endif
+
 static unsigned int model_rand(struct model_thread *t, unsigned int n)
 {
+#ifdef EXEC_MODEL_FUZZ
+	unsigned int v;
+
+	if (t->idx == 0 && model_fuzz_len >= 2) {
+		v = model_fuzz_data[0] | model_fuzz_data[1] << 8;
+		model_fuzz_data += 2;
+		model_fuzz_len -= 2;
+		return v % n;
+	}
+#endif
 	return model_below(&t->rng, n);
 }
 

@@ -1111,6 +1111,59 @@ static void timer_realtime_deadline_follows_clock_changes(struct kunit *test)
 	tx_finish(fx);
 }
 
+/*
+ * An item armed on the realtime clock after it went back behind the last
+ * time the base expired: its deadline is behind the wheel's clock, yet
+ * ahead of the new time, so the wheel is filed again from the new time
+ * (exec_wheel_rebase()) and the item waits for its deadline rather than
+ * run at once; so does one armed before the step, filed again with it.
+ */
+static void timer_realtime_armed_after_clock_went_back_waits(struct kunit *test)
+{
+	const s64 hour = 3600LL * 1000 * TX_NS_PER_MS;
+	struct tx_fx *fx = tx_create(test, 1);
+	struct tx_item first, later, after;
+	u64 now;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	tx_init(fx, &first, tx_run_real);
+	tx_init(fx, &later, tx_run_real);
+	tx_init(fx, &after, tx_run_real);
+	/*
+	 * An hour ahead, an item runs out of the wheel: the wheel expired
+	 * up to that time.
+	 */
+	exec_timer_test_set_realtime_offset(hour);
+	now = exec_clock_now(EXEC_CLOCK_REALTIME);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &first.timer,
+					     EXEC_CLOCK_REALTIME,
+					     now + TX_NS_PER_MS), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&first.runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &later.timer,
+					     EXEC_CLOCK_REALTIME,
+					     now + 8 * EXEC_TEST_SETTLE_MS *
+						   TX_NS_PER_MS), 0);
+	/* Back to the system's time: both deadlines are behind the wheel. */
+	exec_timer_test_set_realtime_offset(0);
+	now = exec_clock_now(EXEC_CLOCK_REALTIME);
+	KUNIT_EXPECT_EQ(test, exec_submit_at(fx->ex, &after.timer,
+					     EXEC_CLOCK_REALTIME,
+					     now + 2 * EXEC_TEST_SETTLE_MS *
+						   TX_NS_PER_MS), 0);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&after.runs), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&later.runs), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&after.runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	/* The other is an hour away now. */
+	msleep(4 * EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&later.runs), 0);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&later.timer), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->early), 0);
+	tx_finish(fx);
+}
+
 static void tx_ordered(struct exec_work *work)
 {
 	struct tx_item *it = tx_of(work);
@@ -1299,6 +1352,7 @@ static struct kunit_case exec_timer_cases[] = {
 	KUNIT_CASE(timer_cancel_sync_waits_for_a_running_periodic_item),
 	KUNIT_CASE(timer_cancel_sync_from_own_function_edeadlk),
 	KUNIT_CASE(timer_realtime_deadline_follows_clock_changes),
+	KUNIT_CASE(timer_realtime_armed_after_clock_went_back_waits),
 	KUNIT_CASE(timer_serial_runs_due_items_in_deadline_order),
 	KUNIT_CASE(timer_destroy_discards_armed_items),
 	KUNIT_CASE(timer_destroy_does_not_count_an_item_a_cancel_ended),

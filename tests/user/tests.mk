@@ -60,3 +60,16 @@ model-run: $(MODEL_BIN)
 -include $(MODEL_OBJ:.o=.d)
 
 .PHONY: model-run
+
+# Line and branch coverage of core/ and user/ by the userspace suites of
+# make check (scripts/coverage.sh): a gcov build in $(COV_O), its table
+# printed per file.
+COV_O ?= build-cov
+COV_MAKE = $(MAKE) --no-print-directory O=$(COV_O) \
+	CFLAGS='-O1 -g --coverage -fprofile-update=atomic'
+
+coverage:
+	$(COV_MAKE) $(COV_O)/exec-tests $(COV_O)/demo >/dev/null
+	scripts/coverage.sh $(COV_O) $(COV_O)/exec-tests $(COV_O)/demo
+
+.PHONY: coverage

@@ -60,7 +60,8 @@ static inline enum http_verdict http_fail(struct http_req *req, size_t len,
 
 /*
  * The request line, NUL-terminated at @buf: its method (capitals), target
- * (starting with '/') and version (HTTP/1.1 or HTTP/1.0).  Returns the
+ * (starting with '/', no control character: a bare CR in it would reach
+ * the file name) and version (HTTP/1.1 or HTTP/1.0).  Returns the
  * separators through @sp1 and @sp2, or false.
  */
 static inline bool http_request_line(char *buf, char **sp1, char **sp2)
@@ -75,6 +76,9 @@ static inline bool http_request_line(char *buf, char **sp1, char **sp2)
 		return false;
 	for (p = buf; p < *sp1; p++)
 		if (*p < 'A' || *p > 'Z')
+			return false;
+	for (p = *sp1 + 1; p < *sp2; p++)
+		if ((unsigned char)*p < 0x21 || *p == 0x7f)
 			return false;
 	return true;
 }

@@ -13,7 +13,10 @@
 #   fuzz-long.sh --check FUZZ_O SECONDS TARGET
 #	make check-fuzz: every corpus input once, then SECONDS of fuzzing
 #	into a scratch directory, a failing input kept in FUZZ_O/crash-TARGET/;
-#	"N passed, N failed" at the end.
+#	"N passed, N failed" at the end.  The fuzzing starts from FUZZ_SEED
+#	(default 1), so that make check mutates the same way each time and a
+#	new finding comes from a change of the code, not from the draw; the
+#	long runs draw their own seeds.
 
 set -u
 
@@ -51,6 +54,7 @@ check_one()
 	fi
 	mkdir -p "$scratch/new"
 	if (cd "$scratch" && "$bin" -max_total_time="$seconds" \
+		-seed="${FUZZ_SEED:-1}" \
 		-print_final_stats=1 -artifact_prefix="$crash/" \
 		"$scratch/new" "$corpus") >"$log" 2>&1; then
 		echo "fuzz-$t: ${seconds}s, $(execs "$log") executions: ok"

@@ -22,8 +22,8 @@
 #                   instead of a build of its own
 #
 # Needs Debian's fio (its libraries go into the initramfs) and a kernel
-# with CONFIG_SYSVIPC, which fio needs for its shared memory segment: the
-# test kernel of scripts/kernel-config has it not yet (see
+# with CONFIG_SYSVIPC, which fio needs for its shared memory segment, as
+# the test kernel of scripts/kernel-config has (see
 # Documentation/benchmarks.rst, "The loop driver on exec").  The console
 # log and the modules go under build/exec-loop-fio/.
 

@@ -305,8 +305,12 @@ EXPORT_SYMBOL_GPL(exec_executor_context);
  */
 void exec_executor_context_release(struct exec_executor *ex)
 {
-	struct exec_context *ctx = READ_ONCE(ex->context);
+	struct exec_context *ctx;
 
+	/* One that shares another's context keeps @aux there instead. */
+	if (ex->ops && ex->ops->context_executor)
+		return;
+	ctx = READ_ONCE(ex->context);
 	if (!ctx)
 		return;
 	exec_context_teardown(ctx);

@@ -74,13 +74,15 @@ static atomic_long_t exec_closure_chunks;
 
 /*
  * The table of an executor that runs its items on threads of its own, with
- * what lockdep knows of it (exec_executor_lockdep_of()); the executors whose
+ * its dependents counted per kind (@nr_kind, A: as @deps.nr) and what
+ * lockdep knows of it (exec_executor_lockdep_of()); the executors whose
  * items run on another's threads (a strand, a priority executor) use that
  * one's map, and their table is struct exec_dependents alone, a strand's
  * inside the strand.
  */
 struct exec_dependents_lockdep {
 	struct exec_dependents deps;
+	atomic_t nr_kind[EXEC_DEP_COUNT];
 	struct exec_lockdep lockdep;
 };
 
@@ -94,6 +96,13 @@ static bool exec_executor_has_lockdep(const struct exec_executor *ex)
 {
 	return ex->dependents && ex->dependents != &exec_static_dependents &&
 	       !ex->ops->context_executor;
+}
+
+/* @ex's dependents per kind; only for exec_executor_has_lockdep(@ex). */
+static atomic_t *exec_executor_kinds(const struct exec_executor *ex)
+{
+	return container_of(ex->dependents, struct exec_dependents_lockdep,
+			    deps)->nr_kind;
 }
 
 /* For the report: "<count> <name>" per kind (singular, plural). */
@@ -454,8 +463,11 @@ void exec_executor_init_embedded(struct exec_executor *ex,
  */
 void exec_executor_depend(struct exec_executor *ex, enum exec_dep_kind kind)
 {
-	if (ex && ex->dependents)
-		atomic_inc(&ex->dependents->nr[kind]);
+	if (!ex || !ex->dependents)
+		return;
+	if (exec_executor_has_lockdep(ex))
+		atomic_inc(&exec_executor_kinds(ex)[kind]);
+	atomic_inc(&ex->dependents->nr);
 }
 
 /**
@@ -471,9 +483,12 @@ void exec_executor_undepend(struct exec_executor *ex, enum exec_dep_kind kind)
 {
 	if (!ex || !ex->dependents)
 		return;
+	if (exec_executor_has_lockdep(ex) &&
+	    WARN_ON_ONCE(atomic_dec_return(&exec_executor_kinds(ex)[kind]) < 0))
+		atomic_inc(&exec_executor_kinds(ex)[kind]);
 	/* Fully ordered: the dependent's last use of @ex comes first. */
-	if (WARN_ON_ONCE(atomic_dec_return(&ex->dependents->nr[kind]) < 0))
-		atomic_inc(&ex->dependents->nr[kind]);
+	if (WARN_ON_ONCE(atomic_dec_return(&ex->dependents->nr) < 0))
+		atomic_inc(&ex->dependents->nr);
 }
 
 /**
@@ -520,14 +535,9 @@ void exec_executor_handover_end(struct exec_executor *ex)
 
 unsigned long exec_executor_dependents(const struct exec_executor *ex)
 {
-	unsigned long n = 0;
-	unsigned int kind;
-
 	if (!ex || !ex->dependents)
 		return 0;
-	for (kind = 0; kind < EXEC_DEP_COUNT; kind++)
-		n += max(atomic_read(&ex->dependents->nr[kind]), 0);
-	return n;
+	return max(atomic_read(&ex->dependents->nr), 0);
 }
 EXPORT_SYMBOL_GPL(exec_executor_dependents);
 
@@ -560,14 +570,19 @@ int exec_executor_check_unused(struct exec_executor *ex)
 	if (!left)
 		return 0;
 	what[0] = '\0';
-	for (kind = 0; kind < EXEC_DEP_COUNT; kind++) {
-		nr = atomic_read(&ex->dependents->nr[kind]);
+	for (kind = 0; exec_executor_has_lockdep(ex) && kind < EXEC_DEP_COUNT;
+	     kind++) {
+		nr = atomic_read(&exec_executor_kinds(ex)[kind]);
 		if (nr <= 0 || len >= sizeof(what))
 			continue;
 		len += snprintf(what + len, sizeof(what) - len, "%s%d %s",
 				len ? ", " : "", nr,
 				exec_dep_names[kind][nr != 1]);
 	}
+	if (!len)
+		snprintf(what, sizeof(what),
+			 "%lu dependents (serial executors, work guards, continuations, notifications or bound handlers)",
+			 left);
 	pr_warn("exec: %s executor %p not destroyed (-EBUSY): still used by %s\n",
 		exec_executor_kind(ex), ex, what);
 	WARN_ON_ONCE(1);
@@ -597,11 +612,13 @@ EXPORT_SYMBOL_GPL(exec_executor_fini);
  * exec_executor_fini_embedded - end what exec_executor_init_embedded() began
  * @ex: the executor, under the rules of exec_executor_fini()
  *
- * Context: Process context; may sleep.
+ * Such an executor shares another's execution context and has none of its
+ * own to tear down; what it keeps in @ex->aux is its own to free.
+ *
+ * Context: Any context.
  */
 void exec_executor_fini_embedded(struct exec_executor *ex)
 {
-	exec_executor_context_release(ex);
 	ex->dependents = NULL;
 }
 

@@ -129,8 +129,15 @@ static inline void exec_poll_sleep(unsigned long *us)
 }
 
 /*
- * Intrusive multi-producer single-consumer queue (after Dmitry Vyukov's
- * non-intrusive MPSC node queue), linked through exec_work::next.
+ * Intrusive multi-producer single-consumer queue, linked through
+ * exec_work::next.  The queue is two words: @tail, and @first, the link to
+ * the oldest item, which is also the ->next of a stub item standing for the
+ * queue's head (exec_mpsc_stub(): only its ->next is ever read or written,
+ * and exec_work::next is its first member).  An empty queue's @tail points
+ * to the stub; a push whose predecessor is the stub links the item through
+ * @first.  (A wait-free concurrent queue in the style of liburcu's
+ * wfcqueue; a strand, made per connection, pays for two words and no stub
+ * item of its own.)
  *
  * Which operations may run concurrently with which:
  *
@@ -145,27 +152,34 @@ static inline void exec_poll_sleep(unsigned long *us)
  *
  * push() is wait-free: one xchg on @tail, then a store linking the previous
  * tail to the new item.  Between those two stores the item is in the queue
- * but not reachable from @head; a pop() that meets that gap returns
+ * but not reachable from @first; a pop() that meets that gap returns
  * EXEC_MPSC_BUSY and the consumer retries.  In the kernel the two stores run
  * with interrupts off, so the gap lasts a few instructions (unless the host
  * of a virtual machine deschedules that vCPU); in userspace the producer may
  * be preempted in it.  Consumers back off with cond_resched() after spinning
  * a while (exec_mpsc_pop_wait()), and those serialised by a spinlock do so
  * with the lock dropped (exec_mpsc_pop_locked()).
+ *
+ * Taking the last item out races with a push behind it: the consumer clears
+ * @first, then moves @tail back to the stub with cmpxchg().  If that fails,
+ * a producer has taken the item as its predecessor and will link through
+ * its ->next; the consumer puts @first back and reports the gap.
  */
 struct exec_mpsc {
 	/* A: producers swap themselves in with xchg() */
 	struct exec_work *tail;
-	/* C: written only by the consumer; read racily by maybe_nonempty */
-	struct exec_work *head;
-	struct exec_work stub;
+	/*
+	 * C: the stub's link: written by the consumer, and by the one
+	 * producer whose xchg() found the stub; read racily by maybe_nonempty
+	 */
+	struct exec_work *first;
 };
 
 /*
  * A queue whose producers and consumers are different threads under load
- * (a pool's shared queue): @tail alone at the end of one cache line, @head
- * and the stub on the next.  A strand's queue, one per connection, is
- * packed instead (struct exec_mpsc): its producer and its owner share
+ * (a pool's shared queue): @tail alone at the end of one cache line,
+ * @first on the next.  A strand's queue, one per connection, is packed
+ * instead (struct exec_mpsc): its producer and its owner share
  * @nr_queued's line anyway.
  */
 struct exec_mpsc_split {
@@ -175,11 +189,17 @@ struct exec_mpsc_split {
 
 #define EXEC_MPSC_BUSY	((struct exec_work *)1UL)
 
+/* The stub item: @first is its ->next, the only field of it ever used. */
+static inline struct exec_work *exec_mpsc_stub(struct exec_mpsc *q)
+{
+	BUILD_BUG_ON(offsetof(struct exec_work, next) != 0);
+	return (struct exec_work *)&q->first;
+}
+
 static inline void exec_mpsc_init(struct exec_mpsc *q)
 {
-	q->stub.next = NULL;
-	q->head = &q->stub;
-	q->tail = &q->stub;
+	q->first = NULL;
+	q->tail = exec_mpsc_stub(q);
 }
 
 static inline void exec_mpsc_push(struct exec_mpsc *q, struct exec_work *work)
@@ -197,39 +217,48 @@ static inline void exec_mpsc_push(struct exec_mpsc *q, struct exec_work *work)
 }
 
 /*
+ * Detaches @last, the item that @prev (an item, or the stub) links to and
+ * whose ->next was read NULL, for a consumer.  Returns false if a producer
+ * took @last as its predecessor (or is about to link behind it): @prev
+ * links to it as before, and the producer's link is still to come.
+ */
+static inline bool exec_mpsc_detach_last(struct exec_mpsc *q,
+					 struct exec_work *prev,
+					 struct exec_work *last)
+{
+	if (READ_ONCE(q->tail) != last)
+		return false;
+	/* Cleared first: a push after the cmpxchg() below links through it. */
+	WRITE_ONCE(prev->next, NULL);
+	/* Fully ordered: pairs with the xchg() in exec_mpsc_push(). */
+	if (cmpxchg(&q->tail, last, prev) == last)
+		return true;
+	/* @tail moved on from @last: no producer links through @prev now. */
+	WRITE_ONCE(prev->next, last);
+	return false;
+}
+
+/*
  * Returns the oldest item, NULL when the queue is empty, or EXEC_MPSC_BUSY
  * when a producer is between its two stores.
  */
 static inline struct exec_work *exec_mpsc_pop(struct exec_mpsc *q)
 {
-	struct exec_work *head = q->head;
-	struct exec_work *next;
+	struct exec_work *stub = exec_mpsc_stub(q);
+	struct exec_work *head, *next;
 
 	/* Pairs with smp_store_release() of ->next in exec_mpsc_push(). */
-	next = smp_load_acquire(&head->next);
-	if (head == &q->stub) {
-		if (!next)
-			return READ_ONCE(q->tail) == head ? NULL :
-							    EXEC_MPSC_BUSY;
-		WRITE_ONCE(q->head, next);
-		head = next;
-		/* As above: pairs with the producer's release. */
-		next = smp_load_acquire(&head->next);
-	}
-	if (next) {
-		WRITE_ONCE(q->head, next);
-		return head;
-	}
-	if (head != READ_ONCE(q->tail))
-		return EXEC_MPSC_BUSY;
-	/* @head is the last item: put the stub behind it to detach it. */
-	exec_mpsc_push(q, &q->stub);
-	/* As above: pairs with the release in our own or a racing push. */
+	head = smp_load_acquire(&q->first);
+	if (!head)
+		return READ_ONCE(q->tail) == stub ? NULL : EXEC_MPSC_BUSY;
+	/* As above: pairs with the producer's release. */
 	next = smp_load_acquire(&head->next);
 	if (next) {
-		WRITE_ONCE(q->head, next);
+		WRITE_ONCE(q->first, next);
 		return head;
 	}
+	if (exec_mpsc_detach_last(q, stub, head))
+		return head;
 	return EXEC_MPSC_BUSY;
 }
 
@@ -239,49 +268,38 @@ static inline struct exec_work *exec_mpsc_pop(struct exec_mpsc *q)
  * when a producer is between its two stores ahead of it or right behind it:
  * the caller retries.
  *
- * The walk follows the links from @head, each read with acquire (pairing
+ * The walk follows the links from @first, each read with acquire (pairing
  * with the producers' release of ->next in exec_mpsc_push(), so an item
  * reached is fully published).  An item whose ->next is non-NULL is not the
  * last, and no producer writes its ->next any more: only the xchg() of
  * @tail hands a producer the one item whose link it stores.  So a
- * predecessor's link (or @head) is rewritten to skip @work with a plain
+ * predecessor's link (or @first) is rewritten to skip @work with a plain
  * store, read only by consumers, whom the caller excludes.  The last item
- * is first made not last as pop does, by pushing the stub behind it.  The
- * stub met on the way (left in the middle by a pop that raced with a push)
- * is skipped out of the queue the same way, so that it is never pushed
- * while it is still linked.
+ * is detached as pop detaches it, its predecessor becoming the tail.
  */
 static inline int exec_mpsc_unlink(struct exec_mpsc *q, struct exec_work *work)
 {
-	struct exec_work *prev = NULL, *cur = q->head, *next;
+	struct exec_work *prev = exec_mpsc_stub(q), *cur, *next;
 
-	for (;;) {
-		/* Pairs with the release of ->next in exec_mpsc_push(). */
+	/* Pairs with the release of ->next in exec_mpsc_push(). */
+	cur = smp_load_acquire(&prev->next);
+	while (cur) {
+		/* As above. */
 		next = smp_load_acquire(&cur->next);
-		if (cur == work && !next) {
-			if (cur != READ_ONCE(q->tail))
-				return -EAGAIN;
-			exec_mpsc_push(q, &q->stub);
-			/* As above: the release of our push or a racing one. */
-			next = smp_load_acquire(&cur->next);
-			if (!next)
-				return -EAGAIN;
-		}
-		if (cur == work || (cur == &q->stub && next)) {
-			if (prev)
+		if (cur == work) {
+			if (next) {
 				WRITE_ONCE(prev->next, next);
-			else
-				WRITE_ONCE(q->head, next);
-			if (cur == work)
 				return 1;
-			cur = next;
-			continue;
+			}
+			return exec_mpsc_detach_last(q, prev, cur) ? 1 :
+								     -EAGAIN;
 		}
 		if (!next)
 			return cur == READ_ONCE(q->tail) ? 0 : -EAGAIN;
 		prev = cur;
 		cur = next;
 	}
+	return READ_ONCE(q->tail) == prev ? 0 : -EAGAIN;
 }
 
 /*
@@ -328,23 +346,23 @@ static inline struct exec_work *exec_mpsc_pop_locked(struct exec_mpsc *q,
 
 /*
  * Whether the queue may hold an item; lock-free, for any thread.  An item
- * whose push() has returned is always seen: the tail points away from the stub
- * or, while a consumer is putting the stub back behind the last item, the head
- * does.  Callers that use the answer to decide to sleep order their own
- * "I am going to sleep" store before this with a full barrier, pairing with
- * the xchg() in exec_mpsc_push().
+ * whose push() has returned is always seen: @tail points away from the
+ * stub or, while a consumer is detaching the last item, @first does not
+ * yet show the items behind it but @tail does.  Callers that use the answer
+ * to decide to sleep order their own "I am going to sleep" store before
+ * this with a full barrier, pairing with the xchg() in exec_mpsc_push().
  */
 static inline bool exec_mpsc_maybe_nonempty(struct exec_mpsc *q)
 {
 	/*
-	 * @head first: it is the consumers' line, while @tail is written by
+	 * @first first: it is the consumers' line, while @tail is written by
 	 * every push, so a consumer that finds items reachable leaves the
 	 * producers' line alone.
 	 */
-	if (READ_ONCE(q->head) != &q->stub)
+	if (READ_ONCE(q->first))
 		return true;
 	/* Pairs with the xchg() of @tail in exec_mpsc_push(). */
-	return smp_load_acquire(&q->tail) != &q->stub;
+	return smp_load_acquire(&q->tail) != exec_mpsc_stub(q);
 }
 
 /*
@@ -563,6 +581,7 @@ void exec_timer_sys_init(void);
 int exec_timers_create(struct exec_executor *ex);
 int exec_timers_share(struct exec_executor *ex, struct exec_executor *from);
 void exec_serial_sys_exit(void);
+void exec_serial_test_add_queued(struct exec_serial *serial, int n);
 void exec_timers_share_lazily(struct exec_executor *ex,
 			      struct exec_executor *from);
 void exec_timers_count_work(struct exec_executor *ex);
@@ -596,8 +615,10 @@ unsigned long exec_closures_allocated(void);
 
 /**
  * struct exec_dependents - what still depends on one executor
- * @nr: A: per enum exec_dep_kind, how many; changed only when a dependent
- *	is created or goes, never per submitted item
+ * @nr: A: how many, of every kind; changed only when a dependent is
+ *	created or goes, never per submitted item.  An executor with threads
+ *	of its own also counts them per kind, for destroy's report
+ *	(core/executor.c); a strand, made per connection, only in all
  * @handover: A: continuations that have stopped counting in @nr and are
  *	being submitted to the executor (exec_executor_handover_begin()),
  *	and units of outstanding work being released: destroy waits for
@@ -606,7 +627,7 @@ unsigned long exec_closures_allocated(void);
  *	done with the executor
  */
 struct exec_dependents {
-	atomic_t nr[EXEC_DEP_COUNT];
+	atomic_t nr;
 	atomic_t handover;
 };
 

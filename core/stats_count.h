@@ -204,7 +204,7 @@ static inline void exec_stats_add_run(struct exec_stats *st,
 /* A refused submission (@ret, not 0), counted in @refused. */
 static inline void exec_stats_refused(atomic_long_t *refused, int ret)
 {
-	if (ret == -EAGAIN || ret == -ESHUTDOWN)
+	if (ret == -EAGAIN || ret == -ENOSPC || ret == -ESHUTDOWN)
 		atomic_long_inc(refused);
 }
 

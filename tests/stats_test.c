@@ -236,7 +236,22 @@ static void stats_serial_counts_a_workload(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
 					exec_thread_pool_executor(pool)), 0);
 	stats_check_workload(test, exec_serial_executor(serial), 0);
-	/* Its runner was handed to the pool at least once. */
+	/*
+	 * Its runner was handed to the pool at least once; a strand counts
+	 * those runs only once it has made its record (timing turned on),
+	 * so that one made per connection pays for no counter it never reads.
+	 */
+	KUNIT_EXPECT_EQ(test,
+			exec_executor_stats(exec_serial_executor(serial), &st),
+			0);
+	KUNIT_EXPECT_EQ(test, st.wakeups, 0ULL);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+
+	exec_stats_set_timing(true);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
+					exec_thread_pool_executor(pool)), 0);
+	stats_check_workload(test, exec_serial_executor(serial), 0);
+	exec_stats_set_timing(false);
 	KUNIT_EXPECT_EQ(test,
 			exec_executor_stats(exec_serial_executor(serial), &st),
 			0);

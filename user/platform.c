@@ -68,21 +68,37 @@ void exec_backoff_sleep(void)
  * and yields the CPU now and then in case the holder was preempted; after
  * EXEC_USER_SPIN_YIELDS yields it sleeps instead (exec_backoff_sleep()).
  */
+/* One turn of a waiter for a lock whose holder may be preempted. */
+static void exec_user_spin_turn(unsigned int *spins)
+{
+	if (++*spins % EXEC_USER_SPIN_YIELD)
+		cpu_relax();
+	else if (*spins < EXEC_USER_SPIN_YIELD * EXEC_USER_SPIN_YIELDS)
+		sched_yield();
+	else
+		exec_backoff_sleep();
+}
+
 void exec_user_spin_wait(spinlock_t *lock)
 {
 	unsigned int spins = 0;
 
 	do {
-		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED)) {
-			if (++spins % EXEC_USER_SPIN_YIELD)
-				cpu_relax();
-			else if (spins < EXEC_USER_SPIN_YIELD *
-					 EXEC_USER_SPIN_YIELDS)
-				sched_yield();
-			else
-				exec_backoff_sleep();
-		}
+		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
+			exec_user_spin_turn(&spins);
 	} while (__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE));
+}
+
+void exec_user_bit_spin_wait(int bitnum, unsigned long *addr)
+{
+	unsigned long *word = &addr[EXEC_BIT_WORD(bitnum)];
+	unsigned long mask = EXEC_BIT_MASK(bitnum);
+	unsigned int spins = 0;
+
+	do {
+		while (__atomic_load_n(word, __ATOMIC_RELAXED) & mask)
+			exec_user_spin_turn(&spins);
+	} while (__atomic_fetch_or(word, mask, __ATOMIC_ACQUIRE) & mask);
 }
 
 /**

@@ -107,6 +107,10 @@ struct exec_executor_ops {
  * @context: A: its execution context (context.h), created on first use by
  *	exec_executor_context() and installed with cmpxchg(); NULL until then;
  *	torn down by exec_executor_fini(); owned by the library
+ * @aux: instead of @context, for an executor that shares another's
+ *	execution context (@ops->context_executor) and so has none of its
+ *	own: the concrete executor's (a serial executor keeps there what it
+ *	makes only when first needed)
  * @dependents: what still uses the executor, counted per kind (see
  *	exec_executor_check_unused()); owned by the library; NULL for an
  *	executor not set up by exec_executor_init(), which then counts nothing
@@ -114,7 +118,10 @@ struct exec_executor_ops {
 struct exec_executor {
 	const struct exec_executor_ops *ops;
 	struct exec_timer_target *timers;
-	struct exec_context *context;
+	union {
+		struct exec_context *context;
+		void *aux;
+	};
 	struct exec_dependents *dependents;
 };
 

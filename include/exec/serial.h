@@ -10,6 +10,8 @@
  * submission that may not wait (exec_try_submit(), exec_post()) to an idle
  * serial executor gets -EAGAIN and its item back; exec_submit(), which never
  * waits here, is counted beyond the limit (Documentation/executors.rst).
+ * A serial executor holds at most 2^27 items queued: a submission beyond
+ * that gets -ENOSPC.
  */
 #ifndef EXEC_SERIAL_H
 #define EXEC_SERIAL_H
@@ -18,7 +20,16 @@
 
 EXEC_BEGIN_DECLS
 
-struct exec_serial;
+/**
+ * struct exec_serial - a serial executor
+ * @opaque: the library's; neither read nor written by its user
+ *
+ * Its size is all a strand costs: made by exec_serial_create(), or in the
+ * user's memory, as a driver embeds a work_struct, by exec_serial_init().
+ */
+struct exec_serial {
+	unsigned long opaque[14 + 16 / sizeof(unsigned long)];
+};
 
 /**
  * exec_serial_create - create a serial executor
@@ -28,15 +39,36 @@ struct exec_serial;
  * Until exec_serial_destroy() the serial executor depends on @underlying:
  * destroying @underlying fails with -EBUSY meanwhile.
  *
- * One allocation, made for a connection's life: what only some strands
- * use, the record of their timed items, is made by the first one armed
- * (exec_submit_at()).
+ * One allocation of sizeof(struct exec_serial), made for a connection's
+ * life: what only some strands use is made by its first use: the record
+ * of their timed items by the first one armed (exec_submit_at()), that of
+ * their statistics beyond the counts of items by timing turned on or a
+ * first discard or refusal (exec_executor_stats()).
  *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL for NULL arguments; -ENOMEM.
  */
 int exec_serial_create(struct exec_serial **serialp,
 		       struct exec_executor *underlying);
+
+/**
+ * exec_serial_init - set up a serial executor in the caller's memory
+ * @serial: the memory, not in use by another serial executor
+ * @underlying: the executor that runs it; must outlive it
+ *
+ * exec_serial_create() without an allocation: the strand is @serial.  It
+ * is ended by exec_serial_destroy(), after which @serial may be freed or
+ * set up again; that destroy also waits until @underlying no longer holds
+ * the strand's runner (it takes it back where @underlying can cancel an
+ * item, and otherwise waits for the run that holds it, which only lets
+ * go).  What only some strands use is allocated by its first use, as for
+ * exec_serial_create().
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL for NULL arguments.
+ */
+int exec_serial_init(struct exec_serial *serial,
+		     struct exec_executor *underlying);
 
 /**
  * exec_serial_executor - the serial executor as an abstract executor

@@ -33,7 +33,8 @@ struct exec_executor;
  * @completed: items whose function has returned
  * @discarded: items handed to their discard callback instead of running
  *	(shutdown, destroy), armed timed items among them
- * @refused: submissions refused: -EAGAIN for lack of room, -ESHUTDOWN
+ * @refused: submissions refused: -EAGAIN or -ENOSPC for lack of room,
+ *	-ESHUTDOWN
  * @timers_armed: timed items put on the executor's timer wheel (a periodic
  *	item's re-arming and exec_timer_mod() count again)
  * @timers_fired: timed items that came due

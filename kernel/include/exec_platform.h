@@ -12,6 +12,7 @@
 #define EXEC_KERNEL_PLATFORM_H
 
 #include <linux/atomic.h>
+#include <linux/bit_spinlock.h>
 #include <linux/bitops.h>
 #include <linux/bug.h>
 #include <linux/build_bug.h>

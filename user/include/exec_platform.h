@@ -377,6 +377,27 @@ static inline void spin_unlock(spinlock_t *lock)
 #define spin_unlock_irqrestore(l, flags) \
 	do { (void)(flags); spin_unlock(l); } while (0)
 
+/*
+ * bit_spin_lock(): a lock in one bit of a word whose other bits the holder
+ * may change (the kernel's, for objects too small for a spinlock_t); waits
+ * as spin_lock() does.
+ */
+void exec_user_bit_spin_wait(int bitnum, unsigned long *addr);
+
+static inline void bit_spin_lock(int bitnum, unsigned long *addr)
+{
+	if (unlikely(__atomic_fetch_or(&addr[EXEC_BIT_WORD(bitnum)],
+				       EXEC_BIT_MASK(bitnum),
+				       __ATOMIC_ACQUIRE) &
+		     EXEC_BIT_MASK(bitnum)))
+		exec_user_bit_spin_wait(bitnum, addr);
+}
+
+static inline void bit_spin_unlock(int bitnum, unsigned long *addr)
+{
+	clear_bit_unlock(bitnum, addr);
+}
+
 /* The kernel's raw_spinlock_t (never sleeps, even on PREEMPT_RT) is the same. */
 typedef spinlock_t raw_spinlock_t;
 #define __RAW_SPIN_LOCK_UNLOCKED(name)	__SPIN_LOCK_UNLOCKED(name)
@@ -550,6 +571,7 @@ typedef unsigned int gfp_t;
 #define GFP_KERNEL	0U
 #define GFP_ATOMIC	1U
 #define GFP_NOWAIT	2U
+#define __GFP_NOWARN	4U
 /*
  * Like the kernel's slab caches, objects of a cache line or more start on a
  * cache line, so that ____cacheline_aligned members of a kmalloc()ed struct

@@ -275,7 +275,7 @@ struct exec_context *exec_executor_context(struct exec_executor *ex)
 	if (!ex || !ex->ops)
 		return NULL;
 	/* Pairs with the cmpxchg() below: the context was set up before. */
-	ctx = smp_load_acquire(&ex->context);
+	ctx = smp_load_acquire(&ex->own.context);
 	if (likely(ctx))
 		return ctx;
 
@@ -284,7 +284,7 @@ struct exec_context *exec_executor_context(struct exec_executor *ex)
 	if (!ctx)
 		return NULL;
 	/* Fully ordered: the context is set up before it is published. */
-	old = cmpxchg(&ex->context, NULL, ctx);
+	old = cmpxchg(&ex->own.context, NULL, ctx);
 	if (old) {
 		exec_context_free(ctx);
 		return old;
@@ -297,7 +297,7 @@ EXPORT_SYMBOL_GPL(exec_executor_context);
  * exec_executor_context_release - tear down an executor's context
  * @ex: the executor, which nothing uses any more
  *
- * Called by exec_executor_fini().  @ex->context is cleared only once the
+ * Called by exec_executor_fini().  @ex->own.context is cleared only once the
  * context is gone, so that a service that asks for the executor's context
  * during the teardown gets this one, shut down, rather than a new one.
  *
@@ -310,11 +310,11 @@ void exec_executor_context_release(struct exec_executor *ex)
 	/* One that shares another's context keeps @aux there instead. */
 	if (ex->ops && ex->ops->context_executor)
 		return;
-	ctx = READ_ONCE(ex->context);
+	ctx = READ_ONCE(ex->own.context);
 	if (!ctx)
 		return;
 	exec_context_teardown(ctx);
-	WRITE_ONCE(ex->context, NULL);
+	WRITE_ONCE(ex->own.context, NULL);
 }
 
 /**
@@ -345,7 +345,7 @@ void exec_static_context_release(void)
 void exec_static_context_fork(enum exec_fork_event event)
 {
 	struct exec_context *locked = exec_fork_locked_context;
-	struct exec_context *ctx = READ_ONCE(exec_inline_executor()->context);
+	struct exec_context *ctx = READ_ONCE(exec_inline_executor()->own.context);
 
 	switch (event) {
 	case EXEC_FORK_PREPARE:

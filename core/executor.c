@@ -349,7 +349,7 @@ int exec_executor_init(struct exec_executor *ex,
 		return -EINVAL;
 	ex->ops = ops;
 	ex->timers = NULL;
-	ex->context = NULL;
+	ex->own.context = NULL;
 	/*
 	 * A map for the executors that run their items on threads of their
 	 * own; one whose items run on another's (a strand) shares that one's
@@ -449,7 +449,7 @@ void exec_executor_init_embedded(struct exec_executor *ex,
 	ex->dependents = deps;
 	ex->ops = ops;
 	ex->timers = NULL;
-	ex->context = NULL;
+	ex->own.context = NULL;
 }
 
 /**

@@ -224,7 +224,7 @@ static void exec_serial_credits_add(struct exec_strand *s, unsigned long delta)
 static struct exec_serial_record *exec_serial_record(struct exec_strand *s)
 {
 	/* Pairs with the cmpxchg() below: a record seen is zeroed. */
-	struct exec_serial_record *rec = smp_load_acquire(&s->ex.aux);
+	struct exec_serial_record *rec = smp_load_acquire(&s->ex.own.aux);
 	struct exec_serial_record *old;
 
 	if (likely(rec))
@@ -233,7 +233,7 @@ static struct exec_serial_record *exec_serial_record(struct exec_strand *s)
 	if (!rec)
 		return NULL;
 	/* Fully ordered: publishes the zeroed record. */
-	old = cmpxchg(&s->ex.aux, NULL, rec);
+	old = cmpxchg(&s->ex.own.aux, NULL, rec);
 	if (old) {
 		kfree(rec);
 		return old;
@@ -245,7 +245,7 @@ static struct exec_serial_record *exec_serial_record(struct exec_strand *s)
 static struct exec_serial_record *exec_serial_record_made(struct exec_strand *s)
 {
 	/* Pairs with the cmpxchg() in exec_serial_record(). */
-	return smp_load_acquire(&s->ex.aux);
+	return smp_load_acquire(&s->ex.own.aux);
 }
 
 /* A submitter, before it publishes @work: time it while timing is on. */
@@ -394,7 +394,7 @@ static struct exec_strand *exec_to_serial(struct exec_executor *ex)
 static void exec_serial_free(struct exec_strand *s)
 {
 	exec_timers_free(&s->ex);
-	kfree(s->ex.aux);
+	kfree(s->ex.own.aux);
 	exec_executor_fini_embedded(&s->ex);
 	if (!(atomic_read(&s->state) & EXEC_SERIAL_EMBEDDED))
 		kmem_cache_free(exec_serial_cache, s);

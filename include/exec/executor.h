@@ -104,10 +104,11 @@ struct exec_executor_ops {
  * @ops: the concrete executor's operations; set once by exec_executor_init()
  * @timers: where its timed items are armed (timer.h); NULL if it cannot run
  *	timed work; owned by the library
- * @context: A: its execution context (context.h), created on first use by
- *	exec_executor_context() and installed with cmpxchg(); NULL until then;
- *	torn down by exec_executor_fini(); owned by the library
- * @aux: instead of @context, for an executor that shares another's
+ * @own: what the executor has of its own
+ * @own.context: A: its execution context (context.h), created on first use
+ *	by exec_executor_context() and installed with cmpxchg(); NULL until
+ *	then; torn down by exec_executor_fini(); owned by the library
+ * @own.aux: instead of @own.context, for an executor that shares another's
  *	execution context (@ops->context_executor) and so has none of its
  *	own: the concrete executor's (a serial executor keeps there what it
  *	makes only when first needed)
@@ -121,7 +122,7 @@ struct exec_executor {
 	union {
 		struct exec_context *context;
 		void *aux;
-	};
+	} own;
 	struct exec_dependents *dependents;
 };
 

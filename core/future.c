@@ -300,6 +300,8 @@ int exec_spawn_future(struct exec_future **futp, struct exec_executor *ex,
 	*futp = NULL;
 	if (!ex || !ex->ops || !fn)
 		return -EINVAL;
+	/* exec_future_put() frees the future's address: the whole object. */
+	BUILD_BUG_ON(offsetof(struct exec_future_spawned, fut) != 0);
 	sp = exec_kzalloc_obj(sp, GFP_KERNEL);
 	if (!sp)
 		return -ENOMEM;

@@ -6,7 +6,8 @@
 #
 #   make bench           build $(O)/exec-bench and $(O)/exec-objcost
 #   make bench-plot      run it and draw charts, in $(O)/bench-plot
-#   make peer-asio       $(O)/peer-asio, timer_lateness and strand_churn on Boost.Asio
+#   make peer-asio       $(O)/peer-asio, timer_lateness, strand_churn and object_cost
+#                        on Boost.Asio
 #   make peer-tbb        $(O)/peer-tbb, the throughput workloads on oneTBB
 #
 # The benchmark includes only the public headers; CPPFLAGS_LIB's extra
@@ -40,8 +41,9 @@ $(OBJCOST_BIN): bench/exec-objcost.c bench/bench-mem.c $(BENCH_HDR) $(LIB_A)
 
 bench: $(BENCH_BIN) $(OBJCOST_BIN)
 
-# make peer-asio: timer_lateness and strand_churn on Boost.Asio (libboost-dev), the peer read
-# against libexec's timed work; on demand only, never by make check.
+# make peer-asio: timer_lateness, strand_churn and object_cost on Boost.Asio
+# (libboost-dev), the peer read against libexec's timed work, strands and the
+# objects a request creates; on demand only, never by make check.
 CXX ?= c++
 PEER_ASIO := $(O)/peer-asio
 

@@ -12,8 +12,15 @@
  *
  * Kinds: future (exec_future_create() / exec_future_put()), group
  * (exec_group_create() / exec_group_destroy()), latch (exec_latch_init()
- * on caller memory), cancel_token (exec_cancel_token_init()).  Strands are
- * exec-bench's strand_churn.  Exit status 0 only if every call succeeded.
+ * on caller memory), cancel_token (exec_cancel_token_init()), closure
+ * (exec_post_fn() to a loop executor nobody runs / the loop running that
+ * one closure: the closure cache's record, warmed by nothing before),
+ * bound_handler (exec_bind_executor() / exec_handler_unbind() on caller
+ * memory) and handler_op (exec_handler_complete() of a bound handler,
+ * which queues a copy of it with the result / the loop running it).
+ * Strands are exec-bench's strand_churn.  Each kind runs in a process of
+ * its own, so that none finds the memory another freed.  Exit status 0
+ * only if every call succeeded.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -22,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include <exec/exec.h>
 #include <exec/user.h>
@@ -93,6 +101,53 @@ static int token_create(void *objs, unsigned long i)
 	return 0;
 }
 
+/* The loop the closures and handler completions are queued on. */
+static struct exec_loop *objcost_loop;
+static unsigned long objcost_ran;
+
+static void objcost_fn(void *arg)
+{
+	objcost_ran++;
+}
+
+static void objcost_result_fn(void *arg, long result)
+{
+	objcost_ran++;
+}
+
+static int closure_create(void *objs, unsigned long i)
+{
+	return exec_post_fn(exec_loop_executor(objcost_loop), objcost_fn,
+			    NULL);
+}
+
+/* Runs the oldest closure, not necessarily the i-th: one per call. */
+static void loop_run_one(void *objs, unsigned long i)
+{
+	if (exec_loop_try_run_one_closure(objcost_loop) != 1)
+		objcost_ran = 0;
+}
+
+static int handler_create(void *objs, unsigned long i)
+{
+	return exec_bind_executor(&((struct exec_handler *)objs)[i],
+				  exec_loop_executor(objcost_loop),
+				  objcost_result_fn, NULL);
+}
+
+static void handler_destroy(void *objs, unsigned long i)
+{
+	if (exec_handler_unbind(&((struct exec_handler *)objs)[i]))
+		objcost_ran = 0;
+}
+
+static struct exec_handler objcost_handler;
+
+static int handler_op_create(void *objs, unsigned long i)
+{
+	return exec_handler_complete(&objcost_handler, NULL, (long)i);
+}
+
 static const struct objcost objcosts[] = {
 	{ "future", 0, future_create, future_destroy,
 	  sizeof(struct exec_future *) },
@@ -102,7 +157,38 @@ static const struct objcost objcosts[] = {
 	  sizeof(struct exec_latch) },
 	{ "cancel_token", sizeof(struct exec_cancel_token), token_create,
 	  latch_destroy, sizeof(struct exec_cancel_token) },
+	{ "closure", 0, closure_create, loop_run_one, 1 },
+	{ "bound_handler", sizeof(struct exec_handler), handler_create,
+	  handler_destroy, sizeof(struct exec_handler) },
+	{ "handler_op", 0, handler_op_create, loop_run_one, 1 },
 };
+
+/* The loop is made before the measured calls and checked after them. */
+static int objcost_loop_begin(void)
+{
+	int err = exec_loop_create(&objcost_loop);
+
+	if (!err)
+		err = exec_bind_executor(&objcost_handler,
+					 exec_loop_executor(objcost_loop),
+					 objcost_result_fn, NULL);
+	if (err)
+		fprintf(stderr, "exec-objcost: loop: %s\n", strerror(-err));
+	return err ? 1 : 0;
+}
+
+static int objcost_loop_end(const struct objcost *oc, unsigned long n)
+{
+	unsigned long want = oc->destroy == loop_run_one ? n : 0;
+
+	exec_handler_unbind(&objcost_handler);
+	if (exec_loop_destroy(objcost_loop) || objcost_ran != want) {
+		fprintf(stderr, "exec-objcost: %s: %lu of %lu ran\n",
+			oc->kind, objcost_ran, want);
+		return 1;
+	}
+	return 0;
+}
 
 static int objcost_run(const struct objcost *oc, unsigned long n)
 {
@@ -112,6 +198,8 @@ static int objcost_run(const struct objcost *oc, unsigned long n)
 	void *objs;
 	int err;
 
+	if (objcost_loop_begin())
+		return 1;
 	objs = malloc(n * oc->handle_bytes);
 	if (!objs) {
 		fprintf(stderr, "exec-objcost: out of memory\n");
@@ -135,7 +223,7 @@ static int objcost_run(const struct objcost *oc, unsigned long n)
 		oc->destroy(objs, i);
 	t2 = now_ns() - t2;
 	free(objs);
-	if (rss0 < 0 || rss1 < 0)
+	if (rss0 < 0 || rss1 < 0 || objcost_loop_end(oc, n))
 		return 1;
 	printf("{\"bench\":\"object_cost\",\"impl\":\"libexec\"");
 	printf(",\"object\":\"%s\",\"count\":%lu", oc->kind, n);
@@ -144,6 +232,28 @@ static int objcost_run(const struct objcost *oc, unsigned long n)
 	printf(",\"bytes_per_object\":%lld,\"object_bytes\":%zu}\n",
 	       (rss1 - rss0) * 1024 / (long long)n, oc->object_bytes);
 	return 0;
+}
+
+/* In a child process: a fresh heap for each kind. */
+static int objcost_fork(const struct objcost *oc, unsigned long n)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("exec-objcost: fork");
+		return 1;
+	}
+	if (!pid) {
+		status = objcost_run(oc, n);
+		fflush(stdout);
+		_exit(status);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 int main(int argc, char **argv)
@@ -167,15 +277,16 @@ int main(int argc, char **argv)
 				break;
 		if (k == ARRAY_SIZE(objcosts)) {
 			fputs("usage: exec-objcost [--count N] [KIND...]\n"
-			      "kinds: future group latch cancel_token\n",
+			      "kinds: future group latch cancel_token\n"
+			      "       closure bound_handler handler_op\n",
 			      stderr);
 			return 2;
 		}
 		any = true;
-		ret |= objcost_run(&objcosts[k], n);
+		ret |= objcost_fork(&objcosts[k], n);
 	}
 	if (!any)
 		for (k = 0; k < ARRAY_SIZE(objcosts); k++)
-			ret |= objcost_run(&objcosts[k], n);
+			ret |= objcost_fork(&objcosts[k], n);
 	return ret;
 }

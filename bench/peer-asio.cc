@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * peer-asio: exec-bench's timer_lateness and strand_churn on Boost.Asio,
- * the peer that Documentation/benchmarks.rst reads libexec's timed work and
- * strands against.  Built on demand (make peer-asio, with libboost-dev),
- * never by make check.
+ * peer-asio: exec-bench's timer_lateness and strand_churn, and
+ * exec-objcost's objects, on Boost.Asio, the peer that
+ * Documentation/benchmarks.rst reads libexec's timed work, strands and
+ * the objects a request creates against.  Built on demand (make
+ * peer-asio, with libboost-dev), never by make check.
  *
  * The workload is exec-bench's (bench/bench-timer.c): K timers armed up
  * front, deadlines uniform over 1-50 ms from one start time read just
@@ -19,6 +20,7 @@
  *   peer-asio timer_lateness [--executor io_context] [--threads T]
  *             [--samples K] [--load [L]]
  *   peer-asio strand_churn [--executor strand] [--threads T] [--strands S]
+ *   peer-asio object_cost [--count N] [KIND...]
  */
 #include <boost/asio.hpp>
 
@@ -39,9 +41,11 @@
 
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 extern "C" {
 long long bench_rss_kb(void);
+void bench_touch(void *p, size_t len);
 int bench_load_start(unsigned int nr);
 void bench_load_stop(void);
 void bench_err(const char *fmt, ...);
@@ -108,7 +112,9 @@ static int usage(void)
 	      "                 [--samples K] [--load [L]]\n"
 	      "       peer-asio strand_churn [--executor strand] [--threads T]\n"
 	      "                 [--strands S]\n"
-	      "       peer-asio object_cost [--count N] [promise]\n", stderr);
+	      "       peer-asio object_cost [--count N] [promise]\n"
+	      "                 [counter_promise] [post] [bind_executor]\n"
+	      "                 [bound_post]\n", stderr);
 	return 2;
 }
 
@@ -320,53 +326,235 @@ static int strand_churn(int argc, char **argv)
 }
 
 /*
- * exec-objcost's future (bench/exec-objcost.c) on the C++ library Asio
- * builds on: N std::promise<long>s, each with its shared state made by
- * get_future() (the future held beside it, as exec_future_create() makes
- * one object for both sides), then all destroyed.
+ * exec-objcost's kinds (bench/exec-objcost.c) on Asio and on the C++
+ * library Asio builds on, as that program measures them: N of one kind
+ * created (timed), the resident set read, all destroyed (timed), each kind
+ * in a process of its own; one JSON line per kind.
+ *
+ *   promise          std::promise<long> with its shared state made by
+ *                    get_future(), the future held beside it (future)
+ *   counter_promise  what a group is written as by hand: a counter, a
+ *                    std::promise<void> and its future in one new object
+ *                    (group)
+ *   post             boost::asio::post() of a function and argument to an
+ *                    io_context nobody runs / run_one() running it (closure)
+ *   bind_executor    boost::asio::bind_executor() of a function and
+ *                    argument, an executor_binder in the caller's memory
+ *                    (bound_handler)
+ *   bound_post       boost::asio::post() of such a binder with a result
+ *                    beside it, to its associated executor / run_one()
+ *                    (handler_op)
  */
-static int object_cost(int argc, char **argv)
+struct oc_handler {
+	void (*fn)(void *arg, long result);
+	void *arg;
+	long result;
+
+	void operator()() const { fn(arg, result); }
+};
+
+/* A completion handler, as struct exec_handler's function and argument. */
+struct oc_result_handler {
+	void (*fn)(void *arg, long result);
+	void *arg;
+
+	void operator()(long result) const { fn(arg, result); }
+};
+
+struct counter_promise {
+	std::atomic<long> pending{0};
+	std::promise<void> done;
+	std::future<void> fut;
+};
+
+typedef decltype(boost::asio::bind_executor(
+	std::declval<boost::asio::io_context::executor_type>(),
+	std::declval<oc_result_handler>())) oc_binder;
+
+static boost::asio::io_context *oc_io;
+static unsigned long oc_ran;
+
+static void oc_fn(void *arg, long result)
 {
-	unsigned long n = 100000, k;
+	oc_ran++;
+}
+
+struct oc_kind {
+	const char *name;
+	const char *impl;
+	size_t object_bytes;	/* the caller's memory, for embedded kinds */
+	size_t handle_bytes;
+	bool runs;		/* destroy runs the object on oc_io */
+	bool (*create)(void *objs, unsigned long i);
+	void (*destroy)(void *objs, unsigned long i);
+};
+
+static bool promise_create(void *objs, unsigned long i)
+{
+	auto *p = &static_cast<std::pair<std::promise<long> *,
+			std::future<long>> *>(objs)[i];
+
+	new (p) std::pair<std::promise<long> *, std::future<long>>();
+	p->first = new std::promise<long>();
+	p->second = p->first->get_future();
+	return true;
+}
+
+static void promise_destroy(void *objs, unsigned long i)
+{
+	auto *p = &static_cast<std::pair<std::promise<long> *,
+			std::future<long>> *>(objs)[i];
+
+	p->second = std::future<long>();
+	delete p->first;
+}
+
+static bool counter_promise_create(void *objs, unsigned long i)
+{
+	counter_promise *c = new counter_promise();
+
+	c->fut = c->done.get_future();
+	static_cast<counter_promise **>(objs)[i] = c;
+	return true;
+}
+
+static void counter_promise_destroy(void *objs, unsigned long i)
+{
+	delete static_cast<counter_promise **>(objs)[i];
+}
+
+static bool post_create(void *objs, unsigned long i)
+{
+	boost::asio::post(*oc_io, oc_handler{oc_fn, nullptr, (long)i});
+	return true;
+}
+
+static void run_one(void *objs, unsigned long i)
+{
+	if (oc_io->run_one() != 1)
+		oc_ran = 0;
+}
+
+static bool bind_create(void *objs, unsigned long i)
+{
+	new (&static_cast<oc_binder *>(objs)[i]) oc_binder(
+		boost::asio::bind_executor(oc_io->get_executor(),
+					   oc_result_handler{oc_fn, nullptr}));
+	return true;
+}
+
+static void bind_destroy(void *objs, unsigned long i)
+{
+	static_cast<oc_binder *>(objs)[i].~oc_binder();
+}
+
+static bool bound_post_create(void *objs, unsigned long i)
+{
+	boost::asio::post(boost::asio::bind_executor(oc_io->get_executor(),
+			oc_handler{oc_fn, nullptr, (long)i}));
+	return true;
+}
+
+static const oc_kind oc_kinds[] = {
+	{ "promise", "std", 0,
+	  sizeof(std::pair<std::promise<long> *, std::future<long>>), false,
+	  promise_create, promise_destroy },
+	{ "counter_promise", "std", 0, sizeof(counter_promise *), false,
+	  counter_promise_create, counter_promise_destroy },
+	{ "post", "asio", 0, 1, true, post_create, run_one },
+	{ "bind_executor", "asio", sizeof(oc_binder), sizeof(oc_binder), false,
+	  bind_create, bind_destroy },
+	{ "bound_post", "asio", 0, 1, true, bound_post_create, run_one },
+};
+
+static int object_cost_run(const oc_kind *oc, unsigned long n)
+{
 	uint64_t t0, t1, t2;
 	long long rss0, rss1;
-	int i;
+	unsigned long k;
+	void *objs;
 
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--count") && i + 1 < argc)
-			n = strtoul(argv[++i], nullptr, 10);
-		else if (strcmp(argv[i], "promise"))
-			return usage();
-	}
-	if (!n)
-		return usage();
-
-	std::vector<std::promise<long> *> promises(n);
-	std::vector<std::future<long>> futures(n);
-
-	memset(static_cast<void *>(promises.data()), 0,
-	       n * sizeof(promises[0]));
+	oc_io = new boost::asio::io_context(1);
+	objs = calloc(n, oc->handle_bytes);
+	if (!objs)
+		return 1;
+	/* The caller's array is not the objects' memory: touched first. */
+	bench_touch(objs, n * oc->handle_bytes);
 	rss0 = bench_rss_kb();
 	t0 = now_ns();
-	for (k = 0; k < n; k++) {
-		promises[k] = new std::promise<long>();
-		futures[k] = promises[k]->get_future();
-	}
+	for (k = 0; k < n; k++)
+		if (!oc->create(objs, k))
+			return 1;
 	t1 = now_ns();
 	rss1 = bench_rss_kb();
 	t2 = now_ns();
-	for (k = 0; k < n; k++) {
-		futures[k] = std::future<long>();
-		delete promises[k];
-	}
+	for (k = 0; k < n; k++)
+		oc->destroy(objs, k);
 	t2 = now_ns() - t2;
+	free(objs);
+	delete oc_io;
 	if (rss0 < 0 || rss1 < 0)
 		return 1;
-	printf("{\"bench\":\"object_cost\",\"impl\":\"std\",\"object\":\"promise\",\"count\":%lu,\"create_ns\":%llu,\"destroy_ns\":%llu,\"bytes_per_object\":%lld}\n",
-	       n, (unsigned long long)((t1 - t0 + n / 2) / n),
+	if (oc_ran != (oc->runs ? n : 0)) {
+		fprintf(stderr, "peer-asio: %s: %lu of %lu ran\n", oc->name,
+			oc_ran, oc->runs ? n : 0);
+		return 1;
+	}
+	printf("{\"bench\":\"object_cost\",\"impl\":\"%s\",\"object\":\"%s\",\"count\":%lu,\"create_ns\":%llu,\"destroy_ns\":%llu,\"bytes_per_object\":%lld,\"object_bytes\":%zu}\n",
+	       oc->impl, oc->name, n,
+	       (unsigned long long)((t1 - t0 + n / 2) / n),
 	       (unsigned long long)((t2 + n / 2) / n),
-	       (rss1 - rss0) * 1024 / (long long)n);
+	       (rss1 - rss0) * 1024 / (long long)n, oc->object_bytes);
 	return 0;
+}
+
+/* In a child process: a fresh heap for each kind, as exec-objcost. */
+static int object_cost_fork(const oc_kind *oc, unsigned long n)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		status = object_cost_run(oc, n);
+		fflush(stdout);
+		_exit(status);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static int object_cost(int argc, char **argv)
+{
+	const size_t nr = sizeof(oc_kinds) / sizeof(oc_kinds[0]);
+	unsigned long n = 100000;
+	bool any = false;
+	int i, ret = 0;
+	size_t k;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--count") && i + 1 < argc) {
+			n = strtoul(argv[++i], nullptr, 10);
+			if (!n || n > 100000000UL)
+				return usage();
+			continue;
+		}
+		for (k = 0; k < nr; k++)
+			if (!strcmp(argv[i], oc_kinds[k].name))
+				break;
+		if (k == nr)
+			return usage();
+		any = true;
+		ret |= object_cost_fork(&oc_kinds[k], n);
+	}
+	if (!any)
+		for (k = 0; k < nr; k++)
+			ret |= object_cost_fork(&oc_kinds[k], n);
+	return ret;
 }
 
 int main(int argc, char **argv)

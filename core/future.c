@@ -24,7 +24,10 @@
  * continuation holds a reference on @cont_next until it has completed it.
  *
  * Memory: each future is one kzalloc(), freed by the last
- * exec_future_put().  References are held by the creator, by the spawned
+ * exec_future_put().  Only exec_spawn_future()'s futures have work of their
+ * own to run: theirs is a struct exec_future_spawned, the future followed
+ * by that work, so that the futures made by exec_future_create() and
+ * exec_future_then_future(), made one per request, do not carry it.  References are held by the creator, by the spawned
  * work (dropped after it has completed the future, or after the discard
  * callback has completed it with -ECANCELED) and by a registered
  * continuation (dropped just before the continuation is called, whether it
@@ -49,9 +52,6 @@
  * @result: O: written by the completer that set COMPLETING, before it sets
  *	READY; read only after READY was seen
  * @wq: where exec_future_wait() sleeps until READY
- * @work: the work of exec_spawn_future()
- * @fn: O: its function, set before submission
- * @arg: O: its argument
  * @cont_work: the continuation's item
  * @cont_ex: O: the continuation's executor, written by the then() that set
  *	THEN, before it sets ARMED
@@ -68,9 +68,6 @@ struct exec_future {
 	atomic_t state;
 	long result;
 	wait_queue_head_t wq;
-	struct exec_work work;
-	exec_task_fn fn;
-	void *arg;
 	struct exec_work cont_work;
 	struct exec_executor *cont_ex;
 	exec_result_fn cont;
@@ -80,15 +77,34 @@ struct exec_future {
 	struct exec_work_guard cont_guard;
 };
 
+/**
+ * struct exec_future_spawned - a future of exec_spawn_future()
+ * @fut: the future; first, so that exec_future_put() frees the whole
+ * @work: the work that completes it
+ * @fn: O: its function, set before submission
+ * @arg: O: its argument
+ */
+struct exec_future_spawned {
+	struct exec_future fut;
+	struct exec_work work;
+	exec_task_fn fn;
+	void *arg;
+};
+
+static void exec_future_init(struct exec_future *fut, unsigned int state,
+			     int refs)
+{
+	atomic_set(&fut->refs, refs);
+	atomic_set(&fut->state, state);
+	init_waitqueue_head(&fut->wq);
+}
+
 static struct exec_future *exec_future_alloc(unsigned int state, int refs)
 {
 	struct exec_future *fut = exec_kzalloc_obj(fut, GFP_KERNEL);
 
-	if (!fut)
-		return NULL;
-	atomic_set(&fut->refs, refs);
-	atomic_set(&fut->state, state);
-	init_waitqueue_head(&fut->wq);
+	if (fut)
+		exec_future_init(fut, state, refs);
 	return fut;
 }
 
@@ -254,24 +270,28 @@ EXPORT_SYMBOL_GPL(exec_future_create);
 /* The spawned work: completes the future, then drops the work's reference. */
 static void exec_future_run(struct exec_work *work)
 {
-	struct exec_future *fut = container_of(work, struct exec_future, work);
+	struct exec_future_spawned *sp = container_of(work,
+						      struct exec_future_spawned,
+						      work);
 
-	exec_future_settle(fut, fut->fn(fut->arg));
-	exec_future_put(fut);
+	exec_future_settle(&sp->fut, sp->fn(sp->arg));
+	exec_future_put(&sp->fut);
 }
 
 static void exec_future_drop(struct exec_work *work)
 {
-	struct exec_future *fut = container_of(work, struct exec_future, work);
+	struct exec_future_spawned *sp = container_of(work,
+						      struct exec_future_spawned,
+						      work);
 
-	exec_future_settle(fut, -ECANCELED);
-	exec_future_put(fut);
+	exec_future_settle(&sp->fut, -ECANCELED);
+	exec_future_put(&sp->fut);
 }
 
 int exec_spawn_future(struct exec_future **futp, struct exec_executor *ex,
 		      exec_task_fn fn, void *arg)
 {
-	struct exec_future *fut;
+	struct exec_future_spawned *sp;
 	int ret;
 
 	might_sleep();
@@ -280,21 +300,24 @@ int exec_spawn_future(struct exec_future **futp, struct exec_executor *ex,
 	*futp = NULL;
 	if (!ex || !ex->ops || !fn)
 		return -EINVAL;
-	/* One reference for the caller, one for the work. */
-	fut = exec_future_alloc(EXEC_FUTURE_SPAWNED, 2);
-	if (!fut)
+	/* exec_future_put() frees the future's address: the whole object. */
+	BUILD_BUG_ON(offsetof(struct exec_future_spawned, fut) != 0);
+	sp = exec_kzalloc_obj(sp, GFP_KERNEL);
+	if (!sp)
 		return -ENOMEM;
-	fut->fn = fn;
-	fut->arg = arg;
-	exec_work_init_discard(&fut->work, exec_future_run, exec_future_drop);
-	ret = exec_submit(ex, &fut->work);
+	/* One reference for the caller, one for the work. */
+	exec_future_init(&sp->fut, EXEC_FUTURE_SPAWNED, 2);
+	sp->fn = fn;
+	sp->arg = arg;
+	exec_work_init_discard(&sp->work, exec_future_run, exec_future_drop);
+	ret = exec_submit(ex, &sp->work);
 	if (ret)
 		goto err_free_future;
-	*futp = fut;
+	*futp = &sp->fut;
 	return 0;
 
 err_free_future:
-	kfree(fut);
+	kfree(sp);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(exec_spawn_future);

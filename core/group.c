@@ -50,7 +50,10 @@ enum exec_group_notify_state {
  *	the cancel epoch (EXEC_GROUP_EPOCH_MASK); changed with cmpxchg()
  * @nr_active: A: items counted; falls to zero only under @lock
  * @token: A: requested by exec_group_cancel()
- * @lock: guards the notify fields and the fall of @nr_active to zero
+ * @lock: guards the notify fields and the fall of @nr_active to zero; taken
+ *	once per emptying of the group and by notify and destroy, never on
+ *	the submission path, so it shares the counters' line: a group made
+ *	per request is one small allocation, not a line-aligned one
  * @wait: exec_group_wait() sleeps here; woken under @lock
  * @notify_state: L: enum exec_group_notify_state; the group may not be
  *	destroyed unless IDLE, since @notify_work may be queued
@@ -66,7 +69,7 @@ struct exec_group {
 	atomic_long_t word;
 	atomic_long_t nr_active;
 	struct exec_cancel_token token;
-	spinlock_t lock ____cacheline_aligned;
+	spinlock_t lock;
 	wait_queue_head_t wait;
 	int notify_state;
 	struct exec_executor *notify_ex;

@@ -74,8 +74,8 @@ static atomic_long_t exec_closure_chunks;
 
 /*
  * The table of an executor that runs its items on threads of its own, with
- * its dependents counted per kind (@nr_kind, A: as @deps.nr) and what
- * lockdep knows of it (exec_executor_lockdep_of()); the executors whose
+ * its dependents counted per kind (@nr_kind, A: instead of @deps.nr) and
+ * what lockdep knows of it (exec_executor_lockdep_of()); the executors whose
  * items run on another's threads (a strand, a priority executor) use that
  * one's map, and their table is struct exec_dependents alone, a strand's
  * inside the strand.
@@ -103,6 +103,18 @@ static atomic_t *exec_executor_kinds(const struct exec_executor *ex)
 {
 	return container_of(ex->dependents, struct exec_dependents_lockdep,
 			    deps)->nr_kind;
+}
+
+/*
+ * Where a dependent of @kind is counted: per kind where @ex keeps the
+ * kinds apart, else in the one count.
+ */
+static atomic_t *exec_executor_dep_count(struct exec_executor *ex,
+					 enum exec_dep_kind kind)
+{
+	if (exec_executor_has_lockdep(ex))
+		return &exec_executor_kinds(ex)[kind];
+	return &ex->dependents->nr;
 }
 
 /* For the report: "<count> <name>" per kind (singular, plural). */
@@ -465,9 +477,7 @@ void exec_executor_depend(struct exec_executor *ex, enum exec_dep_kind kind)
 {
 	if (!ex || !ex->dependents)
 		return;
-	if (exec_executor_has_lockdep(ex))
-		atomic_inc(&exec_executor_kinds(ex)[kind]);
-	atomic_inc(&ex->dependents->nr);
+	atomic_inc(exec_executor_dep_count(ex, kind));
 }
 
 /**
@@ -481,14 +491,14 @@ void exec_executor_depend(struct exec_executor *ex, enum exec_dep_kind kind)
  */
 void exec_executor_undepend(struct exec_executor *ex, enum exec_dep_kind kind)
 {
+	atomic_t *count;
+
 	if (!ex || !ex->dependents)
 		return;
-	if (exec_executor_has_lockdep(ex) &&
-	    WARN_ON_ONCE(atomic_dec_return(&exec_executor_kinds(ex)[kind]) < 0))
-		atomic_inc(&exec_executor_kinds(ex)[kind]);
+	count = exec_executor_dep_count(ex, kind);
 	/* Fully ordered: the dependent's last use of @ex comes first. */
-	if (WARN_ON_ONCE(atomic_dec_return(&ex->dependents->nr) < 0))
-		atomic_inc(&ex->dependents->nr);
+	if (WARN_ON_ONCE(atomic_dec_return(count) < 0))
+		atomic_inc(count);
 }
 
 /**
@@ -535,9 +545,16 @@ void exec_executor_handover_end(struct exec_executor *ex)
 
 unsigned long exec_executor_dependents(const struct exec_executor *ex)
 {
+	unsigned long n = 0;
+	unsigned int kind;
+
 	if (!ex || !ex->dependents)
 		return 0;
-	return max(atomic_read(&ex->dependents->nr), 0);
+	if (!exec_executor_has_lockdep(ex))
+		return max(atomic_read(&ex->dependents->nr), 0);
+	for (kind = 0; kind < EXEC_DEP_COUNT; kind++)
+		n += max(atomic_read(&exec_executor_kinds(ex)[kind]), 0);
+	return n;
 }
 EXPORT_SYMBOL_GPL(exec_executor_dependents);
 

@@ -617,7 +617,7 @@ unsigned long exec_closures_allocated(void);
  * struct exec_dependents - what still depends on one executor
  * @nr: A: how many, of every kind; changed only when a dependent is
  *	created or goes, never per submitted item.  An executor with threads
- *	of its own also counts them per kind, for destroy's report
+ *	of its own counts them per kind instead, for destroy's report
  *	(core/executor.c); a strand, made per connection, only in all
  * @handover: A: continuations that have stopped counting in @nr and are
  *	being submitted to the executor (exec_executor_handover_begin()),

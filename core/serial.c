@@ -786,6 +786,22 @@ static void exec_serial_wait_runner(struct exec_strand *s)
 				   EXEC_SERIAL_REFS) == EXEC_SERIAL_REF);
 }
 
+/*
+ * Whether @s is idle at its destroy, as a strand made per connection is at
+ * its end: no run holds it or consumes, nothing is queued.  Submission is
+ * over (the caller's contract), so nothing will reach it any more: destroy
+ * needs neither the dying mark nor a reference of its own, two atomic
+ * operations on a line that the last run's worker holds.
+ */
+static bool exec_serial_idle(struct exec_strand *s)
+{
+	/* Pairs with the fully ordered decrement of the last run's put. */
+	int state = atomic_read_acquire(&s->state);
+
+	return (state & (EXEC_SERIAL_REFS | EXEC_SERIAL_CONSUMING)) ==
+	       EXEC_SERIAL_REF && !exec_mpsc_maybe_nonempty(&s->queue);
+}
+
 long exec_serial_destroy(struct exec_serial *serial)
 {
 	struct exec_strand *s;
@@ -803,6 +819,11 @@ long exec_serial_destroy(struct exec_serial *serial)
 
 	/* Armed items are discarded, due ones reach the queue first. */
 	discarded = exec_timers_shutdown(&s->ex);
+	if (!discarded && exec_serial_idle(s)) {
+		exec_executor_undepend(s->underlying, EXEC_DEP_SERIAL);
+		exec_serial_free(s);
+		return 0;
+	}
 	/*
 	 * Fully ordered: a run entering after this finds it and leaves; one
 	 * inside its consuming section is waited for.

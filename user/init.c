@@ -45,10 +45,12 @@ static void exec_fork_prepare(void)
 	exec_static_context_fork(EXEC_FORK_PREPARE);
 	exec_parker_fork(EXEC_FORK_PREPARE);
 	exec_user_log_fork(EXEC_FORK_PREPARE);
+	exec_user_slab_fork(EXEC_FORK_PREPARE);
 }
 
 static void exec_fork_resume(enum exec_fork_event event)
 {
+	exec_user_slab_fork(event);
 	exec_user_log_fork(event);
 	exec_parker_fork(event);
 	exec_static_context_fork(event);

@@ -511,7 +511,7 @@ void kmem_cache_destroy(struct kmem_cache *cache)
 	in_use += cache->nr_objs - cache->nr_free;
 	spin_unlock(&cache->lock);
 	if (WARN_ON(in_use))
-		pr_warn("kmem_cache_destroy %s: %lu objects still allocated",
+		pr_warn("%s %s: %lu objects still allocated", __func__,
 			cache->name, in_use);
 	for (chunk = cache->chunks; chunk; chunk = next) {
 		next = chunk->next;

@@ -67,15 +67,16 @@ struct exec_slab_chunk {
  * @carve_end: L: the end of that chunk
  * @chunks: L: every chunk, newest first
  * @nr_objs: L: objects carved from the chunks
- * @next: M (exec_slab_mutex): the next cache of exec_slab_caches
- * @slot: its magazine's index in each thread's record, or -1 for none
- * @nr_malloc: ASan builds: objects from malloc() not yet freed
- * @size: an object's size, zeroed by kmem_cache_zalloc()
- * @align: the objects' alignment
- * @stride: @size rounded up to the objects' alignment
- * @offset: the first object's offset in a chunk
- * @chunk_size: a chunk's size, whole pages
- * @name: for the warning of kmem_cache_destroy()
+ * @next: G (exec_slab_mutex): the next cache of exec_slab_caches
+ * @slot: I: its magazine's index in each thread's record, or -1 for none
+ * @nr_malloc: A: ASan builds: objects from malloc() not yet freed; a count
+ *	that kmem_cache_destroy() reads, ordered by its caller's contract
+ * @size: I: an object's size, zeroed by kmem_cache_zalloc()
+ * @align: I: the objects' alignment
+ * @stride: I: @size rounded up to the objects' alignment
+ * @offset: I: the first object's offset in a chunk
+ * @chunk_size: I: a chunk's size, whole pages
+ * @name: I: for the warning of kmem_cache_destroy()
  */
 struct kmem_cache {
 	spinlock_t lock;
@@ -104,11 +105,12 @@ struct exec_slab_mag {
 
 /**
  * struct exec_slab_thread - one thread's magazines
- * @next: M: the next record of exec_slab_threads
- * @pprev: M: the pointer to this record in that list
- * @mags: per slot, the magazine of the cache in exec_slab_slots[]: its
- *	thread's alone, and the others' under M when that thread cannot be
- *	using it (a cache being destroyed, an exited or forked-away thread)
+ * @next: G (exec_slab_mutex): the next record of exec_slab_threads
+ * @pprev: G (exec_slab_mutex): the pointer to this record in that list
+ * @mags: O: per slot, the magazine of the cache in exec_slab_slots[], its
+ *	thread's; others touch it under exec_slab_mutex only when that thread
+ *	cannot be using it (a cache being destroyed, an exiting thread, a
+ *	thread left behind by fork())
  */
 struct exec_slab_thread {
 	struct exec_slab_thread *next;
@@ -116,11 +118,14 @@ struct exec_slab_thread {
 	struct exec_slab_mag mags[EXEC_SLAB_SLOTS];
 };
 
-/* Guards the fields marked M, and is taken before any cache's lock. */
+/*
+ * Guards the lists of caches and of threads' records (the fields marked
+ * G (exec_slab_mutex)); taken before any cache's lock.
+ */
 static DEFINE_MUTEX(exec_slab_mutex);
-static struct kmem_cache *exec_slab_slots[EXEC_SLAB_SLOTS];	/* M */
-static struct kmem_cache *exec_slab_caches;			/* M */
-static struct exec_slab_thread *exec_slab_threads;		/* M */
+static struct kmem_cache *exec_slab_slots[EXEC_SLAB_SLOTS];	/* G */
+static struct kmem_cache *exec_slab_caches;			/* G */
+static struct exec_slab_thread *exec_slab_threads;		/* G */
 
 static __thread struct exec_slab_thread *exec_slab_self
 	__attribute__((tls_model("initial-exec")));
@@ -209,7 +214,7 @@ static void exec_slab_chunk_add(struct kmem_cache *cache,
 	cache->carve_end = (char *)chunk + cache->chunk_size;
 }
 
-/* Gives a thread's magazines back to their depots; M is held. */
+/* Gives a thread's magazines back; exec_slab_mutex is held. */
 static void exec_slab_thread_drain(struct exec_slab_thread *t)
 {
 	struct exec_slab_mag *mag;
@@ -522,7 +527,8 @@ void kmem_cache_destroy(struct kmem_cache *cache)
 
 /*
  * In the child, the records of the threads that stayed in the parent give
- * their magazines back and go; M and every cache's lock are held.
+ * their magazines back and go; exec_slab_mutex and every cache's lock are
+ * held.
  */
 static void exec_slab_fork_child(void)
 {

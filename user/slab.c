@@ -185,8 +185,9 @@ static unsigned int exec_slab_take(struct kmem_cache *cache, void **objs,
 }
 
 /*
- * Populated at once: one system call rather than a fault per page as the
- * objects are carved, for the few pages of one chunk carved early.
+ * Populated at once: one system call rather than a fault per page as its
+ * objects are carved, at the cost of a chunk's pages counting before its
+ * objects are used (Documentation/benchmarks.rst).
  */
 static struct exec_slab_chunk *exec_slab_chunk_new(struct kmem_cache *cache)
 {

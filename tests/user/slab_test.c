@@ -297,6 +297,43 @@ static void slab_thread_exit_gives_back(struct kunit *test)
 	slab_destroy(test, h.cache);
 }
 
+/*
+ * More caches than have magazines (user/slab.c keeps a few slots): the
+ * others use their depots alone, and work alike.
+ */
+static void slab_many_caches(struct kunit *test)
+{
+	struct kmem_cache *caches[12];
+	struct slab_obj *objs[ARRAY_SIZE(caches)][4];
+	unsigned int c, i;
+
+	slab_log.count = 0;
+	exec_user_set_log(slab_log_fn, &slab_log);
+	for (c = 0; c < ARRAY_SIZE(caches); c++) {
+		caches[c] = KMEM_CACHE(slab_obj, 0);
+		KUNIT_ASSERT_NOT_NULL(test, caches[c]);
+	}
+	for (c = 0; c < ARRAY_SIZE(caches); c++) {
+		for (i = 0; i < ARRAY_SIZE(objs[c]); i++) {
+			objs[c][i] = kmem_cache_zalloc(caches[c], GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, objs[c][i]);
+			KUNIT_EXPECT_TRUE(test, slab_obj_is_zero(objs[c][i]));
+			objs[c][i]->owner = c + 1;
+			objs[c][i]->seq = i;
+		}
+	}
+	for (c = 0; c < ARRAY_SIZE(caches); c++) {
+		for (i = 0; i < ARRAY_SIZE(objs[c]); i++) {
+			KUNIT_EXPECT_EQ(test, objs[c][i]->owner, c + 1UL);
+			KUNIT_EXPECT_EQ(test, objs[c][i]->seq, (unsigned long)i);
+			kmem_cache_free(caches[c], objs[c][i]);
+		}
+		kmem_cache_destroy(caches[c]);
+	}
+	exec_user_set_log(NULL, NULL);
+	KUNIT_EXPECT_EQ(test, slab_log_count(), 0);
+}
+
 /* Objects one thread hands to another to free, with the stamp they bear. */
 struct slab_letter {
 	struct slab_obj *obj;
@@ -489,6 +526,7 @@ static struct kunit_case exec_slab_cases[] = {
 	KUNIT_CASE(slab_reuse_after_free),
 	KUNIT_CASE(slab_free_on_other_thread),
 	KUNIT_CASE(slab_thread_exit_gives_back),
+	KUNIT_CASE(slab_many_caches),
 	KUNIT_CASE(slab_threads_concurrent),
 	KUNIT_CASE(slab_destroy_outstanding_warns),
 	KUNIT_CASE(slab_fault_fails_strand),

@@ -18,6 +18,10 @@
 #include "internal.h"
 #include "exec_test.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #if defined(__SANITIZE_ADDRESS__)
 #define SLAB_MALLOC	true
 #elif defined(__has_feature)
@@ -27,6 +31,18 @@
 #endif
 #ifndef SLAB_MALLOC
 #define SLAB_MALLOC	false
+#endif
+
+/* As tests/user/fork_test.c: a child of a TSan process does nothing. */
+#if defined(__SANITIZE_THREAD__)
+#define SLAB_FORK_CHILD_RUNS	false
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SLAB_FORK_CHILD_RUNS	false
+#endif
+#endif
+#ifndef SLAB_FORK_CHILD_RUNS
+#define SLAB_FORK_CHILD_RUNS	true
 #endif
 
 /* 100 bytes of fields: a 128-byte object, on a line of its own. */
@@ -520,6 +536,94 @@ static void slab_fault_fails_strand(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
 }
 
+struct slab_churner {
+	struct kmem_cache *cache;
+	atomic_t stop;
+	atomic_t rounds;
+};
+
+/* Beyond a magazine each round, so that the depot's lock is taken often. */
+static int slab_churn_fn(void *arg)
+{
+	struct slab_churner *c = arg;
+	struct slab_obj *objs[SLAB_NR];
+	int i;
+
+	while (!atomic_read_acquire(&c->stop)) {
+		for (i = 0; i < SLAB_NR; i++)
+			objs[i] = kmem_cache_zalloc(c->cache, GFP_KERNEL);
+		for (i = 0; i < SLAB_NR; i++)
+			kmem_cache_free(c->cache, objs[i]);
+		atomic_inc(&c->rounds);
+	}
+	return 0;
+}
+
+/* The child's part: 0 if its objects are zeroed and distinct. */
+static int slab_fork_child(struct kmem_cache *cache)
+{
+	struct slab_obj *objs[SLAB_NR * 2];
+	int i;
+
+	for (i = 0; i < (int)ARRAY_SIZE(objs); i++) {
+		objs[i] = kmem_cache_zalloc(cache, GFP_KERNEL);
+		if (!objs[i] || !slab_obj_is_zero(objs[i]))
+			return 1;
+		objs[i]->seq = i;
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(objs); i++)
+		if (objs[i]->seq != (unsigned long)i)
+			return 2;
+	for (i = 0; i < (int)ARRAY_SIZE(objs); i++)
+		kmem_cache_free(cache, objs[i]);
+	return 0;
+}
+
+/*
+ * Forks while another thread allocates and frees beyond its magazine: no
+ * child inherits the cache's lock held (the library's fork handlers take
+ * it), and each child's cache works, the other thread's magazine given
+ * back to the depot.
+ */
+static void slab_fork_while_churning(struct kunit *test)
+{
+	static struct slab_churner c;
+	struct exec_test_thread t;
+	int i, status;
+	u64 deadline;
+	pid_t pid;
+
+	c.cache = slab_create(test);
+	atomic_set(&c.stop, 0);
+	atomic_set(&c.rounds, 0);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t, slab_churn_fn, &c,
+						     "slab-churn"), 0);
+	for (i = 0; i < 16; i++) {
+		exec_test_wait_atomic_ge(&c.rounds, i * 8, EXEC_TEST_TIMEOUT_MS);
+		fflush(NULL);
+		pid = fork();
+		if (!pid)
+			_exit(SLAB_FORK_CHILD_RUNS ? slab_fork_child(c.cache) : 0);
+		KUNIT_ASSERT_GT(test, pid, 0);
+		deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+		while (waitpid(pid, &status, WNOHANG) != pid) {
+			if (exec_test_expired(deadline)) {
+				kill(pid, SIGKILL);
+				waitpid(pid, &status, 0);
+				KUNIT_FAIL(test, "child %d hung", (int)pid);
+				break;
+			}
+			usleep(1000);
+		}
+		KUNIT_EXPECT_TRUE(test, WIFEXITED(status));
+		KUNIT_EXPECT_EQ(test, WEXITSTATUS(status), 0);
+	}
+	atomic_set_release(&c.stop, 1);
+	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&t,
+						      EXEC_TEST_TIMEOUT_MS));
+	slab_destroy(test, c.cache);
+}
+
 static struct kunit_case exec_slab_cases[] = {
 	KUNIT_CASE(slab_objects_distinct_aligned_zeroed),
 	KUNIT_CASE(slab_objects_packed),
@@ -528,6 +632,7 @@ static struct kunit_case exec_slab_cases[] = {
 	KUNIT_CASE(slab_thread_exit_gives_back),
 	KUNIT_CASE(slab_many_caches),
 	KUNIT_CASE(slab_threads_concurrent),
+	KUNIT_CASE(slab_fork_while_churning),
 	KUNIT_CASE(slab_destroy_outstanding_warns),
 	KUNIT_CASE(slab_fault_fails_strand),
 	{}

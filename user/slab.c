@@ -311,33 +311,38 @@ static inline struct exec_slab_mag *exec_slab_mag(struct kmem_cache *cache)
 	return &t->mags[cache->slot];
 }
 
-/* An object from the depot or a new chunk, and a batch more for @mag. */
+/*
+ * An object from the depot or a new chunk, and a batch more for @mag, which
+ * is empty.  @mag changes under the cache's lock, as in exec_slab_flush():
+ * the fork handlers hold it, so that a child finds another thread's
+ * magazine whole, each object in it once.
+ */
 static void *exec_slab_refill(struct kmem_cache *cache,
 			      struct exec_slab_mag *mag)
 {
 	unsigned int n, want = mag ? EXEC_SLAB_BATCH : 1;
-	struct exec_slab_chunk *chunk;
+	struct exec_slab_chunk *chunk = NULL;
 	void *objs[EXEC_SLAB_BATCH];
 
-	spin_lock(&cache->lock);
-	n = exec_slab_take(cache, objs, want);
-	spin_unlock(&cache->lock);
-	if (!n) {
+	for (;;) {
+		spin_lock(&cache->lock);
+		if (chunk)
+			exec_slab_chunk_add(cache, chunk);
+		n = exec_slab_take(cache, objs, want);
+		/* In depot order: the object taken first on top. */
+		while (mag && mag->count + 1 < n) {
+			mag->objs[mag->count] = objs[n - 1 - mag->count];
+			mag->count++;
+		}
+		spin_unlock(&cache->lock);
+		/* A new chunk has objects: this is the second turn at most. */
+		if (n || chunk)
+			return n ? objs[0] : NULL;
 		/* Made outside the lock, which the other threads spin on. */
 		chunk = exec_slab_chunk_new(cache);
 		if (!chunk)
 			return NULL;
-		spin_lock(&cache->lock);
-		exec_slab_chunk_add(cache, chunk);
-		n = exec_slab_take(cache, objs, want);
-		spin_unlock(&cache->lock);
 	}
-	if (mag) {
-		/* Empty, or there would have been no refill: in depot order. */
-		for (mag->count = 0; mag->count < n - 1; mag->count++)
-			mag->objs[mag->count] = objs[n - 1 - mag->count];
-	}
-	return objs[0];
 }
 
 /**
@@ -372,24 +377,24 @@ void *kmem_cache_zalloc(struct kmem_cache *cache, gfp_t gfp)
 }
 
 /*
- * Frees into a full magazine: its older half goes to the depot.  Without a
- * magazine, @obj itself does.
+ * Frees into a full magazine: its older half goes to the depot, under the
+ * lock that the fork handlers hold (exec_slab_refill()).  Without a
+ * magazine, @obj itself goes.
  */
 static void exec_slab_flush(struct kmem_cache *cache,
 			    struct exec_slab_mag *mag, void *obj)
 {
 	spin_lock(&cache->lock);
-	if (mag)
-		exec_slab_put(cache, mag->objs, EXEC_SLAB_BATCH);
-	else
+	if (!mag) {
 		exec_slab_put(cache, &obj, 1);
-	spin_unlock(&cache->lock);
-	if (mag) {
+	} else {
+		exec_slab_put(cache, mag->objs, EXEC_SLAB_BATCH);
 		memmove(mag->objs, mag->objs + EXEC_SLAB_BATCH,
 			(EXEC_SLAB_MAG - EXEC_SLAB_BATCH) * sizeof(void *));
 		mag->objs[EXEC_SLAB_MAG - EXEC_SLAB_BATCH] = obj;
 		mag->count = EXEC_SLAB_MAG - EXEC_SLAB_BATCH + 1;
 	}
+	spin_unlock(&cache->lock);
 }
 
 /**
@@ -413,7 +418,10 @@ void kmem_cache_free(struct kmem_cache *cache, void *obj)
 	}
 	mag = exec_slab_mag(cache);
 	if (likely(mag && mag->count < EXEC_SLAB_MAG)) {
-		mag->objs[mag->count++] = obj;
+		mag->objs[mag->count] = obj;
+		/* A child forked now finds @obj counted only once stored. */
+		barrier();
+		mag->count++;
 		return;
 	}
 	exec_slab_flush(cache, mag, obj);

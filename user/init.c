@@ -18,8 +18,9 @@
  *           and executors is forgotten: the child's default executor is a
  *           new built-in pool, started on first use; the timer and
  *           watchdog lists, the running records and the wakeup backend's
- *           rings start empty (core/default.c, core/timer.c,
- *           core/watchdog.c, user/parker.c).
+ *           rings start empty, and the slab caches take back what the
+ *           parent's other threads kept of them (core/default.c,
+ *           core/timer.c, core/watchdog.c, user/parker.c, user/slab.c).
  *
  * Executors and I/O contexts made before the fork are the parent's: the
  * child must not use them, nor destroy them (that would wait for threads

@@ -18,8 +18,9 @@
  *           and executors is forgotten: the child's default executor is a
  *           new built-in pool, started on first use; the timer and
  *           watchdog lists, the running records and the wakeup backend's
- *           rings start empty (core/default.c, core/timer.c,
- *           core/watchdog.c, user/parker.c).
+ *           rings start empty, and the slab caches take back what the
+ *           parent's other threads kept of them (core/default.c,
+ *           core/timer.c, core/watchdog.c, user/parker.c, user/slab.c).
  *
  * Executors and I/O contexts made before the fork are the parent's: the
  * child must not use them, nor destroy them (that would wait for threads
@@ -45,10 +46,12 @@ static void exec_fork_prepare(void)
 	exec_static_context_fork(EXEC_FORK_PREPARE);
 	exec_parker_fork(EXEC_FORK_PREPARE);
 	exec_user_log_fork(EXEC_FORK_PREPARE);
+	exec_user_slab_fork(EXEC_FORK_PREPARE);
 }
 
 static void exec_fork_resume(enum exec_fork_event event)
 {
+	exec_user_slab_fork(event);
 	exec_user_log_fork(event);
 	exec_parker_fork(event);
 	exec_static_context_fork(event);

@@ -603,47 +603,25 @@ static inline void *exec_kzalloc_aligned(size_t size, size_t align, gfp_t gfp)
 }
 
 /*
- * Slab caches: a cache is its objects' size and alignment, each object
- * exec_kzalloc_aligned()'s, as exact as malloc() makes it.
+ * Slab caches (user/slab.c): each cache carves its objects, exactly their
+ * size rounded up to their alignment, from chunks of whole pages, and keeps
+ * the freed ones for reuse in a small magazine per thread, over a depot
+ * that the threads share.  @gfp is ignored: userspace has no atomic context.
+ * The core's fault point (exec_fault_alloc()) is its caller's, as in the
+ * kernel, whose kmem_cache_zalloc() does not consult it either.
  */
-struct kmem_cache {
-	size_t size;
-	size_t align;
-};
+struct kmem_cache;
 
-static inline struct kmem_cache *kmem_cache_create(const char *name,
-						   unsigned int size,
-						   unsigned int align,
-						   unsigned long flags,
-						   void (*ctor)(void *))
-{
-	struct kmem_cache *cache = malloc(sizeof(*cache));
-
-	if (cache) {
-		cache->size = size;
-		cache->align = align;
-	}
-	return cache;
-}
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
+				     unsigned int align, unsigned long flags,
+				     void (*ctor)(void *));
+void *kmem_cache_zalloc(struct kmem_cache *cache, gfp_t gfp);
+void kmem_cache_free(struct kmem_cache *cache, void *obj);
+void kmem_cache_destroy(struct kmem_cache *cache);
 
 #define KMEM_CACHE(s, flags)						\
 	kmem_cache_create(#s, sizeof(struct s), __alignof__(struct s),	\
 			  (flags), NULL)
-
-static inline void *kmem_cache_zalloc(struct kmem_cache *cache, gfp_t gfp)
-{
-	return exec_kzalloc_aligned(cache->size, cache->align, gfp);
-}
-
-static inline void kmem_cache_free(struct kmem_cache *cache, void *obj)
-{
-	free(obj);
-}
-
-static inline void kmem_cache_destroy(struct kmem_cache *cache)
-{
-	free(cache);
-}
 
 static inline void *exec_user_kcalloc(size_t n, size_t size)
 {
@@ -795,6 +773,7 @@ void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
  */
 void exec_parker_fork(enum exec_fork_event event);
 void exec_user_log_fork(enum exec_fork_event event);
+void exec_user_slab_fork(enum exec_fork_event event);
 
 /*
  * struct exec_clockev - a timer base's clock event device: one timerfd per

@@ -129,12 +129,12 @@ static int exec_serial_queued(int count)
  */
 struct exec_strand {
 	struct exec_executor ex;
-	struct exec_executor *underlying;
+	unsigned long consume;
 	struct exec_mpsc queue;
 	atomic_t nr_queued;
 	atomic_t state;
 	struct exec_work runner;
-	unsigned long consume;
+	struct exec_executor *underlying;
 	struct exec_work *run_work;
 	unsigned long run_seq;
 	struct exec_dependents deps;
@@ -200,9 +200,13 @@ static void exec_serial_lock(struct exec_strand *s, unsigned long *flags)
 	bit_spin_lock(EXEC_SERIAL_CONSUME_LOCK, &s->consume);
 }
 
+/*
+ * Only the holder changes the other bits of @consume (the credits), so the
+ * unlock is a plain release store, not another atomic operation per pop.
+ */
 static void exec_serial_unlock(struct exec_strand *s, unsigned long flags)
 {
-	bit_spin_unlock(EXEC_SERIAL_CONSUME_LOCK, &s->consume);
+	__bit_spin_unlock(EXEC_SERIAL_CONSUME_LOCK, &s->consume);
 	local_irq_restore(flags);
 }
 

@@ -398,6 +398,19 @@ static inline void bit_spin_unlock(int bitnum, unsigned long *addr)
 	clear_bit_unlock(bitnum, addr);
 }
 
+/*
+ * The kernel's non-atomic unlock, for a word whose other bits only the
+ * holder changes: a waiter's atomic set of the locked bit writes back
+ * what it read, so a release store of the word loses nothing.
+ */
+static inline void __bit_spin_unlock(int bitnum, unsigned long *addr)
+{
+	unsigned long *word = &addr[EXEC_BIT_WORD(bitnum)];
+
+	__atomic_store_n(word, __atomic_load_n(word, __ATOMIC_RELAXED) &
+			 ~EXEC_BIT_MASK(bitnum), __ATOMIC_RELEASE);
+}
+
 /* The kernel's raw_spinlock_t (never sleeps, even on PREEMPT_RT) is the same. */
 typedef spinlock_t raw_spinlock_t;
 #define __RAW_SPIN_LOCK_UNLOCKED(name)	__SPIN_LOCK_UNLOCKED(name)

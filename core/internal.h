@@ -218,24 +218,31 @@ static inline void exec_mpsc_push(struct exec_mpsc *q, struct exec_work *work)
 
 /*
  * Detaches @last, the item that @prev (an item, or the stub) links to and
- * whose ->next was read NULL, for a consumer.  Returns false if a producer
- * took @last as its predecessor (or is about to link behind it): @prev
- * links to it as before, and the producer's link is still to come.
+ * whose ->next was read NULL, for a consumer.  A producer may have taken
+ * @last as its predecessor meanwhile: once its link is there, @prev is
+ * linked past @last to the producer's item instead.  Returns false if that
+ * link is still to come: @prev links to @last as before.
  */
 static inline bool exec_mpsc_detach_last(struct exec_mpsc *q,
 					 struct exec_work *prev,
 					 struct exec_work *last)
 {
-	if (READ_ONCE(q->tail) != last)
-		return false;
-	/* Cleared first: a push after the cmpxchg() below links through it. */
-	WRITE_ONCE(prev->next, NULL);
-	/* Fully ordered: pairs with the xchg() in exec_mpsc_push(). */
-	if (cmpxchg(&q->tail, last, prev) == last)
-		return true;
-	/* @tail moved on from @last: no producer links through @prev now. */
-	WRITE_ONCE(prev->next, last);
-	return false;
+	struct exec_work *next;
+
+	if (READ_ONCE(q->tail) == last) {
+		/* Cleared first: a push after the cmpxchg() links through it. */
+		WRITE_ONCE(prev->next, NULL);
+		/* Fully ordered: pairs with the xchg() in exec_mpsc_push(). */
+		if (cmpxchg(&q->tail, last, prev) == last)
+			return true;
+	}
+	/*
+	 * @tail moved on from @last: no producer links through @prev now.
+	 * Pairs with the producer's release of ->next.
+	 */
+	next = smp_load_acquire(&last->next);
+	WRITE_ONCE(prev->next, next ?: last);
+	return next;
 }
 
 /*

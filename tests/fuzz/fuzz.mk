@@ -29,6 +29,9 @@ $(O)/fuzz-wheel $(O)/fuzz-api: $(O)/fuzz-%: tests/fuzz/%_fuzz.c $(LIB_OBJ)
 	$(CC) $(CPPFLAGS_TEST) -Itests/fuzz $(ALL_CFLAGS) -fsanitize=fuzzer \
 		$(LDFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS_LIB)
 
+# The API target is the model tester's rounds.
+$(O)/fuzz-api: tests/model_test.c tests/exec_test.h
+
 $(O)/fuzz-http: tests/fuzz/http_fuzz.c examples/http_parse.h
 	@mkdir -p $(dir $@)
 	$(CC) -Iexamples -Itests/fuzz $(CPPFLAGS) $(ALL_CFLAGS) \

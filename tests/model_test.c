@@ -49,6 +49,19 @@
 #define MODEL_RECS		1024U	/* closures and futures per thread */
 #define MODEL_HIST		16U	/* events kept per item */
 
+/*
+ * The fuzz target (tests/fuzz/api_fuzz.c) runs a round per input, so a
+ * round's real waits are its rate: there, the delays of timed items, the
+ * long spins and the sleeps are a tenth of the model tester's.  The order
+ * of events they provoke (due before, during or after other work) is the
+ * same; the bytes of the input choose them the same way.
+ */
+#ifdef EXEC_MODEL_FUZZ
+#define MODEL_TSCALE		10U
+#else
+#define MODEL_TSCALE		1U
+#endif
+
 /* The executors of a round. */
 enum { MX_P, MX_S1, MX_S2, MX_L, MX_S3, MX_NR };
 
@@ -193,6 +206,8 @@ struct model {
 	unsigned int last_seq[MX_NR][MODEL_THREADS_MAX];
 	struct exec_test_thread driver;
 	atomic_t driver_stop;
+	atomic_t burst_done;	/* model_moved_burst() has moved its items */
+	unsigned long burst_moved;	/* which of thread 0's, bit per index */
 	struct model_thread threads[MODEL_THREADS_MAX];
 	unsigned long nr_events;	/* operations done, all threads */
 	atomic_t failed;
@@ -615,8 +630,8 @@ static void model_prepare(struct model_thread *t, struct model_item *it,
 	it->ex = ex;
 	it->op = t->op;
 	it->seq = ordered && model_is_serial(ex) ? ++t->serial_seq[ex] : 0;
-	it->spin_ns = model_rand(t, 16) ? model_rand(t, 20000) :
-					  200000 + model_rand(t, 300000);
+	it->spin_ns = (model_rand(t, 16) ? model_rand(t, 20000) :
+				200000 + model_rand(t, 300000)) / MODEL_TSCALE;
 	it->nested = false;
 	WRITE_ONCE(it->reentrant, false);
 	atomic_set(&it->fence, 0);
@@ -717,8 +732,8 @@ static void model_op_arm(struct model_thread *t)
 	struct model *m = t->m;
 	struct model_item *it = model_pick(t, MK_TIMER);
 	unsigned int ex = model_rand(t, MX_NR);
-	u64 delay = model_rand(t, 4) ? model_rand(t, 3000000) : 0;
-	u64 slack = model_rand(t, 3) ? 0 : model_rand(t, 200000);
+	u64 delay = model_rand(t, 4) ? model_rand(t, 3000000) / MODEL_TSCALE : 0;
+	u64 slack = model_rand(t, 3) ? 0 : model_rand(t, 200000) / MODEL_TSCALE;
 	bool was_cancelled = it->needs_sync;
 	int ret;
 
@@ -741,7 +756,8 @@ static void model_op_mod(struct model_thread *t)
 {
 	struct model *m = t->m;
 	struct model_item *it = model_pick(t, MK_TIMER);
-	u64 deadline = model_now() + (model_rand(t, 4) ? model_rand(t, 3000000) : 0);
+	u64 deadline = model_now() + (model_rand(t, 4) ?
+				      model_rand(t, 3000000) / MODEL_TSCALE : 0);
 	bool quiet = model_quiescent(it);
 	bool was_cancelled = it->needs_sync;
 	unsigned int ex = it->ex;
@@ -818,8 +834,8 @@ static void model_op_periodic(struct model_thread *t)
 	struct model *m = t->m;
 	struct model_item *it = model_pick(t, MK_PERIODIC);
 	unsigned int ex = model_rand(t, MX_NR);
-	u64 first = model_now() + model_rand(t, 2000000);
-	u64 period = 200000 + model_rand(t, 2000000);
+	u64 first = model_now() + model_rand(t, 2000000) / MODEL_TSCALE;
+	u64 period = (200000 + model_rand(t, 2000000)) / MODEL_TSCALE;
 	bool was_cancelled = it->needs_sync;
 	int ret;
 
@@ -830,7 +846,8 @@ static void model_op_periodic(struct model_thread *t)
 	WRITE_ONCE(it->lb, first);
 	ret = exec_submit_periodic(m->ex[ex], &it->u.periodic,
 				   EXEC_CLOCK_MONOTONIC, first, period,
-				   model_rand(t, 2) ? 0 : model_rand(t, 100000),
+				   model_rand(t, 2) ? 0 :
+				   model_rand(t, 100000) / MODEL_TSCALE,
 				   model_rand(t, 2) ? EXEC_PERIOD_FIXED_RATE :
 						      EXEC_PERIOD_FIXED_DELAY);
 	model_note(it, 'p', ret);
@@ -936,7 +953,9 @@ static void model_op_wait(struct model_thread *t)
 	r = &t->recs[model_rand(t, t->nr_recs)];
 	if (!r->fut)
 		return;
-	ret = exec_future_wait(r->fut, model_rand(t, 2) ? 0 : 100000, &result);
+	ret = exec_future_wait(r->fut,
+			       model_rand(t, 2) ? 0 : 100000 / MODEL_TSCALE,
+			       &result);
 	if (ret == -ETIMEDOUT)
 		return;
 	if (ret) {
@@ -996,7 +1015,8 @@ static void model_op(struct model_thread *t)
 	else if (r < 962)
 		model_op_shutdown(t);
 	else
-		usleep_range(20 + model_rand(t, 300), 400);
+		usleep_range((20 + model_rand(t, 300)) / MODEL_TSCALE,
+			     400 / MODEL_TSCALE);
 }
 
 static int model_thread_fn(void *arg)
@@ -1031,18 +1051,22 @@ static int model_driver_fn(void *arg)
 			n = exec_loop_scheduler_poll(m->ls);
 			break;
 		case 1:
-			n = exec_loop_scheduler_run_one_for(m->ls, 500000);
+			n = exec_loop_scheduler_run_one_for(m->ls,
+							    500000 / MODEL_TSCALE);
 			break;
 		default:
 			n = exec_loop_scheduler_run_for(m->ls,
-							100000 + model_below(&rng, 2000000));
+				(100000 + model_below(&rng, 2000000)) /
+				MODEL_TSCALE);
 			break;
 		}
 		if (n < 0)
 			model_fail(m, 99, 0, "loop scheduler run: %ld", n);
 		/* Due items wait in the queue meanwhile. */
-		if (!n || !model_below(&rng, 4))
-			usleep_range(50 + model_below(&rng, 1000), 1100);
+		if ((!n || !model_below(&rng, 4)) &&
+		    !atomic_read_acquire(&m->driver_stop))
+			usleep_range((50 + model_below(&rng, 1000)) /
+				     MODEL_TSCALE, 1100 / MODEL_TSCALE);
 	}
 	return 0;
 }
@@ -1166,9 +1190,39 @@ static bool model_conts_done(struct model *m)
 	return true;
 }
 
+/* Whether P's destroy has taken back every item the burst moved. */
+static bool model_burst_over(struct model *m)
+{
+	struct model_item *it;
+	unsigned int i;
+
+	if (!atomic_read_acquire(&m->burst_done))
+		return false;
+	for (i = MODEL_WORKS; i < MODEL_WORKS + MODEL_TIMERS; i++) {
+		it = &m->threads[0].items[i];
+		if ((READ_ONCE(m->burst_moved) & BIT(i)) &&
+		    model_ended(it) != atomic_read_acquire(&it->accepted))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Keeps a worker of P busy until the burst has moved its items, then until
+ * the destroy has taken them back or for 1 ms (the fuzz target: 0.1 ms),
+ * so that they stay queued behind it while P's destroy begins.  It sleeps
+ * meanwhile: the burst and the destroy need the CPU more than it does.
+ */
 static void model_block(void *arg)
 {
-	model_spin(1000000);
+	struct model *m = arg;
+	u64 end = model_now() + 10000000;
+
+	while (!atomic_read_acquire(&m->burst_done) && model_now() < end)
+		usleep_range(20, 40);
+	end = model_now() + 1000000 / MODEL_TSCALE;
+	while (!model_burst_over(m) && model_now() < end)
+		usleep_range(20, 40);
 }
 
 /*
@@ -1184,10 +1238,14 @@ static void model_moved_burst(struct model *m)
 	unsigned int i;
 	int ret;
 
+	WRITE_ONCE(m->burst_moved, 0);
+	atomic_set(&m->burst_done, 0);
 	if (atomic_read(&m->shut) ||
-	    exec_submit_fn(m->ex[MX_P], model_block, NULL) ||
-	    exec_submit_fn(m->ex[MX_P], model_block, NULL))
+	    exec_submit_fn(m->ex[MX_P], model_block, m) ||
+	    exec_submit_fn(m->ex[MX_P], model_block, m)) {
+		atomic_set_release(&m->burst_done, 1);
 		return;
+	}
 	for (i = MODEL_WORKS; i < MODEL_WORKS + MODEL_TIMERS; i++) {
 		it = &t->items[i];
 		if (!model_quiescent(it) || it->needs_sync)
@@ -1213,7 +1271,9 @@ static void model_moved_burst(struct model *m)
 			atomic_dec_return(&it->accepted);
 		if (ret < 0)
 			model_item_fail(it, "mod before destroy: %d", ret);
+		WRITE_ONCE(m->burst_moved, m->burst_moved | BIT(i));
 	}
+	atomic_set_release(&m->burst_done, 1);
 }
 
 /* A destroy returned @ret: it must have made that many discard callbacks. */
@@ -1340,6 +1400,48 @@ static void model_round_end(struct model *m)
 	}
 }
 
+/*
+ * A thread of the round, joined.  The model tester polls, so that a hang
+ * is a failure of the round rather than of the test run; the fuzz target
+ * blocks in the join (libFuzzer's -timeout reports a hang with its input)
+ * rather than wait for the next millisecond of a poll.
+ */
+static bool model_join(struct exec_test_thread *t)
+{
+#ifdef EXEC_MODEL_FUZZ
+	if (t->started)
+		exec_thread_join(&t->thread);
+	t->started = false;
+	return true;
+#else
+	return exec_test_thread_join(t, 600000);
+#endif
+}
+
+/*
+ * Starts the operator threads.  The fuzz target's one operator is the
+ * calling thread itself, which runs its operations here: a thread made and
+ * joined per input would cost more than the operations.
+ */
+static void model_operate(struct model *m)
+{
+	struct model_thread *t;
+	unsigned int i;
+
+#ifdef EXEC_MODEL_FUZZ
+	if (m->cfg.threads == 1) {
+		model_thread_fn(&m->threads[0]);
+		return;
+	}
+#endif
+	for (i = 0; i < m->cfg.threads; i++) {
+		t = &m->threads[i];
+		if (exec_test_thread_start(&t->thread, model_thread_fn, t,
+					   "exec-model-op"))
+			t->nr_ops = 0;
+	}
+}
+
 static int model_round(struct model *m)
 {
 	unsigned int first_op[MODEL_THREADS_MAX];
@@ -1368,21 +1470,17 @@ static int model_round(struct model *m)
 				     "exec-model-l");
 	if (ret)
 		return ret;
+	model_operate(m);
 	for (i = 0; i < m->cfg.threads; i++) {
 		t = &m->threads[i];
-		ret = exec_test_thread_start(&t->thread, model_thread_fn, t,
-					     "exec-model-op");
-		if (ret)
-			t->nr_ops = 0;
-	}
-	for (i = 0; i < m->cfg.threads; i++) {
-		t = &m->threads[i];
-		if (!exec_test_thread_join(&t->thread, 600000))
+		if (!model_join(&t->thread))
 			model_fail(m, i, t->op, "operator thread hangs");
 		m->nr_events += t->op - first_op[i];
 	}
 	atomic_set_release(&m->driver_stop, 1);
-	exec_test_thread_join(&m->driver, 600000);
+	/* Out of a long run function: the round end restarts L anyway. */
+	exec_loop_scheduler_stop(m->ls);
+	model_join(&m->driver);
 	model_round_end(m);
 	return 0;
 }

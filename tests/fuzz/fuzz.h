@@ -49,6 +49,8 @@ static inline uint64_t fuzz_scaled(struct fuzz_in *in)
 
 /* libFuzzer's entry point, which each target defines. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Its set-up, called once before the inputs, which a target may define. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define fuzz_check(cond, fmt, ...)					\
 	do {								\

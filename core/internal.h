@@ -601,7 +601,7 @@ void exec_loop_set_waker(struct exec_loop *loop, void (*wake)(void *arg),
 int exec_loop_attach_waker(struct exec_loop *loop, void (*wake)(void *arg),
 			   void (*release)(void *arg), void **argp);
 void *exec_loop_waker_arg(struct exec_loop *loop, void (*wake)(void *arg));
-long exec_loop_run_armed(struct exec_loop *loop);
+long exec_loop_run_armed(struct exec_loop *loop, void (*reset)(void *arg));
 bool exec_loop_sleep_begin(struct exec_loop *loop);
 void exec_loop_sleep_end(struct exec_loop *loop);
 bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,

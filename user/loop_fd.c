@@ -13,10 +13,12 @@
  * submits them: the same write.  An idle loop therefore makes no write at
  * all, and its watcher no wake-up.
  *
- * The count is read (reset) before the items run, and written again if
- * items are left behind, so the descriptor is readable exactly while the
- * loop has work: a level-triggered watcher is not woken in vain, and an
- * edge-triggered one sees a new edge for every item it has not run.
+ * The count is read (reset) after the items run, while no submission
+ * writes it (the loop is not asleep), and written again if items are left
+ * behind, so the descriptor is readable exactly while the loop has work: a
+ * level-triggered watcher is not woken in vain, and an edge-triggered one
+ * sees a new edge for every item it has not run.  Read after, not before:
+ * the first item does not wait for a system call.
  */
 #include "exec_platform.h"
 #include "exec/loop.h"
@@ -35,6 +37,15 @@ static void exec_loop_fd_wake(void *arg)
 	 * as readable.
 	 */
 	if (write((int)(long)arg - 1, &one, sizeof(one)) < 0)
+		return;
+}
+
+/* Reads the count back to 0 (nothing to read is fine: already 0). */
+static void exec_loop_fd_reset(void *arg)
+{
+	u64 count;
+
+	if (read((int)(long)arg - 1, &count, sizeof(count)) < 0)
 		return;
 }
 
@@ -78,25 +89,11 @@ EXPORT_SYMBOL_GPL(exec_loop_fd);
 
 long exec_loop_run_ready(struct exec_loop *loop)
 {
-	u64 count;
-	long ret;
-	int fd;
-
 	if (!loop)
 		return -EINVAL;
-	fd = exec_loop_fd_get(loop);
-	if (fd < 0)
+	if (exec_loop_fd_get(loop) < 0)
 		return -EINVAL;
-	/* Reset first: a submission from here on writes it again. */
-	if (read(fd, &count, sizeof(count)) < 0) {
-		if (errno != EAGAIN)
-			return -errno;
-		count = 0;
-	}
-	ret = exec_loop_run_armed(loop);
-	/* A wake-up read is not lost to the call that got in first. */
-	if (ret < 0 && count)
-		exec_loop_fd_wake((void *)(long)(fd + 1));
-	return ret;
+	/* Busy (another caller inside): it resets and re-arms as it leaves. */
+	return exec_loop_run_armed(loop, exec_loop_fd_reset);
 }
 EXPORT_SYMBOL_GPL(exec_loop_run_ready);

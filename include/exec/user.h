@@ -94,9 +94,9 @@ int exec_loop_fd(struct exec_loop *loop);
  * exec_loop_run_ready - run what is ready, without blocking, and re-arm
  * @loop: a loop executor with a descriptor (exec_loop_fd())
  *
- * Resets the descriptor, runs the items queued at the time of call in
- * FIFO order (those they submit run at the next call), and leaves the
- * descriptor readable if items are still queued (it then stays so for a
+ * Runs the items queued at the time of call in FIFO order (those they
+ * submit run at the next call), resets the descriptor, and leaves it
+ * readable if items are still queued (it then stays so for a
  * level-triggered watcher, and shows a new edge to an edge-triggered one),
  * or ready to become readable at the next submission.  It returns early,
  * like exec_loop_run_queued_closures(), if an item calls
@@ -105,8 +105,8 @@ int exec_loop_fd(struct exec_loop *loop);
  * Context: Any context the items allow; never sleeps.
  * Return: the number of items run (>= 0); -EINVAL for NULL or a loop
  * without a descriptor; -EBUSY if another closure-executing function of
- * @loop runs (the descriptor is left readable); a negative errno from
- * read(2).
+ * @loop runs (the descriptor is left as it is: that one re-arms it as it
+ * leaves).
  */
 long exec_loop_run_ready(struct exec_loop *loop);
 

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * A loop executor driven by another event loop (include/exec/user.h):
- * GLib's, libuv's, sd-event's or a plain epoll loop watches one eventfd,
- * and calls exec_loop_run_ready() when it is readable.
+ * A loop executor or a loop scheduler driven by another event loop
+ * (include/exec/user.h): GLib's, libuv's, sd-event's or a plain epoll loop
+ * watches one eventfd, and calls exec_loop_run_ready() (or
+ * exec_loop_scheduler_run_ready()) when it is readable.  For a loop
+ * scheduler the eventfd is the waker of the other loop's sleep record
+ * (core/loop_scheduler.c): the other loop is one more idle thread, and the
+ * same rules hold.
  *
  * The eventfd is the loop's waker (exec_loop_attach_waker() in
  * core/loop.c): a submission that finds the loop "asleep" writes it, as it
@@ -60,30 +64,44 @@ static int exec_loop_fd_get(struct exec_loop *loop)
 	return (int)(long)exec_loop_waker_arg(loop, exec_loop_fd_wake) - 1;
 }
 
-int exec_loop_fd(struct exec_loop *loop)
+/*
+ * Makes an eventfd and attaches it with @attach to @obj, or returns the
+ * one an earlier (or racing) call attached.
+ */
+static int exec_fd_attach(void *obj, int (*attach)(void *obj, void **argp))
 {
 	void *arg;
 	int fd, ret;
 
-	if (!loop)
-		return -EINVAL;
-	fd = exec_loop_fd_get(loop);
-	if (fd >= 0)
-		return fd;
 	fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	arg = (void *)(long)(fd + 1);
-	ret = exec_loop_attach_waker(loop, exec_loop_fd_wake,
-				     exec_loop_fd_release, &arg);
+	ret = attach(obj, &arg);
 	if (ret || arg != (void *)(long)(fd + 1))
 		close(fd);
-	if (ret)
-		return ret;
-	fd = (int)(long)arg - 1;
+	return ret ? ret : (int)(long)arg - 1;
+}
+
+static int exec_loop_fd_attach(void *loop, void **argp)
+{
+	int ret = exec_loop_attach_waker(loop, exec_loop_fd_wake,
+					 exec_loop_fd_release, argp);
+
 	/* Items queued before the waker existed must wake the watcher too. */
-	exec_loop_fd_wake(arg);
-	return fd;
+	if (!ret)
+		exec_loop_fd_wake(*argp);
+	return ret;
+}
+
+int exec_loop_fd(struct exec_loop *loop)
+{
+	int fd;
+
+	if (!loop)
+		return -EINVAL;
+	fd = exec_loop_fd_get(loop);
+	return fd >= 0 ? fd : exec_fd_attach(loop, exec_loop_fd_attach);
 }
 EXPORT_SYMBOL_GPL(exec_loop_fd);
 
@@ -97,3 +115,35 @@ long exec_loop_run_ready(struct exec_loop *loop)
 	return exec_loop_run_armed(loop, exec_loop_fd_reset);
 }
 EXPORT_SYMBOL_GPL(exec_loop_run_ready);
+
+/* The scheduler's descriptor, or -1 if it has none. */
+static int exec_ls_fd_get(struct exec_loop_scheduler *ls)
+{
+	return (int)(long)exec_ls_waker_arg(ls, exec_loop_fd_wake) - 1;
+}
+
+/* Items queued before the waker existed: the core wakes it for them. */
+static int exec_ls_fd_attach(void *ls, void **argp)
+{
+	return exec_ls_attach_waker(ls, exec_loop_fd_wake,
+				    exec_loop_fd_release, argp);
+}
+
+int exec_loop_scheduler_fd(struct exec_loop_scheduler *ls)
+{
+	int fd;
+
+	if (!ls)
+		return -EINVAL;
+	fd = exec_ls_fd_get(ls);
+	return fd >= 0 ? fd : exec_fd_attach(ls, exec_ls_fd_attach);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_fd);
+
+long exec_loop_scheduler_run_ready(struct exec_loop_scheduler *ls)
+{
+	if (!ls || exec_ls_fd_get(ls) < 0)
+		return -EINVAL;
+	return exec_ls_run_armed(ls, exec_loop_fd_reset);
+}
+EXPORT_SYMBOL_GPL(exec_loop_scheduler_run_ready);

@@ -83,11 +83,16 @@ start()
 	[ -n "$port" ]
 }
 
+# stop: SIGTERM, and the server's exit status (0 expected).
 stop()
 {
+	local status
+
 	kill -TERM "$pid"
 	wait "$pid"
+	status=$?
 	pid=
+	return "$status"
 }
 
 fds() { ls "/proc/$pid/fd" | wc -l; }
@@ -101,7 +106,7 @@ clients() { nice -n 5 python3 "$clients" "$port" "$@"; }
 # The cap.
 if start -c 50; then
 	check "past the cap of 50 connections: 503 and the close" clients cap 50
-	stop
+	check "SIGTERM: exit status 0" stop
 else
 	check "the server starts with -c 50" false
 fi
@@ -173,7 +178,7 @@ echo "# fds: $fds0 before, $(fds) after, of which sockets $socks0 and" \
 check "no socket left once the slow clients are gone" \
 	test "$(sockets)" = "$socks0"
 check "still serving" serving
-stop
+check "SIGTERM: exit status 0" stop
 
 echo "httpd-slow: $pass passed, $fail failed"
 [ "$fail" = 0 ]

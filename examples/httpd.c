@@ -653,7 +653,7 @@ static void server_accept(struct server *srv);
  * buffer in one non-blocking send, the FIN after it; what the client sent
  * is read away first where it can be, since a close with unread bytes
  * resets the connection, and a reset may reach the client before it read
- * the 503.
+ * the 503.  A few reads at most: the accept waits meanwhile.
  */
 static void conn_refuse(int fd)
 {
@@ -661,12 +661,14 @@ static void conn_refuse(int fd)
 				   "Server: exec-httpd\r\n"
 				   "Content-Length: 0\r\n"
 				   "Connection: close\r\n\r\n";
-	char sink[512];
+	char sink[1024];
+	int i;
 
 	if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
 		shutdown(fd, SHUT_WR);
-	while (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
-		;
+	for (i = 0; i < 8; i++)
+		if (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
+			break;
 	close(fd);
 }
 

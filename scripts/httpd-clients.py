@@ -23,7 +23,7 @@
 #       of a large response (GET /files/big.bin), on a kept-alive
 #       connection between requests, and in a pipelined sequence.
 
-import errno, selectors, signal, socket, struct, sys, time
+import selectors, signal, socket, struct, sys, time
 
 port = int(sys.argv[1])
 what = sys.argv[2]

@@ -716,6 +716,7 @@ unsigned long exec_prio_test_reports(void);
 
 /* watchdog.c */
 unsigned long exec_watchdog_test_reports(void);
+unsigned long exec_watchdog_test_pool_reports(struct exec_thread_pool *pool);
 void exec_watchdog_exit(void);
 
 /* Default executor teardown, for the kernel module's exit. */

@@ -744,6 +744,7 @@ void *exec_ls_waker_arg(struct exec_loop_scheduler *ls,
 long exec_ls_run_armed(struct exec_loop_scheduler *ls,
 		       void (*reset)(void *arg))
 {
+	/* Pairs with the cmpxchg() of exec_ls_attach_waker(). */
 	struct exec_ls_sleeper *s = smp_load_acquire(&ls->watched);
 	long nr, ret = 0;
 

@@ -16,7 +16,13 @@
  *
  *	exec-fio: ROUND DRIVER JOB-njN TERSE-LINE
  *
- * for the script to parse.  Rounds, the run time and the numbers of jobs
+ * for the script to parse, followed by the guest's CPU time and context
+ * switches over the run (from /proc/stat), to tell where the time went:
+ *
+ *	exec-fio-cpu: ROUND DRIVER JOB-njN user=TICKS sys=TICKS idle=TICKS
+ *		      ctxt=N
+ *
+ * Rounds, the run time and the numbers of jobs
  * (a comma-separated list, default 1) come from the kernel command line
  * (init's environment): EXEC_FIO_ROUNDS, EXEC_FIO_RUNTIME,
  * EXEC_FIO_NUMJOBS.
@@ -147,6 +153,34 @@ static void unbind(int dfd, int ctl, int nr)
 	close(ctl);
 }
 
+struct cpu_stat {
+	unsigned long long user, sys, idle, ctxt;
+};
+
+/* The guest's CPU time (all CPUs, in ticks) and context switches so far. */
+static void cpu_stat(struct cpu_stat *st)
+{
+	unsigned long long v[8] = { 0 };
+	char buf[256];
+	FILE *f = fopen("/proc/stat", "r");
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f)) {
+		if (!strncmp(buf, "cpu ", 4) &&
+		    sscanf(buf + 4, "%llu %llu %llu %llu %llu %llu %llu %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7]) == 8) {
+			st->user = v[0] + v[1];
+			st->sys = v[2] + v[5] + v[6];
+			st->idle = v[3] + v[4];
+		}
+		sscanf(buf, "ctxt %llu", &st->ctxt);
+	}
+	fclose(f);
+}
+
 /* One fio run; prints its terse line.  Returns 0 on success. */
 static int run_fio(unsigned int round, const struct driver *drv,
 		   const struct job *job, unsigned int nj, const char *path,
@@ -155,6 +189,7 @@ static int run_fio(unsigned int round, const struct driver *drv,
 	char filename[80], rw[40], depth[40], rt[40], njobs[40], out[8192];
 	int pipefd[2], status;
 	ssize_t n, len = 0;
+	struct cpu_stat before, after;
 	char *nl;
 	pid_t pid;
 
@@ -165,6 +200,7 @@ static int run_fio(unsigned int round, const struct driver *drv,
 	snprintf(njobs, sizeof(njobs), "--numjobs=%u", nj);
 	if (pipe(pipefd))
 		return -1;
+	cpu_stat(&before);
 	pid = fork();
 	if (pid == 0) {
 		char *argv[] = { "/usr/bin/fio", "--name=exec-loop", filename,
@@ -185,6 +221,7 @@ static int run_fio(unsigned int round, const struct driver *drv,
 		len += n;
 	close(pipefd[0]);
 	out[len] = '\0';
+	cpu_stat(&after);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		return -1;
@@ -195,6 +232,10 @@ static int run_fio(unsigned int round, const struct driver *drv,
 		return -1;
 	line("exec-fio: %u %s %s-nj%u %s", round, drv->name, job->name, nj,
 	     out);
+	line("exec-fio-cpu: %u %s %s-nj%u user=%llu sys=%llu idle=%llu ctxt=%llu",
+	     round, drv->name, job->name, nj, after.user - before.user,
+	     after.sys - before.sys, after.idle - before.idle,
+	     after.ctxt - before.ctxt);
 	return 0;
 }
 

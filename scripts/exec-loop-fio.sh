@@ -30,8 +30,10 @@
 #
 # Needs Debian's fio (its libraries go into the initramfs) and a kernel
 # with CONFIG_SYSVIPC, which fio needs for its shared memory segment, as
-# the test kernel of scripts/kernel-config has (see
-# Documentation/benchmarks.rst, "The loop driver on exec").  The console
+# the test kernel of scripts/kernel-config and the benchmark kernel of
+# scripts/kernel-config-bench have (see Documentation/benchmarks.rst, "The
+# loop driver on exec").  The console log also has each run's guest CPU
+# time and context switches ("exec-fio-cpu:" lines).  The console
 # log and the modules go under build/exec-loop-fio/ (build/exec-loop-fio/bench/
 # for the benchmark kernel).  On a kernel without KUnit (the benchmark
 # kernel) exec.ko is built alone, as make kernel-modules builds it.

@@ -262,7 +262,7 @@ $(O)/parker-test: $(PARKER_SRC)
 # Further sub-targets (the kernel's KUnit run) are added to CHECK_TARGETS.
 
 CHECK_TARGETS := check-build check-layout check-bench-plot check-abi check-user check-fallback \
-	check-hostile check-parker check-demo check-loop-adapters check-httpd check-fuzz check-trace check-tsan check-asan check-install check-readme \
+	check-hostile check-parker check-demo check-loop-adapters check-httpd check-httpd-slow check-fuzz check-trace check-tsan check-asan check-install check-readme \
 	check-headers check-man check-htmldocs check-buildflags check-kernel-debian \
 	check-dkms check-deb check-kernel check-kernel-hotplug check-kernel-lockdep \
 	check-kernel-exec-loop check-kernel-kcsan
@@ -356,6 +356,17 @@ check-httpd: $(O)/httpd
 		env EXEC_BACKEND=futex scripts/check-httpd.sh $(O)/httpd
 	@$(CHECK_RUN) httpd-strands '$(CHECK_RESULTS)' -- \
 		env EXEC_BACKEND=io_uring scripts/check-httpd.sh $(O)/httpd -s
+
+# examples/httpd.c against 1,000 slow clients while wrk measures others,
+# and its cap of connections (scripts/check-httpd-slow.sh), on both
+# backends: 3 rounds of 2 s each way.
+check-httpd-slow: $(O)/httpd
+	@$(CHECK_RUN) httpd-slow-io_uring '$(CHECK_RESULTS)' -- \
+		env EXEC_BACKEND=io_uring scripts/check-httpd-slow.sh \
+		$(O)/httpd 3 2
+	@$(CHECK_RUN) httpd-slow-epoll '$(CHECK_RESULTS)' -- \
+		env EXEC_BACKEND=futex scripts/check-httpd-slow.sh \
+		$(O)/httpd 3 2
 
 # The USDT probes: in the libraries' ELF notes, gone with -DEXEC_NO_SDT,
 # and firing under perf where the machine allows (scripts/check-trace.sh).

@@ -27,11 +27,12 @@
  * exec_future_put().  Only exec_spawn_future()'s futures have work of their
  * own to run: theirs is a struct exec_future_spawned, the future followed
  * by that work, so that the futures made by exec_future_create() and
- * exec_future_then_future(), made one per request, do not carry it.  References are held by the creator, by the spawned
- * work (dropped after it has completed the future, or after the discard
- * callback has completed it with -ECANCELED) and by a registered
- * continuation (dropped just before the continuation is called, whether it
- * runs, is discarded or could not be submitted).  exec_spawn() and
+ * exec_future_then_future(), made one per request, do not carry it.
+ * References are held by the creator, by the spawned work (dropped after
+ * it has completed the future, or after the discard callback has completed
+ * it with -ECANCELED) and by a registered continuation (dropped just before
+ * the continuation is called, whether it runs, is discarded or could not
+ * be submitted).  exec_spawn() and
  * exec_handler_complete() allocate one small item each, freed just before
  * its function is called (run or discard), or by the submitter when the
  * submission fails.

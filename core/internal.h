@@ -601,7 +601,14 @@ void exec_loop_set_waker(struct exec_loop *loop, void (*wake)(void *arg),
 int exec_loop_attach_waker(struct exec_loop *loop, void (*wake)(void *arg),
 			   void (*release)(void *arg), void **argp);
 void *exec_loop_waker_arg(struct exec_loop *loop, void (*wake)(void *arg));
-long exec_loop_run_armed(struct exec_loop *loop);
+long exec_loop_run_armed(struct exec_loop *loop, void (*reset)(void *arg));
+int exec_ls_attach_waker(struct exec_loop_scheduler *ls,
+			 void (*wake)(void *arg), void (*release)(void *arg),
+			 void **argp);
+void *exec_ls_waker_arg(struct exec_loop_scheduler *ls,
+			void (*wake)(void *arg));
+long exec_ls_run_armed(struct exec_loop_scheduler *ls,
+		       void (*reset)(void *arg));
 bool exec_loop_sleep_begin(struct exec_loop *loop);
 void exec_loop_sleep_end(struct exec_loop *loop);
 bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
@@ -709,6 +716,7 @@ unsigned long exec_prio_test_reports(void);
 
 /* watchdog.c */
 unsigned long exec_watchdog_test_reports(void);
+unsigned long exec_watchdog_test_pool_reports(struct exec_thread_pool *pool);
 void exec_watchdog_exit(void);
 
 /* Default executor teardown, for the kernel module's exit. */

@@ -335,17 +335,22 @@ EXPORT_SYMBOL_GPL(exec_loop_run_queued_closures);
 /**
  * exec_loop_run_armed - run what is queued, then leave the waker armed
  * @loop: a loop with a waker (exec_loop_attach_waker())
+ * @reset: undoes the waker's calls so far (the other loop's readiness),
+ *	or NULL
  *
  * Runs the items queued at the time of call, as
- * exec_loop_run_queued_closures() does, then marks the runner asleep, so
- * that the next submission calls the waker; if items are left (added by
- * those that ran, or left by an exit request), it calls the waker itself.
+ * exec_loop_run_queued_closures() does, then calls @reset, then marks the
+ * runner asleep, so that the next submission calls the waker; if items
+ * are left (added by those that ran, queued before @reset, or left by an
+ * exit request), it calls the waker itself.  While the items run, no
+ * submission calls the waker, so @reset after them loses no wake-up,
+ * and costs the first item nothing.
  *
  * Context: The thread that drives @loop; never sleeps.
  * Return: the number of items run (>= 0); -EBUSY if a closure-executing
  * function is running.
  */
-long exec_loop_run_armed(struct exec_loop *loop)
+long exec_loop_run_armed(struct exec_loop *loop, void (*reset)(void *arg))
 {
 	struct exec_frame frame;
 	long nr, done = 0;
@@ -359,6 +364,8 @@ long exec_loop_run_armed(struct exec_loop *loop)
 	nr = atomic_long_read(&loop->nr_queued);
 	while (done < nr && !exec_loop_exiting(loop) && exec_loop_run_one(loop))
 		done++;
+	if (reset)
+		reset(loop->wake_arg);
 	if (!exec_loop_sleep_begin(loop))
 		loop->wake(loop->wake_arg);
 	exec_loop_leave(loop, &frame);

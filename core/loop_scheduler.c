@@ -35,6 +35,13 @@
  * last run function has returned (submissions, stop, work_finished) count
  * themselves in @nr_users; destroy sets CLOSED, then waits for @nr_users to
  * drain before it frees anything.
+ *
+ * Driven by another event loop (user/loop_fd.c), the scheduler has one
+ * more sleep record, @watched, whose wake-up is a call of the waker it was
+ * given (an eventfd's write) rather than an unpark: between two calls of
+ * exec_ls_run_armed() the other loop's thread is an idle thread like the
+ * others, on the idle list, so a submission that wakes it costs what any
+ * wake-up does and an idle scheduler none.
  */
 #include "stats_count.h"
 
@@ -51,11 +58,20 @@
  * @idle: L(idle_lock): on the idle list
  * @parker: the sleep itself; used by one thread at a time, the one that
  *	took the record from the spare list
+ * @wake: instead of @parker, the waker of @watched (see the top); set once
+ *	before the record is published
+ * @wake_arg: its argument
+ * @wake_release: frees @wake_arg when the scheduler is destroyed
+ * @busy: A: a call of exec_ls_run_armed() is inside, for @watched
  */
 struct exec_ls_sleeper {
 	struct exec_ls_sleeper *next;
 	bool idle;
 	struct exec_parker parker;
+	void (*wake)(void *arg);
+	void *wake_arg;
+	void (*wake_release)(void *arg);
+	atomic_t busy;
 };
 
 /**
@@ -89,6 +105,8 @@ struct exec_ls_sleeper {
  *	the kernel) take it
  * @idle_list: L(idle_lock): records of threads parked or about to park
  * @spare: L(idle_lock): records not in use
+ * @watched: the record of the other event loop that drives the scheduler,
+ *	or NULL; installed once with cmpxchg() (exec_ls_attach_waker())
  */
 struct exec_loop_scheduler {
 	struct exec_executor ex;
@@ -113,6 +131,7 @@ struct exec_loop_scheduler {
 	raw_spinlock_t idle_lock;
 	struct exec_ls_sleeper *idle_list;
 	struct exec_ls_sleeper *spare;
+	struct exec_ls_sleeper *watched;
 };
 
 static const struct exec_executor_ops exec_ls_ops;
@@ -167,6 +186,15 @@ static void exec_ls_put(struct exec_loop_scheduler *ls)
 	atomic_dec_return(&ls->nr_users);
 }
 
+/* Ends the sleep of @s: its thread's, or the other loop's wait. */
+static void exec_ls_sleeper_wake(struct exec_ls_sleeper *s)
+{
+	if (s->wake)
+		s->wake(s->wake_arg);
+	else
+		exec_parker_unpark(&s->parker);
+}
+
 /*
  * Wakes one idle thread.  The record is unparked after the lock is dropped:
  * if its thread has woken meanwhile, the record's next user sees a spurious
@@ -188,7 +216,7 @@ static void exec_ls_wake_one(struct exec_loop_scheduler *ls)
 	}
 	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
 	if (s)
-		exec_parker_unpark(&s->parker);
+		exec_ls_sleeper_wake(s);
 }
 
 static void exec_ls_wake_all(struct exec_loop_scheduler *ls)
@@ -202,7 +230,7 @@ static void exec_ls_wake_all(struct exec_loop_scheduler *ls)
 		s->idle = false;
 		atomic_dec(&ls->nr_idle);
 		exec_stats_inc(&ls->nr_wakeups);
-		exec_parker_unpark(&s->parker);
+		exec_ls_sleeper_wake(s);
 	}
 	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
 }
@@ -427,6 +455,24 @@ static inline void exec_ls_flush_ack(struct exec_loop_scheduler *ls,
 				     struct exec_ls_runner *r);
 
 /*
+ * Puts @s on the idle list.  Full barrier after: the caller then looks at
+ * the queue and the state; pairs with the xchg() of the submitter's push
+ * and with the stopper's atomic_fetch_or().
+ */
+static void exec_ls_idle(struct exec_loop_scheduler *ls,
+			 struct exec_ls_sleeper *s)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ls->idle_lock, flags);
+	s->idle = true;
+	s->next = ls->idle_list;
+	ls->idle_list = s;
+	atomic_inc_return(&ls->nr_idle);
+	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+}
+
+/*
  * Sleeps until woken, stopped, an item is queued, or @deadline.  @r holds
  * no item: it acknowledges a flush that began before it went on the idle
  * list, where the flusher's wake-up did not find it.
@@ -439,18 +485,8 @@ static void exec_ls_sleep(struct exec_loop_scheduler *ls,
 		[EXEC_CLOCK_MONOTONIC] = deadline,
 		[EXEC_CLOCK_REALTIME] = EXEC_TIME_NEVER,
 	};
-	unsigned long flags;
 
-	raw_spin_lock_irqsave(&ls->idle_lock, flags);
-	s->idle = true;
-	s->next = ls->idle_list;
-	ls->idle_list = s;
-	/*
-	 * Full barrier, then the queue and the state: pairs with the xchg()
-	 * of the submitter's push and with the stopper's atomic_fetch_or().
-	 */
-	atomic_inc_return(&ls->nr_idle);
-	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+	exec_ls_idle(ls, s);
 	/*
 	 * After the full barrier: pairs with the flusher's, between its
 	 * epoch's increment and its walk of the idle list.
@@ -626,6 +662,107 @@ long exec_loop_scheduler_poll_one(struct exec_loop_scheduler *ls)
 }
 EXPORT_SYMBOL_GPL(exec_loop_scheduler_poll_one);
 
+/**
+ * exec_ls_attach_waker - let another event loop drive a scheduler, once
+ * @ls: the scheduler
+ * @wake: ends the other loop's wait (see the top); called in any context
+ * @release: frees *@argp when @ls is destroyed, or NULL
+ * @argp: @wake's argument; if @ls has a waker already, and it is @wake,
+ *	set to the argument that one was given
+ *
+ * The other loop counts from now on as an idle thread of @ls: a
+ * submission may call @wake.  Items already queued call it at once.
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EBUSY if @ls has another waker; -ENOMEM.
+ */
+int exec_ls_attach_waker(struct exec_loop_scheduler *ls,
+			 void (*wake)(void *arg), void (*release)(void *arg),
+			 void **argp)
+{
+	/* Pairs with the cmpxchg() below: a record seen is filled in. */
+	struct exec_ls_sleeper *s = smp_load_acquire(&ls->watched), *old;
+
+	if (!s) {
+		s = kzalloc(sizeof(*s), GFP_KERNEL);
+		if (!s)
+			return -ENOMEM;
+		s->wake = wake;
+		s->wake_arg = *argp;
+		s->wake_release = release;
+		/* Fully ordered: publishes the record. */
+		old = cmpxchg(&ls->watched, NULL, s);
+		if (!old) {
+			exec_ls_idle(ls, s);
+			if (exec_mpsc_maybe_nonempty(&ls->queue.q))
+				exec_ls_wake_one(ls);
+			return 0;
+		}
+		kfree(s);
+		s = old;
+	}
+	if (s->wake != wake)
+		return -EBUSY;
+	*argp = s->wake_arg;
+	return 0;
+}
+
+/**
+ * exec_ls_waker_arg - the argument of a scheduler's waker
+ * @ls: the scheduler
+ * @wake: the waker expected
+ *
+ * Context: Any context.
+ * Return: the argument attached with @wake; NULL if @ls has another waker
+ * or none.
+ */
+void *exec_ls_waker_arg(struct exec_loop_scheduler *ls,
+			void (*wake)(void *arg))
+{
+	/* Pairs with the cmpxchg() of exec_ls_attach_waker(). */
+	struct exec_ls_sleeper *s = smp_load_acquire(&ls->watched);
+
+	return s && s->wake == wake ? s->wake_arg : NULL;
+}
+
+/**
+ * exec_ls_run_armed - run what is ready for the other loop, then re-arm
+ * @ls: a scheduler with a waker (exec_ls_attach_waker())
+ * @reset: undoes the waker's calls so far (the other loop's readiness)
+ *
+ * The other loop's thread leaves the idle list, runs the items queued at
+ * the time of call as exec_loop_scheduler_poll() does (but without
+ * stopping a scheduler it finds without work: a watcher may be woken in
+ * vain), calls @reset, goes back on the idle list and, if items are
+ * queued and @ls is not stopped, wakes an idle thread: itself, last on
+ * and first off, unless a thread asleep in a run function was first.
+ *
+ * Context: The other loop's thread; never sleeps.
+ * Return: the number of items run (>= 0); -EBUSY if another call is
+ * inside; -ESHUTDOWN once destroy has begun.
+ */
+long exec_ls_run_armed(struct exec_loop_scheduler *ls,
+		       void (*reset)(void *arg))
+{
+	/* Pairs with the cmpxchg() of exec_ls_attach_waker(). */
+	struct exec_ls_sleeper *s = smp_load_acquire(&ls->watched);
+	long nr, ret = 0;
+
+	if (atomic_cmpxchg(&s->busy, 0, 1))
+		return -EBUSY;
+	exec_ls_unidle(ls, s);
+	nr = exec_ls_pending(&ls->ex);
+	if (nr)
+		ret = exec_ls_run(ls, nr, EXEC_TIME_NEVER, false);
+	reset(s->wake_arg);
+	exec_ls_idle(ls, s);
+	if (exec_mpsc_maybe_nonempty(&ls->queue.q) && !exec_ls_is_stopped(ls))
+		exec_ls_wake_one(ls);
+	/* Release: our use of the record comes before the next call's. */
+	atomic_set_release(&s->busy, 0);
+	return ret;
+}
+
 void exec_loop_scheduler_stop(struct exec_loop_scheduler *ls)
 {
 	if (!ls || !exec_ls_get(ls))
@@ -735,10 +872,17 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 		discarded += exec_work_discard(work);
 	}
 
-	/* No thread is in a run function: every record is spare. */
+	/* No thread is in a run function: every record is spare... */
 	while ((s = ls->spare)) {
 		ls->spare = s->next;
 		exec_parker_destroy(&s->parker);
+		kfree(s);
+	}
+	/* ...but the other loop's, which has no parker. */
+	s = ls->watched;
+	if (s) {
+		if (s->wake_release)
+			s->wake_release(s->wake_arg);
 		kfree(s);
 	}
 	exec_timers_free(&ls->ex);

@@ -260,6 +260,7 @@ struct exec_pool_worker {
  * @wd_started: W: @nr_started at the watchdog's look at @wd_since
  * @wd_since: W: when the watchdog first saw @wd_started with items queued
  * @wd_reported: W: that stall has been reported
+ * @wd_nr_reports: W: the watchdog's reports of this pool, for the tests
  * @probe: the item of the shared queue being timed (core/stats_count.h)
  * @nr_refused: A: submissions refused, for the statistics
  * @nr_discarded: A: items discarded by shutdown_hard, for the statistics
@@ -305,6 +306,7 @@ struct exec_thread_pool {
 	unsigned long wd_started;
 	u64 wd_since;
 	bool wd_reported;
+	unsigned long wd_nr_reports;
 
 	/* Read by every worker per item; written only while timing is on. */
 	struct exec_stats_probe probe ____cacheline_aligned;

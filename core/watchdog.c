@@ -142,6 +142,14 @@ static bool exec_wd_check_queue(struct exec_thread_pool *pool, u64 now,
 	return true;
 }
 
+/* A report of @pool's, under exec_wd_lock: named, and counted. */
+static void exec_wd_note(struct exec_thread_pool *pool,
+			 struct exec_wd_report *r)
+{
+	memcpy(r->pool, pool->name, sizeof(pool->name));
+	WRITE_ONCE(pool->wd_nr_reports, pool->wd_nr_reports + 1);
+}
+
 static void exec_wd_check(struct exec_clockev *ce)
 {
 	struct exec_wd_report reports[EXEC_WD_REPORTS_PER_PASS];
@@ -162,13 +170,11 @@ static void exec_wd_check(struct exec_clockev *ce)
 		for (i = 0; i < used && nr < ARRAY_SIZE(reports); i++) {
 			if (exec_wd_check_worker(&pool->workers[i], now,
 						 thresh, &reports[nr]))
-				memcpy(reports[nr++].pool, pool->name,
-				       sizeof(pool->name));
+				exec_wd_note(pool, &reports[nr++]);
 		}
 		if (nr < ARRAY_SIZE(reports) &&
 		    exec_wd_check_queue(pool, now, thresh, &reports[nr]))
-			memcpy(reports[nr++].pool, pool->name,
-			       sizeof(pool->name));
+			exec_wd_note(pool, &reports[nr++]);
 	}
 	exec_clockev_program(ce, EXEC_CLOCK_MONOTONIC, now + thresh / 4);
 	raw_spin_unlock_irqrestore(&exec_wd_lock, flags);
@@ -324,3 +330,19 @@ unsigned long exec_watchdog_test_reports(void)
 	return atomic_long_read(&exec_wd.nr_reports);
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_watchdog_test_reports);
+
+/**
+ * exec_watchdog_test_pool_reports - how many stalls of one pool it reported
+ * @pool: the pool
+ *
+ * For the tests, which count their own pool's reports only: on a loaded
+ * machine another pool of the process may stall past a short threshold.
+ *
+ * Context: Any context.
+ * Return: the reports made of @pool's workers and queue.
+ */
+unsigned long exec_watchdog_test_pool_reports(struct exec_thread_pool *pool)
+{
+	return READ_ONCE(pool->wd_nr_reports);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_watchdog_test_pool_reports);

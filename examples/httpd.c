@@ -4,7 +4,7 @@
  * operations (<exec/io.h>), the public API only.
  *
  *   httpd [-p PORT] [-w WORKERS] [-s] [-r ROOT] [-t HEADER_TIMEOUT_MS]
- *         [-m MAX_HEADER_BYTES]
+ *         [-m MAX_HEADER_BYTES] [-c MAX_CONNECTIONS]
  *
  * Listens on 127.0.0.1:PORT (0, the default, picks a free port) and prints
  * "listening on 127.0.0.1:PORT" once it accepts.  GET / answers a fixed
@@ -17,6 +17,14 @@
  * both close the connection; a connection that has not sent a complete
  * request head HEADER_TIMEOUT_MS (default 5000) after the previous
  * response (or its accept) is closed.
+ *
+ * At most MAX_CONNECTIONS are open at once; one accepted past them gets a
+ * 503 and the close at once.  The default is what the process's limit of
+ * open files allows (raised to its hard limit at start) with one file per
+ * connection and a reserve, so that the server never runs out of fds: a
+ * flood of clients that send nothing, or a byte at a time, holds at most
+ * that many connections, each for HEADER_TIMEOUT_MS, and the clients past
+ * it are told so rather than left in the listen queue.
  *
  * Connections come from one multishot accept (exec_io_accept_multishot()),
  * whose handler calls never overlap.  A connection's handlers never run at
@@ -75,6 +83,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -89,6 +98,7 @@
 #define RX_BUFS		512	/* receive buffers per context */
 #define RX_BUF_SIZE	2048
 #define HELD_MAX	4	/* pieces a connection may leave waiting */
+#define FD_RESERVE	64	/* fds kept for other than connections */
 
 struct server {
 	bool strands;			/* -s */
@@ -102,6 +112,7 @@ struct server {
 	int root;			/* ROOT's directory fd */
 	unsigned int header_timeout_ms;
 	size_t max_header;
+	unsigned long max_conns;	/* -c */
 	struct exec_cancel_token stop;	/* requested on SIGTERM */
 	struct exec_io_op accept_op;
 	struct exec_handler accept_h;
@@ -638,6 +649,41 @@ static void conn_start(void *arg)
 static void server_accept(struct server *srv);
 
 /*
+ * A connection past the cap: the 503 goes into the new socket's empty send
+ * buffer in one non-blocking send, the FIN after it; what the client sent
+ * is read away first where it can be, since a close with unread bytes
+ * resets the connection, and a reset may reach the client before it read
+ * the 503.  A few reads at most: the accept waits meanwhile.
+ */
+static void conn_refuse(int fd)
+{
+	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\n"
+				   "Server: exec-httpd\r\n"
+				   "Content-Length: 0\r\n"
+				   "Connection: close\r\n\r\n";
+	char sink[1024];
+	int i;
+
+	if (send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL) > 0)
+		shutdown(fd, SHUT_WR);
+	for (i = 0; i < 8; i++)
+		if (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0)
+			break;
+	close(fd);
+}
+
+/* True when @srv holds its cap of connections. */
+static bool server_full(struct server *srv)
+{
+	bool full;
+
+	pthread_mutex_lock(&srv->lock);
+	full = srv->nr_conns >= srv->max_conns;
+	pthread_mutex_unlock(&srv->lock);
+	return full;
+}
+
+/*
  * Where a new connection's handlers run: the executor of the next
  * context in turn, or (-s) a new serial executor over the pool.
  */
@@ -680,6 +726,11 @@ static void on_accept(void *arg, long res)
 		srv->accepting = false;
 		pthread_cond_broadcast(&srv->idle);
 		pthread_mutex_unlock(&srv->lock);
+		return;
+	}
+	/* Only this handler counts connections up: the check holds. */
+	if (res >= 0 && server_full(srv)) {
+		conn_refuse((int)res);
 		return;
 	}
 	if (res >= 0) {
@@ -746,12 +797,36 @@ static void server_accept(struct server *srv)
 
 static const char usage_text[] =
 	"usage: httpd [-p PORT] [-w WORKERS] [-s] [-r ROOT]\n"
-	"             [-t HEADER_TIMEOUT_MS] [-m MAX_HEADER_BYTES]\n";
+	"             [-t HEADER_TIMEOUT_MS] [-m MAX_HEADER_BYTES]\n"
+	"             [-c MAX_CONNECTIONS]\n";
 
 static int print_usage(void)
 {
 	fputs(usage_text, stderr);
 	return 2;
+}
+
+/*
+ * Raises the limit of open files to its hard limit, and returns the
+ * default cap of connections: that limit less a reserve, for two fds per
+ * connection (its socket, and a file being read).
+ */
+static unsigned long default_max_conns(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 256;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1UL << 20)
+		rl.rlim_cur = 1UL << 20;
+	if (rl.rlim_cur < 2 * FD_RESERVE)
+		return 16;
+	return (unsigned long)(rl.rlim_cur - FD_RESERVE) / 2;
 }
 
 int main(int argc, char **argv)
@@ -770,10 +845,11 @@ int main(int argc, char **argv)
 	socklen_t slen = sizeof(sin);
 	unsigned int port = 0;
 	sigset_t sigs;
+	unsigned long cap;
 	unsigned int i;
 	int opt, sig, one = 1;
 
-	while ((opt = getopt(argc, argv, "p:w:sr:t:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:w:sr:t:m:c:")) != -1) {
 		switch (opt) {
 		case 'p':
 			port = (unsigned int)strtoul(optarg, NULL, 10);
@@ -800,6 +876,11 @@ int main(int argc, char **argv)
 		case 'm':
 			srv.max_header = strtoul(optarg, NULL, 10);
 			break;
+		case 'c':
+			srv.max_conns = strtoul(optarg, NULL, 10);
+			if (!srv.max_conns)
+				return print_usage();
+			break;
 		default:
 			return print_usage();
 		}
@@ -808,6 +889,9 @@ int main(int argc, char **argv)
 	    pattr.nr_threads > MAX_WORKERS || srv.max_header < 64 ||
 	    !srv.header_timeout_ms)
 		return print_usage();
+	cap = default_max_conns();
+	if (!srv.max_conns)
+		srv.max_conns = cap;
 
 	/* Signals reach sigwait() below only: block them in every thread. */
 	sigemptyset(&sigs);
@@ -862,9 +946,10 @@ int main(int argc, char **argv)
 				   on_accept, &srv);
 	srv.accepting = true;
 	server_accept(&srv);
-	printf("listening on 127.0.0.1:%u (%s, %u workers%s)\n",
+	printf("listening on 127.0.0.1:%u (%s, %u workers%s, at most %lu connections)\n",
 	       ntohs(sin.sin_port), exec_io_backend(srv.io),
-	       pattr.nr_threads, srv.strands ? ", strands" : "");
+	       pattr.nr_threads, srv.strands ? ", strands" : "",
+	       srv.max_conns);
 	fflush(stdout);
 
 	do {

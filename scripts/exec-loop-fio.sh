@@ -3,39 +3,53 @@
 #
 # On demand: fio on exec_loop.ko against the stock loop driver, in the
 # same boot, alternating (tests/kernel/exec_loop_fio.c): 4 KiB random read
-# and random write, O_DIRECT, io_uring, queue depth 1 and 32, on a disk
-# bound to a filled file on tmpfs.  Prints, per job, each driver's median
-# IOPS and median p50/p99 completion latency over the rounds, and
-# exec_loop's ratios to the stock driver's.
+# and random write, O_DIRECT, io_uring, queue depth 1 and 32, numjobs 1
+# and 2 (--group_reporting: a job group's summed IOPS and the latency of
+# all its I/O), on a disk bound to a filled file on tmpfs.  Prints, per
+# job, each driver's median IOPS and median p50/p99 completion latency over
+# the rounds, and exec_loop's ratios to the stock driver's.
 #
-# Usage: exec-loop-fio.sh [--kernel DIR] [--rounds N] [--runtime SEC]
-#                         [--smp N]
+# Usage: exec-loop-fio.sh [--bench-kernel | --kernel DIR] [--rounds N]
+#                         [--runtime SEC] [--numjobs LIST] [--smp N]
 #
 #   --kernel DIR    kernel build directory (default: the debug test kernel
 #                   of scripts/kernel-build.sh, built with the loop driver)
+#   --bench-kernel  the benchmark kernel of scripts/kernel-bench.sh
+#                   (scripts/kernel-config-bench, no debugging; built if
+#                   not cached), for the figures; the debug kernel is for
+#                   the correctness runs
+#   --no-build      with --bench-kernel: fail instead of building it
+#   --numjobs LIST  fio's --numjobs values, comma-separated (default 1,2)
 #   --rounds N      rounds, each running every job on both drivers
 #                   (default 5)
 #   --runtime SEC   each fio run's time, after 1 s of ramp (default 3)
 #   --smp N         guest CPUs (default 2)
-#   --modules DIR   an existing test build of exec.ko against the same
-#                   kernel (make kernel-test-modules: build/kernel/test)
-#                   instead of a build of its own
+#   --modules DIR   an existing build of exec.ko against the same kernel
+#                   (on the debug kernel, make kernel-test-modules:
+#                   build/kernel/test) instead of a build of its own
 #
 # Needs Debian's fio (its libraries go into the initramfs) and a kernel
 # with CONFIG_SYSVIPC, which fio needs for its shared memory segment, as
-# the test kernel of scripts/kernel-config has (see
-# Documentation/benchmarks.rst, "The loop driver on exec").  The console
-# log and the modules go under build/exec-loop-fio/.
+# the test kernel of scripts/kernel-config and the benchmark kernel of
+# scripts/kernel-config-bench have (see Documentation/benchmarks.rst, "The
+# loop driver on exec").  The console log also has each run's guest CPU
+# time and context switches ("exec-fio-cpu:" lines).  The console
+# log and the modules go under build/exec-loop-fio/ (build/exec-loop-fio/bench/
+# for the benchmark kernel).  On a kernel without KUnit (the benchmark
+# kernel) exec.ko is built alone, as make kernel-modules builds it.
 
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 
-kdir='' rounds=5 runtime=3 smp=2 mods=''
+kdir='' rounds=5 runtime=3 smp=2 mods='' bench=0 build=1 numjobs=1,2
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kdir=${2:?}; shift ;;
+	--bench-kernel) bench=1 ;;
+	--no-build) build=0 ;;
+	--numjobs) numjobs=${2:?}; shift ;;
 	--rounds) rounds=${2:?}; shift ;;
 	--runtime) runtime=${2:?}; shift ;;
 	--smp) smp=${2:?}; shift ;;
@@ -51,7 +65,20 @@ die()
 	exit 1
 }
 command -v fio > /dev/null || die "fio missing (apt-get install fio)"
-if [ -z "$kdir" ]; then
+[[ $numjobs =~ ^[1-9][0-9]?(,[1-9][0-9]?){0,7}$ ]] ||
+	die "--numjobs takes a comma-separated list of up to 8 numbers"
+[ "$bench" = 0 ] || [ -z "$kdir" ] ||
+	die "--bench-kernel and --kernel exclude each other"
+out=$top/build/exec-loop-fio
+if [ "$bench" = 1 ]; then
+	# The benchmark kernel as scripts/kernel-bench.sh names it, so that
+	# both share one cached build.
+	bargs=(--config "$here/kernel-config-bench" --name bench)
+	[ "$build" = 1 ] || bargs+=(--no-build)
+	kdir=$("$here/kernel-build.sh" "${bargs[@]}") ||
+		die "no benchmark kernel (scripts/kernel-build.sh failed)"
+	out=$out/bench
+elif [ -z "$kdir" ]; then
 	kdir=$("$here/kernel-build.sh" --print-build-dir) ||
 		die "no test kernel"
 fi
@@ -62,15 +89,27 @@ fi
 grep -qx 'CONFIG_SYSVIPC=y' "$kdir/.config" ||
 	die "$kdir lacks CONFIG_SYSVIPC, which fio needs (shmget)"
 
-out=$top/build/exec-loop-fio
 mkdir -p "$out"
-if [ -z "$mods" ]; then
+if [ -z "$mods" ] && grep -qx 'CONFIG_KUNIT=y' "$kdir/.config"; then
 	mods=$out/kernel
 	make -C "$top" --no-print-directory kernel-test-modules \
 		TEST_KDIR="$kdir" TEST_KERNEL_OUT="$mods" \
 		> "$out/modules.log" 2>&1 ||
 		die "test modules: see $out/modules.log"
+elif [ -z "$mods" ]; then
+	# No KUnit: exec.ko alone, the module a driver ships against.
+	make -C "$top" --no-print-directory kernel-modules KDIR="$kdir" \
+		KERNEL_OUT="$out/kernel" > "$out/modules.log" 2>&1 ||
+		die "exec.ko: see $out/modules.log"
+	mods=$out/kernel/$(basename "$kdir")
 fi
+if grep -qE '^CONFIG_(KASAN|PROVE_LOCKING)=y' "$kdir/.config"; then
+	label="debug kernel ($(basename "$kdir"))"
+else
+	label="benchmark kernel ($(basename "$kdir"))"
+fi
+label+=", QEMU ${EXEC_KUNIT_ACCEL:-tcg}, $smp vCPUs, $rounds round(s)"
+label+=" of ${runtime} s per run"
 "$here/exec-loop.sh" --kdir "$kdir" --symvers "$mods/Module.symvers" \
 	--out "$out/exec-loop" > "$out/exec-loop.log" 2>&1 ||
 	die "exec_loop.ko: see $out/exec-loop.log"
@@ -83,10 +122,12 @@ while read -r lib; do
 done < <(ldd /usr/bin/fio | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }')
 files+=(--file /usr/bin/fio)
 
+nnj=$(tr ',' '\n' <<< "$numjobs" | wc -l)
 EXEC_KUNIT_LOG=$out/console.log \
 	"$here/kunit-qemu.sh" --kernel "$kdir" --quiet --smp "$smp" \
-	--memory 2G --timeout $((300 + rounds * 8 * (runtime + 4) * 3)) \
-	--append "EXEC_FIO_ROUNDS=$rounds EXEC_FIO_RUNTIME=$runtime" \
+	--memory 2G \
+	--timeout $((300 + rounds * 8 * nnj * (runtime + 4) * 3)) \
+	--append "EXEC_FIO_ROUNDS=$rounds EXEC_FIO_RUNTIME=$runtime EXEC_FIO_NUMJOBS=$numjobs" \
 	--run "$out/exec_loop_fio" "${files[@]}" \
 	"$mods/exec.ko" "$kdir/drivers/block/loop.ko" \
 	"$out/exec-loop/exec_loop.ko" | tail -n 3
@@ -94,7 +135,8 @@ EXEC_KUNIT_LOG=$out/console.log \
 # Terse v3: read IOPS field 8, write IOPS 49; the completion latency
 # percentiles ("99.000000%=N", usec) fields 18-37 (read), 59-78 (write).
 sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$out/console.log" |
-	grep '^exec-fio: ' | awk -v rounds="$rounds" '
+	grep '^exec-fio: ' | awk -v rounds="$rounds" -v numjobs="$numjobs" \
+	-v label="$label" '
 	function pct(first, want,   i, kv) {
 		for (i = first; i < first + 20; i++) {
 			split($i, kv, "%=")
@@ -128,11 +170,13 @@ sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$out/console.log" |
 		jobs[job] = 1
 	}
 	END {
-		printf "%-16s %-10s %4s %10s %9s %9s\n", "job", "driver", \
+		print label
+		printf "%-20s %-10s %4s %10s %9s %9s\n", "job", "driver", \
 			"runs", "IOPS", "p50 us", "p99 us"
-		split("randread-qd1 randread-qd32 randwrite-qd1 randwrite-qd32", order, " ")
-		for (o = 1; o <= 4; o++) {
-			job = order[o]
+		split("randread-qd1 randread-qd32 randwrite-qd1 randwrite-qd32", base, " ")
+		nnj = split(numjobs, nj, ",")
+		for (o = 1; o <= 4 * nnj; o++) {
+			job = base[(o - 1) % 4 + 1] "-nj" nj[int((o - 1) / 4) + 1]
 			if (!(job in jobs))
 				continue
 			for (d = 1; d <= 2; d++) {
@@ -144,11 +188,11 @@ sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$out/console.log" |
 						v[f, i] = v[k, f, i]
 					med[drv, f] = median(f, n[k])
 				}
-				printf "%-16s %-10s %4d %10.0f %9.0f %9.0f\n", job, \
+				printf "%-20s %-10s %4d %10.0f %9.0f %9.0f\n", job, \
 					drv, n[k], med[drv, "iops"], \
 					med[drv, "p50"], med[drv, "p99"]
 			}
-			printf "%-16s %-10s %4s %10.2f %9.2f %9.2f\n", job, \
+			printf "%-20s %-10s %4s %10.2f %9.2f %9.2f\n", job, \
 				"ratio", "", \
 				med["exec_loop", "iops"] / med["loop", "iops"], \
 				med["exec_loop", "p50"] / med["loop", "p50"], \

@@ -41,6 +41,7 @@ packages=(
 	python3-sphinx	# make htmldocs
 	curl		# make check-httpd: the HTTP client of its checks
 	python3		# make check-httpd: its raw-socket clients
+	wrk		# make check-httpd-slow: the rate of others
 	python3-matplotlib	# make bench-plot: the SVG charts
 	gdb		# exec-tests: a hung case's threads' stacks in the log
 )

@@ -19,7 +19,6 @@ struct wd_fixture {
 	struct exec_work stuck, behind;
 	atomic_t ran;
 	u64 old_thresh;
-	unsigned long base;
 };
 
 static void wd_stuck_fn(struct exec_work *work)
@@ -53,7 +52,6 @@ static void wd_setup(struct kunit *test, struct wd_fixture *fx, u64 thresh)
 	KUNIT_ASSERT_EQ(test, exec_watchdog_set(thresh), 0);
 	KUNIT_EXPECT_EQ(test, exec_watchdog_thresh(), thresh);
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&fx->pool, &attr), 0);
-	fx->base = exec_watchdog_test_reports();
 }
 
 static void wd_finish(struct kunit *test, struct wd_fixture *fx, int ran)
@@ -64,13 +62,19 @@ static void wd_finish(struct kunit *test, struct wd_fixture *fx, int ran)
 	KUNIT_EXPECT_EQ(test, exec_watchdog_set(fx->old_thresh), 0);
 }
 
-/* Waits until @n reports have been made since the fixture was set up. */
+/* The fixture's pool's own: another pool may stall on a loaded machine. */
+static unsigned long wd_reports(struct wd_fixture *fx)
+{
+	return exec_watchdog_test_pool_reports(fx->pool);
+}
+
+/* Waits until @n reports have been made of the fixture's pool. */
 static bool wd_wait_reports(struct wd_fixture *fx, unsigned long n)
 {
 	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
 	unsigned int spins = 0;
 
-	while (exec_watchdog_test_reports() - fx->base < n) {
+	while (wd_reports(fx) < n) {
 		if (exec_test_expired(deadline))
 			return false;
 		exec_test_relax(&spins);
@@ -78,10 +82,6 @@ static bool wd_wait_reports(struct wd_fixture *fx, unsigned long n)
 	return true;
 }
 
-static unsigned long wd_reports(struct wd_fixture *fx)
-{
-	return exec_watchdog_test_reports() - fx->base;
-}
 
 static void watchdog_reports_an_overrunning_item_once(struct kunit *test)
 {

@@ -9,17 +9,22 @@
  *	...
  *	g_source_destroy(src);		// before exec_loop_destroy(loop)
  *	g_source_unref(src);
+ *
+ * A loop scheduler the same way: exec_glib_scheduler_source_new(ls), the
+ * context's thread one more thread of the scheduler.
  */
 #ifndef EXEC_GLIB_H
 #define EXEC_GLIB_H
 
 #include <glib.h>
 #include <exec/loop.h>
+#include <exec/loop_scheduler.h>
 #include <exec/user.h>
 
 struct exec_glib_source {
 	GSource source;
-	struct exec_loop *loop;
+	struct exec_loop *loop;			/* or: */
+	struct exec_loop_scheduler *ls;
 };
 
 /* No prepare or check: GLib dispatches a source whose fd polled ready. */
@@ -28,7 +33,10 @@ static gboolean exec_glib_dispatch(GSource *source, GSourceFunc callback,
 {
 	struct exec_glib_source *src = (struct exec_glib_source *)source;
 
-	exec_loop_run_ready(src->loop);
+	if (src->ls)
+		exec_loop_scheduler_run_ready(src->ls);
+	else
+		exec_loop_run_ready(src->loop);
 	return G_SOURCE_CONTINUE;
 }
 
@@ -40,19 +48,37 @@ static GSourceFuncs exec_glib_source_funcs = {
  * A new source for @loop, not attached; NULL if @loop cannot give a
  * descriptor (exec_loop_fd()).
  */
-static inline GSource *exec_glib_source_new(struct exec_loop *loop)
+static inline GSource *exec_glib_source_new_fd(int fd)
 {
 	struct exec_glib_source *src;
-	int fd = exec_loop_fd(loop);
 
 	if (fd < 0)
 		return NULL;
 	src = (struct exec_glib_source *)
 		g_source_new(&exec_glib_source_funcs, sizeof(*src));
-	src->loop = loop;
 	g_source_add_unix_fd(&src->source, fd, G_IO_IN);
 	g_source_set_name(&src->source, "libexec loop");
 	return &src->source;
+}
+
+static inline GSource *exec_glib_source_new(struct exec_loop *loop)
+{
+	GSource *src = exec_glib_source_new_fd(exec_loop_fd(loop));
+
+	if (src)
+		((struct exec_glib_source *)src)->loop = loop;
+	return src;
+}
+
+/* The same for a loop scheduler (exec_loop_scheduler_fd()). */
+static inline GSource *
+exec_glib_scheduler_source_new(struct exec_loop_scheduler *ls)
+{
+	GSource *src = exec_glib_source_new_fd(exec_loop_scheduler_fd(ls));
+
+	if (src)
+		((struct exec_glib_source *)src)->ls = ls;
+	return src;
 }
 
 #endif /* EXEC_GLIB_H */

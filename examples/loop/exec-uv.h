@@ -8,36 +8,41 @@
  *	exec_uv_start(uv_loop, &adapter, loop);	// items run in uv_run()
  *	...
  *	exec_uv_close(&adapter, NULL);	// before exec_loop_destroy(loop)
+ *
+ * A loop scheduler the same way: exec_uv_start_scheduler(uv_loop,
+ * &adapter, ls), the loop's thread one more thread of the scheduler.
  */
 #ifndef EXEC_UV_H
 #define EXEC_UV_H
 
 #include <uv.h>
 #include <exec/loop.h>
+#include <exec/loop_scheduler.h>
 #include <exec/user.h>
 
 struct exec_uv {
 	uv_poll_t poll;
-	struct exec_loop *loop;
+	struct exec_loop *loop;			/* or: */
+	struct exec_loop_scheduler *ls;
 };
 
 static void exec_uv_ready(uv_poll_t *poll, int status, int events)
 {
 	struct exec_uv *adapter = (struct exec_uv *)poll->data;
 
-	exec_loop_run_ready(adapter->loop);
+	if (adapter->ls)
+		exec_loop_scheduler_run_ready(adapter->ls);
+	else
+		exec_loop_run_ready(adapter->loop);
 }
 
-/* Starts watching; 0 or a negative errno (libuv's are errno values). */
-static inline int exec_uv_start(uv_loop_t *uv_loop, struct exec_uv *adapter,
-				struct exec_loop *loop)
+static inline int exec_uv_start_fd(uv_loop_t *uv_loop,
+				   struct exec_uv *adapter, int fd)
 {
-	int fd = exec_loop_fd(loop);
 	int ret;
 
 	if (fd < 0)
 		return fd;
-	adapter->loop = loop;
 	ret = uv_poll_init(uv_loop, &adapter->poll, fd);
 	if (ret)
 		return ret;
@@ -46,6 +51,25 @@ static inline int exec_uv_start(uv_loop_t *uv_loop, struct exec_uv *adapter,
 	if (ret)
 		uv_close((uv_handle_t *)&adapter->poll, NULL);
 	return ret;
+}
+
+/* Starts watching; 0 or a negative errno (libuv's are errno values). */
+static inline int exec_uv_start(uv_loop_t *uv_loop, struct exec_uv *adapter,
+				struct exec_loop *loop)
+{
+	adapter->loop = loop;
+	adapter->ls = NULL;
+	return exec_uv_start_fd(uv_loop, adapter, exec_loop_fd(loop));
+}
+
+/* The same for a loop scheduler. */
+static inline int exec_uv_start_scheduler(uv_loop_t *uv_loop,
+					  struct exec_uv *adapter,
+					  struct exec_loop_scheduler *ls)
+{
+	adapter->loop = NULL;
+	adapter->ls = ls;
+	return exec_uv_start_fd(uv_loop, adapter, exec_loop_scheduler_fd(ls));
 }
 
 /*

@@ -13,6 +13,7 @@
 #include "types.h"
 
 struct exec_loop;
+struct exec_loop_scheduler;
 
 EXEC_BEGIN_DECLS
 
@@ -94,9 +95,9 @@ int exec_loop_fd(struct exec_loop *loop);
  * exec_loop_run_ready - run what is ready, without blocking, and re-arm
  * @loop: a loop executor with a descriptor (exec_loop_fd())
  *
- * Resets the descriptor, runs the items queued at the time of call in
- * FIFO order (those they submit run at the next call), and leaves the
- * descriptor readable if items are still queued (it then stays so for a
+ * Runs the items queued at the time of call in FIFO order (those they
+ * submit run at the next call), resets the descriptor, and leaves it
+ * readable if items are still queued (it then stays so for a
  * level-triggered watcher, and shows a new edge to an edge-triggered one),
  * or ready to become readable at the next submission.  It returns early,
  * like exec_loop_run_queued_closures(), if an item calls
@@ -105,10 +106,54 @@ int exec_loop_fd(struct exec_loop *loop);
  * Context: Any context the items allow; never sleeps.
  * Return: the number of items run (>= 0); -EINVAL for NULL or a loop
  * without a descriptor; -EBUSY if another closure-executing function of
- * @loop runs (the descriptor is left readable); a negative errno from
- * read(2).
+ * @loop runs (the descriptor is left as it is: that one re-arms it as it
+ * leaves).
  */
 long exec_loop_run_ready(struct exec_loop *loop);
+
+/**
+ * exec_loop_scheduler_fd - a descriptor another event loop can watch for
+ *	a loop scheduler
+ * @ls: the loop scheduler
+ *
+ * exec_loop_fd() for a loop scheduler: the other loop's thread watches the
+ * returned eventfd for reading and calls exec_loop_scheduler_run_ready()
+ * when it is readable; it counts as one more idle thread of @ls, beside
+ * the threads in its run functions, which work as before.  The descriptor
+ * is readable when a submission (or a timed item come due) wakes that
+ * thread, and when @ls is stopped, until the next call; an idle scheduler
+ * never wakes the watcher.  The first call creates it; later calls return
+ * the same one.  It belongs to @ls, which closes it in
+ * exec_loop_scheduler_destroy(): the caller must not close or read it,
+ * and must remove it from its watcher before destroying @ls.  The
+ * scheduler stops, as P0113 says, when its outstanding work ends: a
+ * program that keeps it for the life of its loop holds a unit of work
+ * (exec_on_work_started() or a work guard).
+ *
+ * Context: Process context; may sleep.
+ * Return: the descriptor (>= 0); -EINVAL for NULL; -EBUSY if @ls is
+ * driven through another waker; -ENOMEM; a negative errno from eventfd(2).
+ */
+int exec_loop_scheduler_fd(struct exec_loop_scheduler *ls);
+
+/**
+ * exec_loop_scheduler_run_ready - run what is ready, without blocking, and
+ *	re-arm
+ * @ls: a loop scheduler with a descriptor (exec_loop_scheduler_fd())
+ *
+ * Runs the items queued at the time of call in FIFO order, as
+ * exec_loop_scheduler_poll() does but without stopping a scheduler that
+ * it finds without outstanding work (the watcher may have been woken by a
+ * stop), resets the descriptor, and leaves it readable if items are still
+ * queued and @ls is not stopped, or ready to become readable at the next
+ * submission.
+ *
+ * Context: The watching loop's thread; never sleeps.
+ * Return: the number of items run (>= 0); -EINVAL for NULL or a scheduler
+ * without a descriptor; -EBUSY if another call is inside; -ESHUTDOWN once
+ * exec_loop_scheduler_destroy() has begun.
+ */
+long exec_loop_scheduler_run_ready(struct exec_loop_scheduler *ls);
 
 EXEC_END_DECLS
 

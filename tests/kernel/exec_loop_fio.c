@@ -6,15 +6,26 @@
  * fio itself (Debian's, with its libraries) is in the initramfs.
  *
  * Each round binds one disk of each driver to a file on tmpfs, filled
- * first so that reads read data, and runs on it every job of jobs[]: 4 KiB
- * random reads and writes, O_DIRECT, io_uring, at queue depth 1 and 32.
- * The drivers alternate, their order swapped every round.  Each fio run
- * prints one terse (version 3) line, which this program prints again as
+ * first so that reads read data, and runs on it every job of jobs[] with
+ * each number of fio jobs asked for: 4 KiB random reads and writes,
+ * O_DIRECT, io_uring, at queue depth 1 and 32, numjobs 1, 2, ... (fio's
+ * --numjobs with --group_reporting: the IOPS are the group's sum, the
+ * latency percentiles those of every I/O of the group).  The drivers
+ * alternate, their order swapped every round.  Each fio run prints one
+ * terse (version 3) line, which this program prints again as
  *
- *	exec-fio: ROUND DRIVER JOB TERSE-LINE
+ *	exec-fio: ROUND DRIVER JOB-njN TERSE-LINE
  *
- * for the script to parse.  Rounds and the run time come from the kernel
- * command line (init's environment): EXEC_FIO_ROUNDS, EXEC_FIO_RUNTIME.
+ * for the script to parse, followed by the guest's CPU time and context
+ * switches over the run (from /proc/stat), to tell where the time went:
+ *
+ *	exec-fio-cpu: ROUND DRIVER JOB-njN user=TICKS sys=TICKS idle=TICKS
+ *		      ctxt=N
+ *
+ * Rounds, the run time and the numbers of jobs
+ * (a comma-separated list, default 1) come from the kernel command line
+ * (init's environment): EXEC_FIO_ROUNDS, EXEC_FIO_RUNTIME,
+ * EXEC_FIO_NUMJOBS.
  * The results are KTAP, one case a run, so that scripts/kunit-qemu.sh
  * counts them; a run that fails fails the boot.
  */
@@ -35,6 +46,7 @@
 #define MNT		"/tmp"
 #define FILE_SIZE	(128UL << 20)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define MAX_NUMJOBS	8
 
 struct driver {
 	const char *name;
@@ -61,6 +73,8 @@ static const struct job jobs[] = {
 };
 
 static int cases;
+static unsigned int numjobs[MAX_NUMJOBS];
+static size_t nr_numjobs;
 
 static void line(const char *fmt, ...)
 {
@@ -139,14 +153,43 @@ static void unbind(int dfd, int ctl, int nr)
 	close(ctl);
 }
 
+struct cpu_stat {
+	unsigned long long user, sys, idle, ctxt;
+};
+
+/* The guest's CPU time (all CPUs, in ticks) and context switches so far. */
+static void cpu_stat(struct cpu_stat *st)
+{
+	unsigned long long v[8] = { 0 };
+	char buf[256];
+	FILE *f = fopen("/proc/stat", "r");
+
+	memset(st, 0, sizeof(*st));
+	if (!f)
+		return;
+	while (fgets(buf, sizeof(buf), f)) {
+		if (!strncmp(buf, "cpu ", 4) &&
+		    sscanf(buf + 4, "%llu %llu %llu %llu %llu %llu %llu %llu",
+			   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			   &v[7]) == 8) {
+			st->user = v[0] + v[1];
+			st->sys = v[2] + v[5] + v[6];
+			st->idle = v[3] + v[4];
+		}
+		sscanf(buf, "ctxt %llu", &st->ctxt);
+	}
+	fclose(f);
+}
+
 /* One fio run; prints its terse line.  Returns 0 on success. */
 static int run_fio(unsigned int round, const struct driver *drv,
-		   const struct job *job, const char *path,
+		   const struct job *job, unsigned int nj, const char *path,
 		   unsigned int runtime)
 {
-	char filename[80], rw[40], depth[40], rt[40], out[8192];
+	char filename[80], rw[40], depth[40], rt[40], njobs[40], out[8192];
 	int pipefd[2], status;
 	ssize_t n, len = 0;
+	struct cpu_stat before, after;
 	char *nl;
 	pid_t pid;
 
@@ -154,12 +197,15 @@ static int run_fio(unsigned int round, const struct driver *drv,
 	snprintf(rw, sizeof(rw), "--rw=%s", job->rw);
 	snprintf(depth, sizeof(depth), "--iodepth=%s", job->iodepth);
 	snprintf(rt, sizeof(rt), "--runtime=%u", runtime);
+	snprintf(njobs, sizeof(njobs), "--numjobs=%u", nj);
 	if (pipe(pipefd))
 		return -1;
+	cpu_stat(&before);
 	pid = fork();
 	if (pid == 0) {
 		char *argv[] = { "/usr/bin/fio", "--name=exec-loop", filename,
-			rw, depth, rt, "--bs=4k", "--direct=1",
+			rw, depth, rt, njobs, "--group_reporting",
+			"--bs=4k", "--direct=1",
 			"--ioengine=io_uring", "--time_based", "--ramp_time=1",
 			"--norandommap", "--randrepeat=0",
 			"--output-format=terse", "--terse-version=3", NULL };
@@ -175,6 +221,7 @@ static int run_fio(unsigned int round, const struct driver *drv,
 		len += n;
 	close(pipefd[0]);
 	out[len] = '\0';
+	cpu_stat(&after);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		return -1;
@@ -183,7 +230,12 @@ static int run_fio(unsigned int round, const struct driver *drv,
 		*nl = '\0';
 	if (strncmp(out, "3;", 2))
 		return -1;
-	line("exec-fio: %u %s %s %s", round, drv->name, job->name, out);
+	line("exec-fio: %u %s %s-nj%u %s", round, drv->name, job->name, nj,
+	     out);
+	line("exec-fio-cpu: %u %s %s-nj%u user=%llu sys=%llu idle=%llu ctxt=%llu",
+	     round, drv->name, job->name, nj, after.user - before.user,
+	     after.sys - before.sys, after.idle - before.idle,
+	     after.ctxt - before.ctxt);
 	return 0;
 }
 
@@ -191,24 +243,48 @@ static int run_round(unsigned int round, unsigned int runtime)
 {
 	int failed = 0, ctl, nr, dfd;
 	char path[64];
-	size_t d, j, i;
+	size_t d, j, i, k;
 
 	for (i = 0; i < ARRAY_SIZE(drivers); i++) {
 		/* Swapped every round: neither driver always goes first. */
 		d = (i + round) % ARRAY_SIZE(drivers);
 		dfd = bind(&drivers[d], &ctl, &nr, path, sizeof(path));
-		for (j = 0; j < ARRAY_SIZE(jobs); j++) {
-			int bad = dfd < 0 || run_fio(round, &drivers[d],
-						     &jobs[j], path, runtime);
+		for (k = 0; k < nr_numjobs; k++)
+			for (j = 0; j < ARRAY_SIZE(jobs); j++) {
+				int bad = dfd < 0 ||
+					  run_fio(round, &drivers[d], &jobs[j],
+						  numjobs[k], path, runtime);
 
-			line("    %sok %d %u-%s-%s", bad ? "not " : "", ++cases,
-			     round, drivers[d].name, jobs[j].name);
-			failed += bad;
-		}
+				line("    %sok %d %u-%s-%s-nj%u",
+				     bad ? "not " : "", ++cases, round,
+				     drivers[d].name, jobs[j].name,
+				     numjobs[k]);
+				failed += bad;
+			}
 		if (dfd >= 0)
 			unbind(dfd, ctl, nr);
 	}
 	return failed;
+}
+
+/* EXEC_FIO_NUMJOBS: "1,2", ...; returns 0, or -1 on a bad list. */
+static int parse_numjobs(void)
+{
+	const char *v = getenv("EXEC_FIO_NUMJOBS");
+	char *end;
+
+	if (!v || !*v)
+		v = "1";
+	while (*v) {
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (end == v || n == 0 || n > 64 || nr_numjobs == MAX_NUMJOBS ||
+		    (*end && *end != ','))
+			return -1;
+		numjobs[nr_numjobs++] = n;
+		v = *end ? end + 1 : end;
+	}
+	return 0;
 }
 
 int main(void)
@@ -218,6 +294,11 @@ int main(void)
 	unsigned int r;
 	int failed = 0;
 
+	if (parse_numjobs()) {
+		line("# exec_loop_fio: bad EXEC_FIO_NUMJOBS '%s'",
+		     getenv("EXEC_FIO_NUMJOBS"));
+		return 1;
+	}
 	mkdir(MNT, 0755);
 	if (mount("tmpfs", MNT, "tmpfs", 0, "size=300m")) {
 		line("# exec_loop_fio: mount tmpfs: %s", strerror(errno));
@@ -227,7 +308,8 @@ int main(void)
 	line("1..1");
 	line("    KTAP version 1");
 	line("    # Subtest: exec-loop-fio");
-	line("    1..%zu", rounds * ARRAY_SIZE(drivers) * ARRAY_SIZE(jobs));
+	line("    1..%zu",
+	     rounds * ARRAY_SIZE(drivers) * nr_numjobs * ARRAY_SIZE(jobs));
 	for (r = 0; r < rounds; r++)
 		failed += run_round(r, runtime);
 	line("%sok 1 exec-loop-fio", failed ? "not " : "");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * A loop executor run by another library's event loop through the adapters
- * of examples/loop/: built once per library (LA_GLIB, LA_UV, LA_SD_EVENT),
- * on the public API.  Other threads submit, items submit from inside, timed
+ * A loop executor, then a loop scheduler, run by another library's event
+ * loop through the adapters of examples/loop/: built once per library
+ * (LA_GLIB, LA_UV, LA_SD_EVENT), on the public API.  Other threads submit, items submit from inside, timed
  * items come due; checked: everything runs once, FIFO per submitter and
  * children after their parents, no timed item early and none later than
  * the host loop's own timers at the same deadlines by more than
@@ -50,6 +50,7 @@ struct la_item {
 };
 
 static struct exec_loop *la_loop;
+static struct exec_loop_scheduler *la_ls;	/* the second round's */
 static struct exec_executor *la_ex;
 static int la_ran, la_fifo_errors, la_early, la_failed;
 static int la_last_seq[LA_THREADS];
@@ -135,7 +136,8 @@ static gboolean la_glib_timeout(gpointer data)
 static int la_host_init(void)
 {
 	la_ctx = g_main_context_new();
-	la_src = exec_glib_source_new(la_loop);
+	la_src = la_ls ? exec_glib_scheduler_source_new(la_ls) :
+			 exec_glib_source_new(la_loop);
 	if (!la_src)
 		return -1;
 	g_source_attach(la_src, la_ctx);
@@ -189,6 +191,7 @@ static void la_host_fini(void)
 #elif defined(LA_UV)
 static uv_loop_t la_uv;
 static struct exec_uv la_adapter;
+static int la_uv_nr_timers;
 
 static void la_uv_timeout(uv_timer_t *t)
 {
@@ -197,8 +200,11 @@ static void la_uv_timeout(uv_timer_t *t)
 
 static int la_host_init(void)
 {
+	la_uv_nr_timers = 0;
 	if (uv_loop_init(&la_uv))
 		return -1;
+	if (la_ls)
+		return exec_uv_start_scheduler(&la_uv, &la_adapter, la_ls);
 	return exec_uv_start(&la_uv, &la_adapter, la_loop);
 }
 
@@ -220,7 +226,6 @@ static int la_host_run(int want, int ms)
 }
 
 static uv_timer_t la_uv_timers[LA_TIMED];
-static int la_uv_nr_timers;
 
 static void la_uv_timer(uv_timer_t *t)
 {
@@ -266,6 +271,8 @@ static int la_host_init(void)
 {
 	if (sd_event_new(&la_event) < 0)
 		return -1;
+	if (la_ls)
+		return exec_sd_event_add_scheduler(la_event, &la_src, la_ls);
 	return exec_sd_event_add(la_event, &la_src, la_loop);
 }
 
@@ -397,10 +404,34 @@ static void la_destroy_discards(void)
 					now + 1000000000ULL) == 0);
 	}
 	la_host_detach();
-	LA_CHECK(exec_loop_destroy(la_loop) == LA_PER_THREAD + LA_TIMED);
+	if (la_ls) {
+		exec_on_work_finished(la_ex);
+		LA_CHECK(exec_loop_scheduler_destroy(la_ls) ==
+			 LA_PER_THREAD + LA_TIMED);
+	} else {
+		LA_CHECK(exec_loop_destroy(la_loop) == LA_PER_THREAD + LA_TIMED);
+	}
 	LA_CHECK(la_ran == ran);
 	LA_CHECK(atomic_load(&la_discarded) == LA_PER_THREAD + LA_TIMED);
 	la_host_fini();
+}
+
+/* One round over the executor in @la_ex, its host loop made anew. */
+static int la_round(void)
+{
+	la_ran = 0;
+	la_fifo_errors = 0;
+	la_early = 0;
+	la_max_late = 0;
+	la_host_max_late = 0;
+	atomic_store(&la_discarded, 0);
+	if (la_host_init()) {
+		fprintf(stderr, LA_NAME ": no adapter\n");
+		return 1;
+	}
+	la_run_everything();
+	la_destroy_discards();
+	return 0;
 }
 
 int main(void)
@@ -410,12 +441,21 @@ int main(void)
 		return 1;
 	}
 	la_ex = exec_loop_executor(la_loop);
-	if (la_host_init()) {
-		fprintf(stderr, LA_NAME ": no adapter\n");
+	if (la_round())
+		return 1;
+	/*
+	 * A loop scheduler, the host loop's thread one more of its threads;
+	 * a unit of work keeps it from stopping between the items.
+	 */
+	la_loop = NULL;
+	if (exec_loop_scheduler_create(&la_ls)) {
+		fprintf(stderr, LA_NAME ": no loop scheduler\n");
 		return 1;
 	}
-	la_run_everything();
-	la_destroy_discards();
+	la_ex = exec_loop_scheduler_executor(la_ls);
+	exec_on_work_started(la_ex);
+	if (la_round())
+		return 1;
 	printf("%s: %s\n", LA_NAME, la_failed ? "FAILED" : "ok");
 	return la_failed ? 1 : 0;
 }

@@ -33,11 +33,15 @@
 #define SLAB_MALLOC	false
 #endif
 
-/* As tests/user/fork_test.c: a child of a TSan process does nothing. */
-#if defined(__SANITIZE_THREAD__)
+/*
+ * As tests/user/fork_test.c: a child of a TSan or ASan process does
+ * nothing (the sanitizer's allocator may be locked by another thread at
+ * the fork, and an ASan build's objects are malloc()'s).
+ */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define SLAB_FORK_CHILD_RUNS	false
 #elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
 #define SLAB_FORK_CHILD_RUNS	false
 #endif
 #endif

@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loop_guest.h"
+
 #define MNT		"/tmp"
 #define DEV_SIZE	(16UL << 20)
 #define BLOCK		4096UL
@@ -43,13 +45,8 @@
 #define CHUNK		(64UL << 10)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-struct driver {
-	const char *name;	/* the KTAP subtest */
-	const char *control;	/* its loop-control device */
-	const char *prefix;	/* its disks, less the number */
-};
-
-static const struct driver drivers[] = {
+/* Named after the KTAP subtest of each. */
+static const struct loop_driver drivers[] = {
 	{ "exec-loop-stock", "/dev/loop-control", "/dev/loop" },
 	{ "exec-loop", "/dev/exec-loop-control", "/dev/exec_loop" },
 };
@@ -57,7 +54,7 @@ static const struct driver drivers[] = {
 #define NR_CASES	7
 
 struct bench {
-	const struct driver *drv;
+	const struct loop_driver *drv;
 	char path[64];		/* the disk */
 	char file[64];		/* its backing file */
 	int nr;			/* its number */
@@ -70,23 +67,6 @@ struct bench {
 	uint32_t gen[NR_BLOCKS];
 	int stop;		/* the teardown case's threads: stop */
 };
-
-static void line(const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (len > (int)sizeof(buf) - 2)
-		len = sizeof(buf) - 2;
-	buf[len++] = '\n';
-	/* One write a line, so that kernel messages cannot split it. */
-	if (write(STDOUT_FILENO, buf, len) < 0)
-		return;
-}
 
 /* Report one case; @why is the reason it failed, NULL if it passed. */
 static void result(struct bench *b, const char *name, const char *why)
@@ -199,7 +179,7 @@ static const char *check_all(int fd, uint64_t seed, const char *what)
 /* Bind a free disk of the driver to a new file on tmpfs. */
 static const char *configure(struct bench *b)
 {
-	struct loop_config cfg;
+	const char *step;
 	uint64_t size = 0;
 	int fd;
 
@@ -209,21 +189,11 @@ static const char *configure(struct bench *b)
 		return why("%s: %s", b->file, strerror(errno));
 	if (b->ctl >= 0)
 		close(b->ctl);
-	b->ctl = open(b->drv->control, O_RDWR | O_CLOEXEC);
-	if (b->ctl < 0)
-		return why("%s: %s", b->drv->control, strerror(errno));
-	b->nr = ioctl(b->ctl, LOOP_CTL_GET_FREE);
-	if (b->nr < 0)
-		return why("LOOP_CTL_GET_FREE: %s", strerror(errno));
-	snprintf(b->path, sizeof(b->path), "%s%d", b->drv->prefix, b->nr);
-	b->dfd = open(b->path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	b->dfd = loop_guest_bind(b->drv, b->filefd, 512, O_RDWR | O_DIRECT,
+				 &b->ctl, &b->nr, b->path, sizeof(b->path),
+				 &step);
 	if (b->dfd < 0)
-		return why("%s: %s", b->path, strerror(errno));
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.fd = b->filefd;
-	cfg.block_size = 512;
-	if (ioctl(b->dfd, LOOP_CONFIGURE, &cfg))
-		return why("LOOP_CONFIGURE %s: %s", b->path, strerror(errno));
+		return why("%s: %s", step, strerror(errno));
 	fd = b->dfd;
 	if (ioctl(fd, BLKGETSIZE64, &size) || size != DEV_SIZE)
 		return why("%s: size %llu, not %lu", b->path,
@@ -511,7 +481,7 @@ static const char *left_for_unload(struct bench *b)
 	return ret;
 }
 
-static int run_driver(const struct driver *drv, int index)
+static int run_driver(const struct loop_driver *drv, int index)
 {
 	static struct bench bench;
 	struct bench *b = &bench;

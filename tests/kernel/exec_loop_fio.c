@@ -43,18 +43,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "loop_guest.h"
+
 #define MNT		"/tmp"
 #define FILE_SIZE	(128UL << 20)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_NUMJOBS	8
 
-struct driver {
-	const char *name;
-	const char *control;
-	const char *prefix;
-};
-
-static const struct driver drivers[] = {
+static const struct loop_driver drivers[] = {
 	{ "loop", "/dev/loop-control", "/dev/loop" },
 	{ "exec_loop", "/dev/exec-loop-control", "/dev/exec_loop" },
 };
@@ -76,22 +72,6 @@ static int cases;
 static unsigned int numjobs[MAX_NUMJOBS];
 static size_t nr_numjobs;
 
-static void line(const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (len > (int)sizeof(buf) - 2)
-		len = sizeof(buf) - 2;
-	buf[len++] = '\n';
-	if (write(STDOUT_FILENO, buf, len) < 0)
-		return;
-}
-
 static unsigned int env_uint(const char *name, unsigned int def)
 {
 	const char *v = getenv(name);
@@ -100,11 +80,11 @@ static unsigned int env_uint(const char *name, unsigned int def)
 }
 
 /* A disk of @drv bound to a filled file; returns its fd, or -1. */
-static int bind(const struct driver *drv, int *ctl, int *nr, char *path,
+static int bind(const struct loop_driver *drv, int *ctl, int *nr, char *path,
 		size_t size)
 {
 	char file[64], buf[1 << 16];
-	struct loop_config cfg;
+	const char *step;
 	int ffd, dfd;
 	size_t off;
 
@@ -116,29 +96,17 @@ static int bind(const struct driver *drv, int *ctl, int *nr, char *path,
 	for (off = 0; off < FILE_SIZE; off += sizeof(buf))
 		if (pwrite(ffd, buf, sizeof(buf), off) != sizeof(buf))
 			goto fail_file;
-	*ctl = open(drv->control, O_RDWR | O_CLOEXEC);
-	if (*ctl < 0)
+	dfd = loop_guest_bind(drv, ffd, 4096, O_RDWR, ctl, nr, path, size,
+			      &step);
+	if (dfd < 0) {
+		if (*ctl >= 0)
+			close(*ctl);
 		goto fail_file;
-	*nr = ioctl(*ctl, LOOP_CTL_GET_FREE);
-	if (*nr < 0)
-		goto fail_ctl;
-	snprintf(path, size, "%s%d", drv->prefix, *nr);
-	dfd = open(path, O_RDWR | O_CLOEXEC);
-	if (dfd < 0)
-		goto fail_ctl;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.fd = ffd;
-	cfg.block_size = 4096;
-	if (ioctl(dfd, LOOP_CONFIGURE, &cfg))
-		goto fail_dev;
+	}
 	close(ffd);
 	unlink(file);
 	return dfd;
 
-fail_dev:
-	close(dfd);
-fail_ctl:
-	close(*ctl);
 fail_file:
 	close(ffd);
 	unlink(file);
@@ -182,7 +150,7 @@ static void cpu_stat(struct cpu_stat *st)
 }
 
 /* One fio run; prints its terse line.  Returns 0 on success. */
-static int run_fio(unsigned int round, const struct driver *drv,
+static int run_fio(unsigned int round, const struct loop_driver *drv,
 		   const struct job *job, unsigned int nj, const char *path,
 		   unsigned int runtime)
 {

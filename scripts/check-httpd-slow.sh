@@ -36,8 +36,8 @@ tmo=$((seconds * 500))
 here=$(cd "$(dirname "$0")" && pwd)
 clients=$here/httpd-clients.py
 tmp=$(mktemp -d)
-pass=0
-fail=0
+# shellcheck source=scripts/check-lib.sh
+. "$(dirname "$0")/check-lib.sh"
 pid=
 spid=
 
@@ -48,19 +48,6 @@ cleanup()
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-check()
-{
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok - $name"
-		pass=$((pass + 1))
-	else
-		echo "not ok - $name"
-		fail=$((fail + 1))
-	fi
-}
 
 if ! command -v wrk > /dev/null; then
 	echo "httpd-slow: wrk is not installed (scripts/install-deps.sh)"
@@ -105,10 +92,10 @@ clients() { nice -n 5 python3 "$clients" "$port" "$@"; }
 
 # The cap.
 if start -c 50; then
-	check "past the cap of 50 connections: 503 and the close" clients cap 50
-	check "SIGTERM: exit status 0" stop
+	step "past the cap of 50 connections: 503 and the close" clients cap 50
+	step "SIGTERM: exit status 0" stop
 else
-	check "the server starts with -c 50" false
+	step "the server starts with -c 50" false
 fi
 
 # median N...: the middle value (the lower of the two middle ones).
@@ -124,8 +111,8 @@ rate()
 }
 
 if ! start -t "$tmo"; then
-	check "the server starts" false
-	echo "httpd-slow: $pass passed, $fail failed"
+	step "the server starts" false
+	echo "httpd-slow: $passed passed, $failed failed"
 	exit 1
 fi
 serving
@@ -160,11 +147,11 @@ m0=$(median "${alone[@]}")
 m1=$(median "${slowed[@]}")
 echo "# medians: $m0 requests/s alone, $m1 with $nslow slow clients," \
 	"ratio $(awk -v a="$m1" -v b="$m0" 'BEGIN { printf "%.3f", a / b }')"
-check "with $nslow slow clients, at least half the rate alone" \
+step "with $nslow slow clients, at least half the rate alone" \
 	test -n "$m0" -a -n "$m1" -a "$((2 * ${m1:-0}))" -ge "${m0:-1}"
-check "wrk's responses all 2xx, no socket error" test ! -s "$tmp/errs"
+step "wrk's responses all 2xx, no socket error" test ! -s "$tmp/errs"
 [ -s "$tmp/errs" ] && sed 's/^/# /' "$tmp/errs"
-check "the slow clients were closed by the header timeout, nothing else" \
+step "the slow clients were closed by the header timeout, nothing else" \
 	sh -c "test \"\$(grep -c '^slow: ' '$tmp/slow')\" = $rounds &&
 	       ! grep -v ' 0 got another response' '$tmp/slow' | grep -q . &&
 	       ! grep -q ' 0 closed by the server' '$tmp/slow'"
@@ -175,10 +162,10 @@ for _ in $(seq 50); do
 done
 echo "# fds: $fds0 before, $(fds) after, of which sockets $socks0 and" \
 	"$(sockets); VmRSS $rss0 kB before, $(rss) kB after"
-check "no socket left once the slow clients are gone" \
+step "no socket left once the slow clients are gone" \
 	test "$(sockets)" = "$socks0"
-check "still serving" serving
-check "SIGTERM: exit status 0" stop
+step "still serving" serving
+step "SIGTERM: exit status 0" stop
 
-echo "httpd-slow: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+echo "httpd-slow: $passed passed, $failed failed"
+[ "$failed" = 0 ]

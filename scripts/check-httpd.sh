@@ -22,8 +22,8 @@ set -u
 httpd=$1
 shift
 tmp=$(mktemp -d)
-pass=0
-fail=0
+# shellcheck source=scripts/check-lib.sh
+. "$(dirname "$0")/check-lib.sh"
 pid=
 
 cleanup()
@@ -32,19 +32,6 @@ cleanup()
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-check()
-{
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok - $name"
-		pass=$((pass + 1))
-	else
-		echo "not ok - $name"
-		fail=$((fail + 1))
-	fi
-}
 
 mkdir "$tmp/root"
 printf 'a small file\n' > "$tmp/root/small.txt"
@@ -73,21 +60,21 @@ fds() { ls "/proc/$pid/fd" | wc -l; }
 sockets() { find "/proc/$pid/fd" -lname 'socket:*' | wc -l; }
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$pid/status"; }
 
-check "GET / returns the fixed body" \
+step "GET / returns the fixed body" \
 	test "$(curl -sS "$url/")" = "Hello, world!"
-check "GET /files/small.txt returns the file" \
+step "GET /files/small.txt returns the file" \
 	test "$(curl -sS "$url/files/small.txt")" = "a small file"
 curl -sS -o "$tmp/big.out" "$url/files/big.bin"
-check "GET of a 300 kB file returns it whole" \
+step "GET of a 300 kB file returns it whole" \
 	cmp -s "$tmp/big.out" "$tmp/root/big.bin"
-check "a missing file is 404" \
+step "a missing file is 404" \
 	test "$(curl -sS -o /dev/null -w '%{http_code}' "$url/files/none")" = 404
-check "a path outside /files is 404" \
+step "a path outside /files is 404" \
 	test "$(curl -sS -o /dev/null -w '%{http_code}' "$url/files/../x")" = 404
 curl -sSv "$url/" "$url/files/small.txt" "$url/" > /dev/null 2> "$tmp/ka"
-check "keep-alive: three requests on one connection" \
+step "keep-alive: three requests on one connection" \
 	test "$(grep -c 'Re-using existing connection' "$tmp/ka")" = 2
-check "HTTP/1.0 closes after the response" \
+step "HTTP/1.0 closes after the response" \
 	sh -c "curl -sS -0 -D - -o /dev/null '$url/' | grep -qi '^Connection: close'"
 
 # Raw-socket checks; each prints what went wrong, if anything.
@@ -293,17 +280,17 @@ EOF
 
 raw() { python3 "$tmp/raw.py" "$port" "$@"; }
 
-check "malformed requests get 400 and the connection closes" raw malformed
-check "request bodies refused, Connection honoured" raw headers
-check "a head past the limit gets 431" raw too-large
-check "one byte a second: closed by the header timeout" raw slow
-check "pipelined requests are answered in order" raw pipelined
-check "a bad request after an answered one: error, close, still serving" \
+step "malformed requests get 400 and the connection closes" raw malformed
+step "request bodies refused, Connection honoured" raw headers
+step "a head past the limit gets 431" raw too-large
+step "one byte a second: closed by the header timeout" raw slow
+step "pipelined requests are answered in order" raw pipelined
+step "a bad request after an answered one: error, close, still serving" \
 	raw pipelined-bad
-check "smuggling, absolute URL, traversal (.., %2e%2e, symlinks), 1 MiB line" \
+step "smuggling, absolute URL, traversal (.., %2e%2e, symlinks), 1 MiB line" \
 	raw hostile
-check "a half-closed client gets its response" raw half-closed
-check "peer resets mid-request and mid-response" raw reset
+step "a half-closed client gets its response" raw half-closed
+step "peer resets mid-request and mid-response" raw reset
 
 # The heap in use, as the server prints it on SIGUSR1.  Its RSS is shown
 # too, but not judged: the allocator keeps the high-water mark of the
@@ -335,7 +322,7 @@ sleep 2
 socks0=$(sockets)
 heap0=$(heap)
 rss0=$(rss)
-check "connections reset at every stage of a request, 30 rounds" \
+step "connections reset at every stage of a request, 30 rounds" \
 	nice -n 5 python3 "$(dirname "$0")/httpd-clients.py" "$port" \
 	reset-stages 30
 socks1=$(sockets)
@@ -349,12 +336,12 @@ echo "# resets: sockets $socks0 before, $socks1 right after," \
 	"$(sockets) after $((n / 10)).$((n % 10)) s; heap in use" \
 	"$heap0 bytes before, $heap1 after; VmRSS $rss0 kB before," \
 	"$(rss) kB after"
-check "the resets leave no socket open past the header timeout" \
+step "the resets leave no socket open past the header timeout" \
 	test "$(sockets)" = "$socks0"
-check "the resets do not grow the heap in use (< 1 MB)" \
+step "the resets do not grow the heap in use (< 1 MB)" \
 	test -n "$heap0" -a -n "$heap1" -a \
 	$((${heap1:-0} - ${heap0:-0})) -lt 1048576
-check "still serving after the resets" \
+step "still serving after the resets" \
 	test "$(curl -sS "$url/")" = "Hello, world!"
 
 sleep 2
@@ -373,15 +360,15 @@ heap2=$(heap)
 echo "# fds: $fds0 before, $fds1 after 20,000, $fds2 after 30,000;" \
 	"heap in use $heap0 bytes after 20,000, $heap2 after 30,000;" \
 	"VmRSS $rss0 kB after 20,000, $rss2 kB after 30,000"
-check "10,000 connections opened and dropped leak no fd" \
+step "10,000 connections opened and dropped leak no fd" \
 	test "$fds0" = "$fds1" -a "$fds1" = "$fds2"
-check "10,000 more do not grow the heap in use (< 1 MB)" \
+step "10,000 more do not grow the heap in use (< 1 MB)" \
 	test -n "$heap0" -a -n "$heap2" -a \
 	$((${heap2:-0} - ${heap0:-0})) -lt 1048576
-check "still serving after the churn" \
+step "still serving after the churn" \
 	test "$(curl -sS "$url/")" = "Hello, world!"
 
-check "SIGTERM: a request in flight is answered, accepting stops" \
+step "SIGTERM: a request in flight is answered, accepting stops" \
 	raw inflight "$pid"
 status=0
 for _ in $(seq 100); do
@@ -391,7 +378,7 @@ done
 wait "$pid"
 status=$?
 pid=
-check "SIGTERM: exit status 0" test "$status" = 0
+step "SIGTERM: exit status 0" test "$status" = 0
 
-echo "httpd: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+echo "httpd: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -44,6 +44,15 @@
 #define EXEC_WORK_CANCELING	(1UL << EXEC_WORK_FLAG_BITS)
 
 /*
+ * The bits of a plain item's flags above its private ones: the thread-pool
+ * worker that last started it (core/pool_rerun.h), kept after the run as a
+ * workqueue's work_struct keeps its last pool.  Workers are cache-line
+ * aligned, so their addresses leave these low bits clear.
+ */
+#define EXEC_WORK_RUNNER_SHIFT	6
+#define EXEC_WORK_RUNNER_MASK	(~0UL << EXEC_WORK_RUNNER_SHIFT)
+
+/*
  * Internal submission flag: the item was accepted earlier (a timed item that
  * came due), so a bounded executor counts it but never refuses it for room.
  */
@@ -449,8 +458,30 @@ static inline void exec_executor_lockdep_wait(struct exec_executor *ex)
 		exec_executor_lockdep_wait_of(ex);
 }
 
-static inline void exec_work_run(struct exec_executor *ex,
-				 struct exec_work *work)
+/*
+ * Clears a plain item's pending bit; with @runner, names its runner in the
+ * same RMW (EXEC_WORK_RUNNER_MASK).
+ */
+static inline void exec_work_start(struct exec_work *work,
+				   unsigned long runner)
+{
+	unsigned long old;
+
+	if (!runner) {
+		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
+		return;
+	}
+	old = READ_ONCE(work->flags);
+	while (!try_cmpxchg(&work->flags, &old,
+			    (old & ~(EXEC_WORK_PENDING | EXEC_WORK_RUNNER_MASK)) |
+			    runner))
+		;
+}
+
+/* exec_work_run(), naming @runner in a plain item's flags (0: none). */
+static inline void exec_work_run_by(struct exec_executor *ex,
+				    struct exec_work *work,
+				    unsigned long runner)
 {
 	exec_work_fn func = work->func;
 	const void *fn = exec_trace_work_start(ex, work);
@@ -463,12 +494,18 @@ static inline void exec_work_run(struct exec_executor *ex,
 	if (unlikely(READ_ONCE(work->flags) & EXEC_WORK_TIMER)) {
 		exec_timer_run(work);
 	} else {
-		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
+		exec_work_start(work, runner);
 		func(work);
 	}
 	if (ld)
 		exec_lockdep_run_end(ld);
 	exec_trace_work_finish(ex, work, fn);
+}
+
+static inline void exec_work_run(struct exec_executor *ex,
+				 struct exec_work *work)
+{
+	exec_work_run_by(ex, work, 0);
 }
 
 /*
@@ -713,6 +750,9 @@ int exec_prio_create(struct exec_priority **priop,
 long exec_prio_close(struct exec_priority *p);
 int exec_prio_wait_idle(struct exec_priority *p);
 unsigned long exec_prio_test_reports(void);
+
+/* thread_pool.c */
+unsigned int exec_thread_pool_test_held(struct exec_thread_pool *pool);
 
 /* watchdog.c */
 unsigned long exec_watchdog_test_reports(void);

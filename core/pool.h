@@ -151,6 +151,11 @@ struct exec_pool_grow;
  *	(exec_work_symbol()), written before @run_seq turns odd
  * @run_work: O, read by cancel and flush: the item it runs, written with
  *	@run_fn
+ * @run_token: A: the item it runs, if that item can be submitted again,
+ *	with EXEC_POOL_HELD once another worker has handed it over to run
+ *	again (core/pool_rerun.h); 0 between such runs.  Set by the owner
+ *	before the item starts and cleared with its xchg() when the run
+ *	returns; HELD set by a taker's cmpxchg(), cleared by a cancel's
  * @flush_ack: O: the last @flush_epoch of the pool it read while it held
  *	no item, its slot empty (exec_pool_flush_ack()); 0 once it steals an
  *	item, until the next such read
@@ -201,6 +206,7 @@ struct exec_pool_worker {
 	unsigned long run_seq;
 	const void *run_fn;
 	struct exec_work *run_work;
+	unsigned long run_token;
 	unsigned long flush_ack;
 	struct exec_cpu_timer local_timer;
 	unsigned long local_seq;

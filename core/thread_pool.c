@@ -51,6 +51,12 @@
  * EXEC_POOL_DEFER_HELP_NS and more are left; a plain submission uses the
  * slot and still wakes an idle worker, which may steal it.
  *
+ * One run at a time.  A worker that takes an item another worker is
+ * running, submitted again meanwhile, hands it to that worker, which runs
+ * it again when the current run returns, as a workqueue does: the item's
+ * flags name its last runner, and the runner's @run_token decides
+ * (core/pool_rerun.h).
+ *
  * Stopping.  destroy sets EXEC_POOL_STOP and wakes everyone; workers exit
  * once they find no work.  Items keep running until the queue is empty, and a
  * running item may still submit to its own pool (its worker runs that too),
@@ -70,6 +76,7 @@
  * wakes every worker, so that one of them makes that check.
  */
 #include "pool_idle.h"
+#include "pool_rerun.h"
 
 static const struct exec_executor_ops exec_pool_ops;
 
@@ -331,6 +338,9 @@ static unsigned long exec_pool_pending(struct exec_executor *ex)
 			n++;
 		/* Handed over with a claim, the worker not yet awake. */
 		if (READ_ONCE(pool->workers[i].idle_state) > EXEC_IDLE_CLAIMED)
+			n++;
+		/* Handed to the worker that runs it, to run again. */
+		if (READ_ONCE(pool->workers[i].run_token) & EXEC_POOL_HELD)
 			n++;
 	}
 	return n > 0 ? n : 0;
@@ -844,6 +854,34 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	return work;
 }
 
+/*
+ * Runs @work on @w.  Returns @work if another worker took it, submitted
+ * again, while it ran (core/pool_rerun.h): it is to run again now.
+ */
+static struct exec_work *exec_pool_run(struct exec_pool_worker *w,
+				       struct exec_work *work)
+{
+	unsigned long runner = exec_pool_run_token_set(w, work);
+	u64 t0;
+
+	/*
+	 * Odd while it runs: the manager samples only busy workers, the
+	 * watchdog names the item.  The previous run's even @run_seq before
+	 * the new @run_fn: pairs with the watchdog's smp_rmb().
+	 */
+	smp_wmb();
+	WRITE_ONCE(w->run_fn, exec_work_symbol(work));
+	WRITE_ONCE(w->run_work, work);
+	/* @run_fn first: pairs with the watchdog's load-acquire. */
+	smp_store_release(&w->run_seq, w->run_seq + 1);
+	t0 = exec_stats_run_begin(&w->stats, false);
+	exec_work_run_by(&w->pool->ex, work, runner);
+	exec_stats_run_end(&w->stats, t0, false);
+	/* Release: the run's writes, for a flush that sees it end. */
+	smp_store_release(&w->run_seq, w->run_seq + 1);
+	return runner ? exec_pool_run_token_end(w, work) : NULL;
+}
+
 /* The owner of every worker's @tag frame. */
 const char exec_pool_worker_tag;
 
@@ -853,7 +891,6 @@ static int exec_pool_worker_fn(void *arg)
 	struct exec_thread_pool *pool = w->pool;
 	struct exec_work *work;
 	bool exit = false;
-	u64 t0;
 
 	exec_frame_push(&w->tag, &exec_pool_worker_tag);
 	exec_frame_push_ex(&w->frame, pool, &pool->ex);
@@ -873,22 +910,14 @@ static int exec_pool_worker_fn(void *arg)
 		w->woken_idle = false;
 		if (pool->queue_limit)
 			exec_pool_unreserve(pool);
-		/*
-		 * Odd while it runs: the manager samples only busy workers,
-		 * the watchdog names the item.  The previous run's even
-		 * @run_seq before the new @run_fn: pairs with the watchdog's
-		 * smp_rmb().
-		 */
-		smp_wmb();
-		WRITE_ONCE(w->run_fn, exec_work_symbol(work));
-		WRITE_ONCE(w->run_work, work);
-		/* @run_fn first: pairs with the watchdog's load-acquire. */
-		smp_store_release(&w->run_seq, w->run_seq + 1);
-		t0 = exec_stats_run_begin(&w->stats, false);
-		exec_work_run(&pool->ex, work);
-		exec_stats_run_end(&w->stats, t0, false);
-		/* Release: the run's writes, for a flush that sees it end. */
-		smp_store_release(&w->run_seq, w->run_seq + 1);
+		if (exec_pool_hand_to_runner(w, work))
+			continue;
+		/* Again at once if it was handed back during the run. */
+		do {
+			work = exec_pool_run(w, work);
+		} while (unlikely(work) && !exec_pool_halted(pool));
+		if (unlikely(work))
+			exec_pool_leave_held(w, work);
 		if (need_resched())
 			cond_resched();
 	}
@@ -1292,7 +1321,7 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 {
 	unsigned int i, used = exec_pool_nr_used(pool);
 	struct exec_work *work;
-	long discarded = 0;
+	long discarded = 0, held = 0;
 
 	while ((work = exec_mpsc_pop_locked(&pool->queue.q, &pool->consume_lock,
 					    &pool->nr_started))) {
@@ -1303,10 +1332,14 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 		work = xchg(&pool->workers[i].next, NULL);
 		if (work)
 			discarded += exec_work_discard(work);
+		/* Taken off the queue already: not counted against a bound. */
+		work = exec_pool_take_held(&pool->workers[i], NULL);
+		if (work)
+			held += exec_work_discard(work);
 	}
 	if (pool->queue_limit)
 		atomic_long_sub(discarded, &pool->nr_bounded);
-	return discarded;
+	return discarded + held;
 }
 
 long exec_thread_pool_shutdown_hard(struct exec_thread_pool *pool)
@@ -1565,7 +1598,8 @@ void exec_pool_show_workers(struct exec_executor *ex,
  * under @consume_lock as a pop would be; in a worker's slot, taken with
  * cmpxchg() against its owner's xchg() and stealers' cmpxchg(); or handed
  * to a woken worker, its state word turned into a plain claim with
- * cmpxchg() against the worker's xchg() (exec_pool_unidle()).  Whoever
+ * cmpxchg() against the worker's xchg() (exec_pool_unidle()); or held by
+ * the worker that runs it, to run again (exec_pool_take_held()).  Whoever
  * wins has the item.
  */
 static int exec_pool_take_back(struct exec_executor *ex,
@@ -1592,15 +1626,39 @@ static int exec_pool_take_back(struct exec_executor *ex,
 			 cmpxchg(&w->idle_state, (unsigned long)work,
 				 EXEC_IDLE_CLAIMED) == (unsigned long)work)
 			ret = 1;
+		else if (exec_pool_take_held(w, work))
+			goto held;
 	}
 	if (ret != 1)
 		return ret;
 	exec_stats_dropped(&pool->probe, work);
 	if (pool->queue_limit)
 		exec_pool_unreserve(pool);
+held:
+	/* A held item left the queue and its bound when it was taken. */
 	atomic_long_inc(&pool->nr_discarded);
 	return 1;
 }
+
+/**
+ * exec_thread_pool_test_held - how many items wait for their run to return
+ * @pool: the pool
+ *
+ * For the tests: items submitted again while they ran, taken by another
+ * worker and handed to the one that runs them (core/pool_rerun.h).
+ *
+ * Context: Any context.
+ * Return: the workers that hold such an item now.
+ */
+unsigned int exec_thread_pool_test_held(struct exec_thread_pool *pool)
+{
+	unsigned int i, used = exec_pool_nr_used(pool), n = 0;
+
+	for (i = 0; i < used; i++)
+		n += !!(READ_ONCE(pool->workers[i].run_token) & EXEC_POOL_HELD);
+	return n;
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_thread_pool_test_held);
 
 static int exec_pool_cancel(struct exec_executor *ex, struct exec_work *work)
 {

@@ -460,28 +460,29 @@ static inline void exec_executor_lockdep_wait(struct exec_executor *ex)
 
 /*
  * Clears a plain item's pending bit; with @runner, names its runner in the
- * same RMW (EXEC_WORK_RUNNER_MASK).
+ * same RMW (EXEC_WORK_RUNNER_MASK).  @flags: the item's flags, as read.
  */
-static inline void exec_work_start(struct exec_work *work,
-				   unsigned long runner)
+static inline void exec_work_clear_pending(struct exec_work *work,
+					   unsigned long flags,
+					   unsigned long runner)
 {
-	unsigned long old;
-
 	if (!runner) {
 		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
 		return;
 	}
-	old = READ_ONCE(work->flags);
-	while (!try_cmpxchg(&work->flags, &old,
-			    (old & ~(EXEC_WORK_PENDING | EXEC_WORK_RUNNER_MASK)) |
-			    runner))
+	while (!try_cmpxchg(&work->flags, &flags,
+			    (flags & ~(EXEC_WORK_PENDING |
+				       EXEC_WORK_RUNNER_MASK)) | runner))
 		;
 }
 
-/* exec_work_run(), naming @runner in a plain item's flags (0: none). */
+/*
+ * exec_work_run() of an item whose flags the caller has read (@flags),
+ * naming @runner in a plain item's flags (0: none).
+ */
 static inline void exec_work_run_by(struct exec_executor *ex,
 				    struct exec_work *work,
-				    unsigned long runner)
+				    unsigned long flags, unsigned long runner)
 {
 	exec_work_fn func = work->func;
 	const void *fn = exec_trace_work_start(ex, work);
@@ -491,10 +492,10 @@ static inline void exec_work_run_by(struct exec_executor *ex,
 		exec_lockdep_run_begin(ld);
 
 	/* The type bits do not change while the item is pending. */
-	if (unlikely(READ_ONCE(work->flags) & EXEC_WORK_TIMER)) {
+	if (unlikely(flags & EXEC_WORK_TIMER)) {
 		exec_timer_run(work);
 	} else {
-		exec_work_start(work, runner);
+		exec_work_clear_pending(work, flags, runner);
 		func(work);
 	}
 	if (ld)
@@ -505,7 +506,7 @@ static inline void exec_work_run_by(struct exec_executor *ex,
 static inline void exec_work_run(struct exec_executor *ex,
 				 struct exec_work *work)
 {
-	exec_work_run_by(ex, work, 0);
+	exec_work_run_by(ex, work, READ_ONCE(work->flags), 0);
 }
 
 /*

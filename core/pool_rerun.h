@@ -15,7 +15,7 @@
  *
  *  - an item's flags, above its private bits, name the worker that last
  *    started it (EXEC_WORK_RUNNER_MASK), written by the same RMW that
- *    clears its pending bit (exec_work_start());
+ *    clears its pending bit (exec_work_clear_pending());
  *  - that worker's @run_token holds the item's address from before that
  *    RMW until the run has returned.
  *
@@ -56,11 +56,13 @@
 /* exec_pool_worker::run_token: another worker handed the item over. */
 #define EXEC_POOL_HELD		1UL
 
-/* Whether a run of @work writes the token: it can be submitted again. */
-static inline bool exec_pool_may_rerun(const struct exec_work *work)
+/*
+ * Whether a run of an item with @flags writes the token: the item can be
+ * submitted again.
+ */
+static inline bool exec_pool_may_rerun(unsigned long flags)
 {
-	return !(READ_ONCE(work->flags) &
-		 (EXEC_WORK_CLOSURE | EXEC_WORK_TIMER));
+	return !(flags & (EXEC_WORK_CLOSURE | EXEC_WORK_TIMER));
 }
 
 /* The worker of @pool that @flags name, or NULL if none of @pool's. */
@@ -82,27 +84,34 @@ exec_pool_runner_of(struct exec_thread_pool *pool, unsigned long flags)
 }
 
 /*
- * @w took @work: if another worker runs it, hand it to that worker and
- * return true; @w then holds nothing.
+ * @w took @work, whose flags it read (@flags): if another worker runs it,
+ * hand it to that worker and return true; @w then holds nothing.  The
+ * flags are read once for the whole start: the item's line may be the one
+ * its submitter is writing the next item's link into.
  */
 static inline bool exec_pool_hand_to_runner(struct exec_pool_worker *w,
-					    struct exec_work *work)
+					    struct exec_work *work,
+					    unsigned long flags)
 {
 	struct exec_pool_worker *r;
 	unsigned long token = (unsigned long)work;
 
-	r = exec_pool_runner_of(w->pool, READ_ONCE(work->flags));
+	r = exec_pool_runner_of(w->pool, flags);
 	if (!r || r == w || READ_ONCE(r->run_token) != token)
 		return false;
 	/* Fully ordered: pairs with the runner's xchg() at the run's end. */
 	return cmpxchg(&r->run_token, token, token | EXEC_POOL_HELD) == token;
 }
 
-/* Before @w starts @work: its token, if the item can be submitted again. */
+/*
+ * Before @w starts @work (flags @flags): its token, if the item can be
+ * submitted again.  Returns the runner to name in the item's flags, or 0.
+ */
 static inline unsigned long exec_pool_run_token_set(struct exec_pool_worker *w,
-						    struct exec_work *work)
+						    struct exec_work *work,
+						    unsigned long flags)
 {
-	if (!exec_pool_may_rerun(work))
+	if (!exec_pool_may_rerun(flags))
 		return 0;
 	/* Before the RMW that clears the pending bit, which orders it. */
 	WRITE_ONCE(w->run_token, (unsigned long)work);

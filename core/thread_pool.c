@@ -855,13 +855,15 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 }
 
 /*
- * Runs @work on @w.  Returns @work if another worker took it, submitted
- * again, while it ran (core/pool_rerun.h): it is to run again now.
+ * Runs @work, whose flags were read as @flags, on @w.  Returns @work if
+ * another worker took it, submitted again, while it ran
+ * (core/pool_rerun.h): it is to run again now.
  */
 static struct exec_work *exec_pool_run(struct exec_pool_worker *w,
-				       struct exec_work *work)
+				       struct exec_work *work,
+				       unsigned long flags)
 {
-	unsigned long runner = exec_pool_run_token_set(w, work);
+	unsigned long runner = exec_pool_run_token_set(w, work, flags);
 	u64 t0;
 
 	/*
@@ -875,7 +877,7 @@ static struct exec_work *exec_pool_run(struct exec_pool_worker *w,
 	/* @run_fn first: pairs with the watchdog's load-acquire. */
 	smp_store_release(&w->run_seq, w->run_seq + 1);
 	t0 = exec_stats_run_begin(&w->stats, false);
-	exec_work_run_by(&w->pool->ex, work, runner);
+	exec_work_run_by(&w->pool->ex, work, flags, runner);
 	exec_stats_run_end(&w->stats, t0, false);
 	/* Release: the run's writes, for a flush that sees it end. */
 	smp_store_release(&w->run_seq, w->run_seq + 1);
@@ -890,6 +892,7 @@ static int exec_pool_worker_fn(void *arg)
 	struct exec_pool_worker *w = arg;
 	struct exec_thread_pool *pool = w->pool;
 	struct exec_work *work;
+	unsigned long flags;
 	bool exit = false;
 
 	exec_frame_push(&w->tag, &exec_pool_worker_tag);
@@ -910,12 +913,13 @@ static int exec_pool_worker_fn(void *arg)
 		w->woken_idle = false;
 		if (pool->queue_limit)
 			exec_pool_unreserve(pool);
-		if (exec_pool_hand_to_runner(w, work))
+		flags = READ_ONCE(work->flags);
+		if (exec_pool_hand_to_runner(w, work, flags))
 			continue;
-		/* Again at once if it was handed back during the run. */
-		do {
-			work = exec_pool_run(w, work);
-		} while (unlikely(work) && !exec_pool_halted(pool));
+		work = exec_pool_run(w, work, flags);
+		/* Again at once if it was handed over during the run. */
+		while (unlikely(work) && !exec_pool_halted(pool))
+			work = exec_pool_run(w, work, READ_ONCE(work->flags));
 		if (unlikely(work))
 			exec_pool_leave_held(w, work);
 		if (need_resched())

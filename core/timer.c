@@ -250,12 +250,19 @@ static inline void exec_target_disarmed(struct exec_timer_target *target)
  *	Also set, before the item stops being pending, when it is dequeued
  *	only to be skipped (cancelled) or filed again (moved): it does not
  *	run, so no cancel may count it as a running item to stop
+ * @in_fn: B: its function is called, or about to be
+ * @rerun: B: the item came due again while its function ran, and another
+ *	thread dequeued it: it is left, still pending, to this run, which
+ *	starts it again once the function has returned (a timed item runs on
+ *	one thread at a time, as a workqueue's delayed work does)
  */
 struct exec_timer_running {
 	struct exec_timer *timer;
 	struct exec_timer_running *next;
 	struct exec_frame frame;
 	bool cancelled;
+	bool in_fn;
+	bool rerun;
 };
 
 /**
@@ -1544,13 +1551,33 @@ static struct exec_work **exec_timer_run_unlink(struct exec_timer *t,
 	return link;
 }
 
-/**
- * exec_timer_run - start a timed item (exec_work_run() on a timer)
- * @work: the item, just dequeued by its executor
- *
- * Context: The executor's thread, as for any work function.
+/*
+ * Under @b's lock: whether @t's function runs on another thread now; if so
+ * its run is told to start @t again when it returns, and the caller leaves
+ * @t, still pending, to it.  A run of @t that the calling thread is inside
+ * does not count: it would wait for itself.
  */
-void exec_timer_run(struct exec_work *work)
+static bool exec_timer_leave_to_runner(struct exec_timer_bucket *b,
+				       struct exec_timer *t)
+{
+	struct exec_timer_running *r;
+
+	for (r = b->running; r; r = r->next) {
+		if (r->timer != t || !r->in_fn)
+			continue;
+		if (exec_frame_find(t))
+			return false;
+		r->rerun = true;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * One start of @work (exec_timer_run()).  Returns true if it came due
+ * again while its function ran, and was left to this run to start again.
+ */
+static bool exec_timer_run_once(struct exec_work *work)
 {
 	struct exec_timer *t = exec_work_timer(work);
 	struct exec_timer_bucket *b = exec_timer_bucket(t);
@@ -1567,6 +1594,10 @@ void exec_timer_run(struct exec_work *work)
 	 * either pending or with its record telling whether it runs.
 	 */
 	raw_spin_lock_irqsave(&b->lock, bflags);
+	if (exec_timer_leave_to_runner(b, t)) {
+		raw_spin_unlock_irqrestore(&b->lock, bflags);
+		return false;
+	}
 	rec.next = b->running;
 	b->running = &rec;
 
@@ -1574,10 +1605,12 @@ void exec_timer_run(struct exec_work *work)
 	target = exec_flags_target(wflags);
 	if (target) {
 		link = exec_timer_run_unlink(t, target, &rec, &due);
+		rec.in_fn = link == EXEC_TIMER_FIRED;
 		raw_spin_unlock_irqrestore(&b->lock, bflags);
-		if (link != EXEC_TIMER_FIRED)
+		if (!rec.in_fn)
 			goto unregister;
 	} else {
+		rec.in_fn = true;
 		raw_spin_unlock_irqrestore(&b->lock, bflags);
 		test_and_clear_bit(EXEC_WORK_PENDING_BIT, &work->flags);
 	}
@@ -1591,9 +1624,10 @@ unregister:
 	/*
 	 * The re-arm happens before the record goes, under its bucket lock,
 	 * so a cancel sees the item either running (and marks it) or armed.
+	 * An item due again meanwhile is pending: its next start re-arms it.
 	 */
-	if (target && !rec.cancelled && (wflags & EXEC_WORK_PERIODIC) &&
-	    link == EXEC_TIMER_FIRED)
+	if (target && !rec.cancelled && !rec.rerun &&
+	    (wflags & EXEC_WORK_PERIODIC) && link == EXEC_TIMER_FIRED)
 		due = exec_periodic_rearm(target,
 					  container_of(t, struct exec_periodic,
 						       timer));
@@ -1617,6 +1651,23 @@ unregister:
 	if (due == 1)
 		exec_timer_hand_over(target->base);
 	exec_timer_wake_sync(t);
+	return rec.rerun;
+}
+
+/**
+ * exec_timer_run - start a timed item (exec_work_run() on a timer)
+ * @work: the item, just dequeued by its executor
+ *
+ * An item that comes due while its function runs, and that another thread
+ * of the executor dequeues, starts again on this thread once the function
+ * has returned, not beside it (exec_timer_leave_to_runner()).
+ *
+ * Context: The executor's thread, as for any work function.
+ */
+void exec_timer_run(struct exec_work *work)
+{
+	while (exec_timer_run_once(work))
+		;
 }
 
 /**

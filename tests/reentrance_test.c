@@ -226,6 +226,52 @@ static void reentrance_shutdown_hard_discards_the_held_item(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->discarded), 1);
 }
 
+/* A timed item that comes due while it runs waits for that run too. */
+struct re_timer_fx {
+	struct exec_timer timer;
+	struct exec_test_gate gate;
+	atomic_t inside;
+	atomic_t overlaps;
+	atomic_t runs;
+	atomic_t started;
+};
+
+static void re_timer_fn(struct exec_work *work)
+{
+	struct re_timer_fx *fx = container_of(work, struct re_timer_fx,
+					      timer.work);
+
+	if (atomic_inc_return(&fx->inside) > 1)
+		atomic_inc(&fx->overlaps);
+	if (atomic_inc_return(&fx->started) == 1)
+		exec_test_gate_pass(&fx->gate);
+	atomic_dec(&fx->inside);
+	atomic_inc(&fx->runs);
+}
+
+static void reentrance_timer_due_while_it_runs(struct kunit *test)
+{
+	struct exec_thread_pool *pool = re_pool(test, 2);
+	struct exec_executor *ex = exec_thread_pool_executor(pool);
+	struct re_timer_fx *fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	exec_timer_init(&fx->timer, re_timer_fn, NULL);
+	exec_test_gate_init(&fx->gate);
+	KUNIT_ASSERT_EQ(test, exec_submit_after(ex, &fx->timer, 0), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&fx->gate, 1));
+	/* Due at once, while the first run waits at the gate. */
+	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &fx->timer, 1000), 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->started), 1);
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, 2,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->overlaps), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), 2);
+}
+
 /*
  * Many items, submitted again from several threads and from their own
  * runs, on a pool of four: every accepted submission runs once, and no
@@ -326,6 +372,7 @@ static struct kunit_case exec_reentrance_cases[] = {
 	KUNIT_CASE(reentrance_flush_waits_for_the_rerun),
 	KUNIT_CASE(reentrance_stop_leaves_the_held_item_to_destroy),
 	KUNIT_CASE(reentrance_shutdown_hard_discards_the_held_item),
+	KUNIT_CASE(reentrance_timer_due_while_it_runs),
 	KUNIT_CASE(reentrance_stress_counts_every_run),
 	{}
 };

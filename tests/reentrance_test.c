@@ -126,10 +126,15 @@ static void reentrance_held_item_runs_after_the_run(struct kunit *test)
 	struct exec_thread_pool *pool = re_pool(test, 2);
 	struct exec_executor *ex = exec_thread_pool_executor(pool);
 	struct re_fx *fx = re_fx_new(test, true);
+	struct re_fx *other = re_fx_new(test, false);
 
 	KUNIT_ASSERT_TRUE(test, re_hold(test, pool, fx));
-	/* The holder is free: other items run meanwhile. */
-	KUNIT_EXPECT_EQ(test, exec_executor_flush(ex), 0);
+	/* The worker that handed it over is free: other items run. */
+	other->sleep_ms = 0;
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &other->work), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&other->runs, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->started), 1);
 	exec_test_gate_open(&fx->gate);
 	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, 2,
 							 EXEC_TEST_TIMEOUT_MS));

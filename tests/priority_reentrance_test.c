@@ -155,23 +155,25 @@ struct pr_waiter {
 	struct exec_executor *ex;
 	struct exec_priority *prio;
 	struct pr_fx *fx;
+	bool item;			/* exec_work_flush() of the item */
 	int runs_seen;
 };
 
 static int pr_flush_thread(void *arg)
 {
 	struct pr_waiter *w = arg;
-	int ret = exec_executor_flush(w->ex);
+	int ret = w->item ? exec_work_flush(w->ex, &w->fx->work) :
+			    exec_executor_flush(w->ex);
 
 	w->runs_seen = atomic_read(&w->fx->runs);
 	return ret;
 }
 
 /* A flush waits for the run under way and for the rerun it holds. */
-static void prio_reentrance_flush_waits_for_the_rerun(struct kunit *test)
+static void pr_flush_case(struct kunit *test, bool item)
 {
 	struct pr_fx *fx = pr_fx_new(test);
-	struct pr_waiter w = { .fx = fx };
+	struct pr_waiter w = { .fx = fx, .item = item };
 	struct exec_test_thread t;
 	struct pr_env env;
 
@@ -185,11 +187,22 @@ static void prio_reentrance_flush_waits_for_the_rerun(struct kunit *test)
 	exec_test_gate_open(&fx->gate);
 	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&t,
 						      EXEC_TEST_TIMEOUT_MS));
-	KUNIT_EXPECT_EQ(test, t.ret, 0L);
+	/* exec_work_flush(): 1, it waited for the item. */
+	KUNIT_EXPECT_EQ(test, t.ret, item ? 1L : 0L);
 	KUNIT_EXPECT_EQ(test, w.runs_seen, 2);
 	KUNIT_EXPECT_EQ(test, exec_priority_destroy(env.prio), 0L);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(env.pool), 0L);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->overlaps), 0);
+}
+
+static void prio_reentrance_flush_waits_for_the_rerun(struct kunit *test)
+{
+	pr_flush_case(test, false);
+}
+
+static void prio_reentrance_work_flush_waits_for_the_rerun(struct kunit *test)
+{
+	pr_flush_case(test, true);
 }
 
 static int pr_destroy_thread(void *arg)
@@ -385,6 +398,7 @@ static struct kunit_case exec_prio_reentrance_cases[] = {
 	KUNIT_CASE(prio_reentrance_held_item_runs_after_the_run),
 	KUNIT_CASE(prio_reentrance_cancel_takes_a_held_item_back),
 	KUNIT_CASE(prio_reentrance_flush_waits_for_the_rerun),
+	KUNIT_CASE(prio_reentrance_work_flush_waits_for_the_rerun),
 	KUNIT_CASE(prio_reentrance_destroy_discards_the_held_item),
 	KUNIT_CASE(prio_reentrance_managed_queue_runs_the_held_item),
 	KUNIT_CASE(prio_reentrance_stress_counts_every_run),

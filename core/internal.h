@@ -47,7 +47,9 @@
  * The bits of a plain item's flags above its private ones: the thread-pool
  * worker that last started it (core/pool_rerun.h), kept after the run as a
  * workqueue's work_struct keeps its last pool.  Workers are cache-line
- * aligned, so their addresses leave these low bits clear.
+ * aligned, so their addresses leave these low bits clear.  A priority
+ * executor with several runners writes there the index + 1 of its runner
+ * instead (exec_prio_runner_name()): no worker's address is that small.
  */
 #define EXEC_WORK_RUNNER_SHIFT	6
 #define EXEC_WORK_RUNNER_MASK	(~0UL << EXEC_WORK_RUNNER_SHIFT)
@@ -751,6 +753,7 @@ int exec_prio_create(struct exec_priority **priop,
 long exec_prio_close(struct exec_priority *p);
 int exec_prio_wait_idle(struct exec_priority *p);
 unsigned long exec_prio_test_reports(void);
+unsigned int exec_priority_test_held(struct exec_executor *ex);
 
 /* thread_pool.c */
 unsigned int exec_thread_pool_test_held(struct exec_thread_pool *pool);

@@ -29,6 +29,28 @@
  * executor refused or discarded a runner), nobody would take them: whoever
  * ends it discards them, so no item is ever stranded.
  *
+ * One run of an item at a time.  An item submitted again while it runs is
+ * pending again at once, and with several runners another one could take
+ * it and run it beside the first run.  A workqueue never runs a work item
+ * twice at once, and neither does a thread pool (core/pool_rerun.h); so
+ * here, under the lock that every take and every run's end hold anyway, and
+ * with no atomic operation but the one that clears the pending bit: a
+ * runner that starts a plain item names itself (its index + 1) in the
+ * item's flags, in that RMW.  A runner
+ * that takes an item whose flags name another runner whose @run is that
+ * item hands it to that runner (@again) and takes the next; the item stays
+ * pending, so it cannot be submitted a third time.  The runner whose run
+ * returns runs its @again item next, in the same section of the lock,
+ * before anything else and past the batch limit, so a flush that waits for
+ * the run waits for the rerun too, and nothing is stranded.  Items there
+ * are counted as pending (@nr_again), taken back by a cancel, discarded by
+ * destroy (the runner leaves it where it is once @dying is set), and run by
+ * a managed queue's close like any queued item.  They no longer count
+ * against the queue limit: they left the levels.  A timed item's flags hold
+ * its target, not a name: its runs are kept apart by its timer
+ * (exec_timer_leave_to_runner()).  A single runner has nobody to hand items
+ * to: it names nobody and looks at no flags.
+ *
  * Aging.  Nothing is added to struct exec_work.  Each level keeps two times:
  * @tail_ns, when its newest item was queued, and @head_ns, a time no
  * earlier than when its oldest item was queued: the item's own enqueue time
@@ -43,7 +65,8 @@
  *
  * Lifetime.  The handle holds a reference, and each reserved runner one.
  * exec_priority_destroy() sets @dying, waits until no item runs, and
- * discards what waits; a runner that starts later only drops its
+ * discards what waits, on the levels and in the runners' @again; a runner
+ * that starts later only drops its
  * reference, so the underlying executor may still hold it after destroy.
  * A managed queue's destroy (exec_prio_close()) sets @closed instead:
  * submissions fail, but the runners go on until the levels are empty, and
@@ -104,6 +127,9 @@ struct exec_prio_level {
  * @frame: pushed on its thread while it runs an item; owner is the executor
  * @run: L: the item it took and runs, NULL between items (cancel, flush)
  * @run_seq: L: items it has taken, ever
+ * @again: L: @run, submitted again while it runs and taken by another
+ *	runner, which handed it here: it runs next, after @run returns; still
+ *	pending meanwhile.  NULL if none; with @max_running above 1 only
  */
 struct exec_prio_runner {
 	struct exec_work work;
@@ -116,6 +142,7 @@ struct exec_prio_runner {
 	struct exec_frame frame;
 	struct exec_work *run;
 	unsigned long run_seq;
+	struct exec_work *again;
 };
 
 /**
@@ -149,7 +176,10 @@ struct exec_prio_watchdog {
  *	context, hardirq included, and a priority executor over the inline
  *	executor takes items in the submitter's context
  * @nonempty: L: bit n set when level n holds items
- * @nr_queued: L: items waiting; read locklessly by exec_pending_count()
+ * @nr_queued: L: items waiting on the levels; read locklessly by
+ *	exec_pending_count()
+ * @nr_again: L: items waiting in a runner's @again; read locklessly by
+ *	exec_pending_count()
  * @nr_reserved: L: runners scheduled on @underlying or running
  * @nr_running: L: items taken by a runner and not yet returned
  * @first_pending: L: the only reserved runner has not started yet; no
@@ -194,6 +224,7 @@ struct exec_priority {
 	raw_spinlock_t lock;
 	u64 nonempty;
 	unsigned long nr_queued;
+	unsigned int nr_again;
 	unsigned int nr_reserved;
 	unsigned int nr_running;
 	bool first_pending;
@@ -272,6 +303,22 @@ unsigned long exec_prio_test_reports(void)
 	return atomic_long_read(&exec_prio_reports);
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_prio_test_reports);
+
+/**
+ * exec_priority_test_held - how many items wait for their run to return
+ * @ex: a priority executor or managed queue
+ *
+ * For the tests: items submitted again while they ran, taken by another
+ * runner and handed to the one that runs them (exec_prio_take_runnable()).
+ *
+ * Context: Any context.
+ * Return: the runners of @ex that hold such an item now.
+ */
+unsigned int exec_priority_test_held(struct exec_executor *ex)
+{
+	return READ_ONCE(exec_to_prio(ex)->nr_again);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_priority_test_held);
 
 /* Reports an item that overran; without locks, as pr_warn() may sleep. */
 static void exec_prio_report(struct exec_priority *p, const void *item,
@@ -444,6 +491,112 @@ static struct exec_work *exec_prio_take(struct exec_priority *p)
 	return work;
 }
 
+/*
+ * The name of runner @r in the flags of the items it runs
+ * (EXEC_WORK_RUNNER_MASK): its index + 1, so that no thread pool worker's
+ * address, and no timed item's target, reads as a runner of ours.  0, for
+ * no name, with a single runner, which has nobody to hand items to.
+ */
+static unsigned long exec_prio_runner_name(struct exec_priority *p,
+					   struct exec_prio_runner *r)
+{
+	BUILD_BUG_ON(EXEC_PRIORITY_MAX_RUNNING >
+		     (EXEC_WORK_RUNNER_MASK >> EXEC_WORK_RUNNER_SHIFT));
+	if (p->max_running == 1)
+		return 0;
+	return (unsigned long)(r - p->runners + 1) << EXEC_WORK_RUNNER_SHIFT;
+}
+
+/*
+ * Under @lock: the runner of ours that @work's flags name, or NULL.  They
+ * name the runner that last started it, written by the RMW that cleared
+ * its pending bit, so before any submission that followed; the name may be
+ * stale or another executor's, so the caller checks the runner's fields.
+ */
+static struct exec_prio_runner *exec_prio_named(struct exec_priority *p,
+						struct exec_work *work)
+{
+	unsigned long i = READ_ONCE(work->flags) >> EXEC_WORK_RUNNER_SHIFT;
+
+	if (!i || i > p->max_running)
+		return NULL;
+	return &p->runners[i - 1];
+}
+
+/* Under @lock: the runner that runs @work now, or NULL. */
+static struct exec_prio_runner *exec_prio_runner_of(struct exec_priority *p,
+						    struct exec_work *work)
+{
+	struct exec_prio_runner *r = exec_prio_named(p, work);
+
+	return r && r->run == work ? r : NULL;
+}
+
+/*
+ * Under @lock, with several runners: the next item for @r from the levels.
+ * An item another runner runs now (submitted again during that run) is
+ * handed to that runner instead, to run after the run returns, never beside
+ * it, as a workqueue's work item: it stays pending, so it cannot come a
+ * third time, and a runner has at most one such item, the one it runs.
+ */
+static struct exec_work *exec_prio_take_runnable(struct exec_priority *p,
+						 struct exec_prio_runner *r)
+{
+	struct exec_prio_runner *runner;
+	struct exec_work *work;
+
+	while ((work = exec_prio_take(p))) {
+		runner = exec_prio_runner_of(p, work);
+		if (!runner || runner == r)
+			return work;
+		if (WARN_ON_ONCE(runner->again))
+			return work;
+		runner->again = work;
+		WRITE_ONCE(p->nr_again, p->nr_again + 1);
+	}
+	return NULL;
+}
+
+/*
+ * Under @lock: the next item for @r to run, or NULL to stop.  The item
+ * handed to it comes first, whatever the batch, as no other runner may run
+ * it; unless destroy has begun: it stays there for destroy to discard.
+ */
+static struct exec_work *exec_prio_next(struct exec_priority *p,
+					struct exec_prio_runner *r,
+					unsigned int done)
+{
+	struct exec_work *work = r->again;
+
+	if (unlikely(work) && !p->dying) {
+		r->again = NULL;
+		WRITE_ONCE(p->nr_again, p->nr_again - 1);
+		return work;
+	}
+	if (p->dying || done >= EXEC_PRIORITY_BATCH)
+		return NULL;
+	if (p->max_running == 1)
+		return exec_prio_take(p);
+	return exec_prio_take_runnable(p, r);
+}
+
+/* Under @lock: takes @work back from the runner it was handed to. */
+static bool exec_prio_remove_again(struct exec_priority *p,
+				   struct exec_work *work)
+{
+	struct exec_prio_runner *r;
+
+	if (!p->nr_again)
+		return false;
+	/* Not by its run: destroy's runners leave the item once they end. */
+	r = exec_prio_named(p, work);
+	if (!r || r->again != work)
+		return false;
+	r->again = NULL;
+	WRITE_ONCE(p->nr_again, p->nr_again - 1);
+	return true;
+}
+
 /* Under @lock: takes @work back off @level; false if it is not there. */
 static bool exec_prio_remove(struct exec_priority *p, struct exec_work *work,
 			     unsigned int level)
@@ -467,12 +620,16 @@ static bool exec_prio_remove(struct exec_priority *p, struct exec_work *work,
 	return false;
 }
 
-/* Under @lock: every waiting item, highest level first, linked by ->next. */
+/*
+ * Under @lock: every waiting item, highest level first, then those handed
+ * to a runner, linked by ->next.
+ */
 static struct exec_work *exec_prio_detach(struct exec_priority *p)
 {
 	struct exec_work *list = NULL, **link = &list;
 	struct exec_prio_level *l;
-	unsigned int level;
+	struct exec_prio_runner *r;
+	unsigned int level, i;
 
 	while (p->nonempty) {
 		level = fls64(p->nonempty) - 1;
@@ -484,6 +641,16 @@ static struct exec_work *exec_prio_detach(struct exec_priority *p)
 		p->nonempty &= ~(1ULL << level);
 	}
 	WRITE_ONCE(p->nr_queued, 0);
+	for (i = 0; p->nr_again && i < p->max_running; i++) {
+		r = &p->runners[i];
+		if (!r->again)
+			continue;
+		*link = r->again;
+		link = &r->again->next;
+		r->again = NULL;
+		WRITE_ONCE(p->nr_again, p->nr_again - 1);
+	}
+	*link = NULL;
 	return list;
 }
 
@@ -574,23 +741,48 @@ static void exec_prio_schedule_extra(struct exec_priority *p,
 	exec_prio_release(p, r);
 }
 
+/*
+ * Under @lock, which it may drop and retake (*@flags): @r's run has
+ * returned.  The run is over for cancel, flush and destroy only once it has
+ * been reported, so that nothing is handed to @r between its run and the
+ * next: a rerun follows in the same section.
+ */
+static void exec_prio_run_end(struct exec_priority *p,
+			      struct exec_prio_runner *r, u64 start,
+			      unsigned long *flags)
+{
+	const void *item;
+	u64 late = 0;
+
+	exec_stats_run_end(&p->stats, start, true);
+	if (p->time_limit_ns)
+		late = exec_prio_watch_end(p, r);
+	if (unlikely(late)) {
+		item = r->item;
+		raw_spin_unlock_irqrestore(&p->lock, *flags);
+		exec_prio_report(p, item, late, false);
+		raw_spin_lock_irqsave(&p->lock, *flags);
+	}
+	p->nr_running--;
+	r->run = NULL;
+}
+
 static void exec_prio_runner_fn(struct exec_work *runner)
 {
 	struct exec_prio_runner *r = container_of(runner,
 						  struct exec_prio_runner,
 						  work);
 	struct exec_priority *p = r->prio;
+	unsigned long name = exec_prio_runner_name(p, r);
 	struct exec_prio_runner *extra;
 	struct exec_work *work, *orphans;
 	unsigned int done = 0;
 	unsigned long flags;
-	const void *item;
-	u64 late = 0, start;
+	u64 start;
 
 	raw_spin_lock_irqsave(&p->lock, flags);
 	p->first_pending = false;
-	while (!p->dying && done < EXEC_PRIORITY_BATCH &&
-	       (work = exec_prio_take(p))) {
+	while ((work = exec_prio_next(p, r, done))) {
 		p->nr_running++;
 		r->run = work;
 		r->run_seq++;
@@ -607,24 +799,15 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 			exec_prio_schedule_extra(p, extra, 0);
 		exec_frame_push_ex(&r->frame, p, &p->ex);
 		start = exec_stats_run_begin(&p->stats, false);
-		exec_work_run(&p->ex, work);
+		/* Named, with several runners: a taker hands it to us. */
+		exec_work_run_by(&p->ex, work, READ_ONCE(work->flags), name);
 		exec_frame_pop(&r->frame);
 		done++;
 
 		raw_spin_lock_irqsave(&p->lock, flags);
-		p->nr_running--;
-		r->run = NULL;
-		exec_stats_run_end(&p->stats, start, true);
-		if (p->time_limit_ns)
-			late = exec_prio_watch_end(p, r);
-		if (unlikely(late)) {
-			item = r->item;
-			raw_spin_unlock_irqrestore(&p->lock, flags);
-			exec_prio_report(p, item, late, false);
-			raw_spin_lock_irqsave(&p->lock, flags);
-		}
+		exec_prio_run_end(p, r, start, &flags);
 	}
-	if (!p->dying && done == EXEC_PRIORITY_BATCH && p->nr_queued) {
+	if (!p->dying && done >= EXEC_PRIORITY_BATCH && p->nr_queued) {
 		exec_stats_inc(&p->nr_scheduled);
 		raw_spin_unlock_irqrestore(&p->lock, flags);
 		/* Again, keeping the reservation and its reference. */
@@ -643,6 +826,9 @@ static void exec_prio_runner_fn(struct exec_work *runner)
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	/* None: the levels were empty, or destroy takes what is left. */
 	WARN_ON_ONCE(orphans);
+	/* Items the last take handed to others left the levels: room. */
+	if (p->max_running > 1)
+		exec_prio_wake_room(p);
 	exec_prio_wake_idle(p);
 	exec_prio_put(p);
 }
@@ -830,7 +1016,9 @@ EXPORT_SYMBOL_GPL(exec_priority_submit_fn);
 
 static unsigned long exec_priority_pending(struct exec_executor *ex)
 {
-	return READ_ONCE(exec_to_prio(ex)->nr_queued);
+	struct exec_priority *p = exec_to_prio(ex);
+
+	return READ_ONCE(p->nr_queued) + READ_ONCE(p->nr_again);
 }
 
 /* The watchdog of an executor with a time limit; a thread in userspace. */
@@ -1061,8 +1249,8 @@ EXPORT_SYMBOL_GPL(exec_priority_destroy);
  */
 static bool exec_prio_idle_locked(struct exec_priority *p)
 {
-	return !p->nr_queued && !p->nr_running && !p->nr_units &&
-	       !p->nr_reserved;
+	return !p->nr_queued && !p->nr_again && !p->nr_running &&
+	       !p->nr_units && !p->nr_reserved;
 }
 
 static bool exec_prio_idle(struct exec_priority *p)
@@ -1253,7 +1441,10 @@ void *exec_prio_stats_file(struct exec_executor *ex)
 	return exec_to_prio(ex)->stats_file;
 }
 
-/* Cancel's look: @work on one of the levels, taken off under @lock. */
+/*
+ * Cancel's look: @work on one of the levels, or handed to the runner that
+ * runs it, taken off under @lock.
+ */
 static int exec_prio_take_back(struct exec_executor *ex, struct exec_work *work)
 {
 	struct exec_priority *p = exec_to_prio(ex);
@@ -1264,6 +1455,8 @@ static int exec_prio_take_back(struct exec_executor *ex, struct exec_work *work)
 	raw_spin_lock_irqsave(&p->lock, flags);
 	for (level = 0; level < p->nr_levels && !ret; level++)
 		ret = exec_prio_remove(p, work, level);
+	if (!ret)
+		ret = exec_prio_remove_again(p, work);
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	if (!ret)
 		return 0;
@@ -1281,37 +1474,45 @@ static int exec_prio_cancel(struct exec_executor *ex, struct exec_work *work)
 }
 
 /*
- * Whether runner @r is still in the run numbered @seq; with @work, the
- * run must be of @work.  Runners live as long as the executor.
+ * Whether runner @r is still in the run numbered @seq, or in the @reruns
+ * that follow it; with @work, the run must be of @work.  Runners live as
+ * long as the executor.
  */
 static bool exec_prio_run_goes_on(struct exec_priority *p,
 				  struct exec_prio_runner *r,
-				  struct exec_work *work, unsigned long seq)
+				  struct exec_work *work, unsigned long seq,
+				  unsigned long reruns)
 {
 	unsigned long flags;
 	bool on;
 
 	raw_spin_lock_irqsave(&p->lock, flags);
-	on = r->run && (!work || r->run == work) && r->run_seq == seq;
+	on = r->run && (!work || r->run == work) &&
+	     r->run_seq - seq <= reruns;
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	return on;
 }
 
-/* Waits until runner @r has left the run it was in (of @work, if given). */
+/*
+ * Waits until runner @r has left the run it was in (of @work, if given),
+ * and the rerun of the item handed to it meanwhile, if there is one: that
+ * follows in the same section of @lock (exec_prio_run_end()).
+ */
 static bool exec_prio_wait_runner(struct exec_priority *p,
 				  struct exec_prio_runner *r,
 				  struct exec_work *work)
 {
-	unsigned long flags, seq, us = 16;
+	unsigned long flags, seq, reruns, us = 16;
 	bool on;
 
 	raw_spin_lock_irqsave(&p->lock, flags);
 	seq = r->run_seq;
 	on = r->run && (!work || r->run == work);
+	reruns = r->again ? 1 : 0;
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	if (!on)
 		return false;
-	while (exec_prio_run_goes_on(p, r, work, seq))
+	while (exec_prio_run_goes_on(p, r, work, seq, reruns))
 		exec_poll_sleep(&us);
 	return true;
 }
@@ -1370,7 +1571,8 @@ static void exec_prio_marker_fn(struct exec_work *work)
  * for room) has started once everything queued before it at its level has
  * been taken.  A runner notes under @lock the item it takes until it
  * returns, so once every marker started, the flusher waits for the runs
- * under way: they include every item taken before.
+ * under way, and for the reruns of the items handed to their runners: they
+ * include every item taken before.
  */
 static int exec_prio_flush_once(struct exec_priority *p)
 {

@@ -20,14 +20,15 @@
  * Submitting an item that is already pending fails with -EALREADY and leaves
  * the pending submission alone: the item still runs exactly once.
  *
- * On a thread pool, a serial executor or a loop, an item submitted again
- * while it runs never runs beside itself, as a workqueue's work item never
- * does: a pool starts the second run on the thread of the first once the
- * first has returned, and the others run one item at a time anyway.
- * exec_dispatch() from inside the executor runs the item in its caller
- * all the same, and the executors that run items on threads of their own
- * choosing (thread-per-task, a priority executor with several runners)
- * make no such promise.
+ * On a thread pool, a serial executor, a loop, a priority executor or a
+ * managed queue, an item submitted again while it runs never runs beside
+ * itself, as a workqueue's work item never does: a pool starts the second
+ * run on the thread of the first once the first has returned, a priority
+ * executor or managed queue with several runners on the runner of the
+ * first, and the others run one item at a time anyway.  exec_dispatch()
+ * from inside the executor runs the item in its caller all the same, and
+ * the thread-per-task executor, which runs each item on a thread of its
+ * own, makes no such promise.
  *
  * An executor that drops work instead of running it (a loop executor or a
  * serial executor destroyed with work queued, a hard shutdown of a thread

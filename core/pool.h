@@ -156,6 +156,8 @@ struct exec_pool_grow;
  *	again (core/pool_rerun.h); 0 between such runs.  Set by the owner
  *	before the item starts and cleared with its xchg() when the run
  *	returns; HELD set by a taker's cmpxchg(), cleared by a cancel's
+ * @token_left: O: the item whose run left @run_token set, having put the
+ *	item back in @next (exec_pool_run_token_end()); NULL otherwise
  * @flush_ack: O: the last @flush_epoch of the pool it read while it held
  *	no item, its slot empty (exec_pool_flush_ack()); 0 once it steals an
  *	item, until the next such read
@@ -207,6 +209,7 @@ struct exec_pool_worker {
 	const void *run_fn;
 	struct exec_work *run_work;
 	unsigned long run_token;
+	struct exec_work *token_left;
 	unsigned long flush_ack;
 	struct exec_cpu_timer local_timer;
 	unsigned long local_seq;

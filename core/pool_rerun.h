@@ -93,11 +93,15 @@ static inline bool exec_pool_hand_to_runner(struct exec_pool_worker *w,
 					    struct exec_work *work,
 					    unsigned long flags)
 {
-	struct exec_pool_worker *r;
+	unsigned long name = flags & EXEC_WORK_RUNNER_MASK;
 	unsigned long token = (unsigned long)work;
+	struct exec_pool_worker *r;
 
+	/* Never run, or last run by @w: the common cases, without a look. */
+	if (!name || name == (unsigned long)w)
+		return false;
 	r = exec_pool_runner_of(w->pool, flags);
-	if (!r || r == w || READ_ONCE(r->run_token) != token)
+	if (!r || READ_ONCE(r->run_token) != token)
 		return false;
 	/* Fully ordered: pairs with the runner's xchg() at the run's end. */
 	return cmpxchg(&r->run_token, token, token | EXEC_POOL_HELD) == token;
@@ -105,27 +109,61 @@ static inline bool exec_pool_hand_to_runner(struct exec_pool_worker *w,
 
 /*
  * Before @w starts @work (flags @flags): its token, if the item can be
- * submitted again.  Returns the runner to name in the item's flags, or 0.
+ * submitted again; returns whether it wrote one.  *@runner: the name to
+ * write in the item's flags with the RMW that clears its pending bit, 0
+ * for none (the flags name @w already: the RMW may leave them).
  */
-static inline unsigned long exec_pool_run_token_set(struct exec_pool_worker *w,
-						    struct exec_work *work,
-						    unsigned long flags)
+static inline bool exec_pool_run_token_set(struct exec_pool_worker *w,
+					   struct exec_work *work,
+					   unsigned long flags,
+					   unsigned long *runner)
 {
+	*runner = 0;
 	if (!exec_pool_may_rerun(flags))
-		return 0;
+		return false;
 	/* Before the RMW that clears the pending bit, which orders it. */
 	WRITE_ONCE(w->run_token, (unsigned long)work);
-	return (unsigned long)w;
+	if ((flags & EXEC_WORK_RUNNER_MASK) != (unsigned long)w)
+		*runner = (unsigned long)w;
+	return true;
 }
 
 /*
  * The run of @work that wrote a token has returned: @work if another worker
  * handed it over meanwhile (it is still pending, so it is alive), to run
  * again now; NULL otherwise.
+ *
+ * An item that its run submitted again to its own worker's slot (a chain)
+ * is pending there, where only this worker, a cancel or a discard can take
+ * it: stealers leave a slot's item alone while its worker's token names it
+ * (exec_pool_steal()).  No taker can hold it meanwhile, so the token stays
+ * as it is, without the exchange, until the worker takes the item from its
+ * slot again (exec_pool_take_left()): it runs it on the same token, or, if
+ * a cancel took it away first, ends the token then.
  */
 static inline struct exec_work *exec_pool_run_token_end(struct exec_pool_worker *w,
 							struct exec_work *work)
 {
+	if (READ_ONCE(w->next) == work) {
+		w->token_left = work;
+		return NULL;
+	}
+	/* Fully ordered: pairs with the taker's and the cancel's cmpxchg(). */
+	if (xchg(&w->run_token, 0) & EXEC_POOL_HELD)
+		return work;
+	return NULL;
+}
+
+/*
+ * Ends a token left by exec_pool_run_token_end() that the item did not
+ * come back to: @w->token_left, if another worker held it meanwhile (after
+ * a cancel took it from the slot and it was submitted again), or NULL.
+ */
+static inline struct exec_work *exec_pool_token_close(struct exec_pool_worker *w)
+{
+	struct exec_work *work = w->token_left;
+
+	w->token_left = NULL;
 	/* Fully ordered: pairs with the taker's and the cancel's cmpxchg(). */
 	if (xchg(&w->run_token, 0) & EXEC_POOL_HELD)
 		return work;

@@ -432,6 +432,9 @@ static struct exec_work *exec_pool_steal(struct exec_pool_worker *w, bool now)
 		if (victim == w)
 			continue;
 		seen = READ_ONCE(victim->next);
+		/* Its worker runs it, or will next: core/pool_rerun.h. */
+		if (seen && READ_ONCE(victim->run_token) == (unsigned long)seen)
+			seen = NULL;
 		if (seen && (now || seen == w->steal_seen)) {
 			w->steal_seen = NULL;
 			/*
@@ -859,11 +862,12 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
  * another worker took it, submitted again, while it ran
  * (core/pool_rerun.h): it is to run again now.
  */
-static struct exec_work *exec_pool_run(struct exec_pool_worker *w,
-				       struct exec_work *work,
-				       unsigned long flags)
+static __always_inline struct exec_work *exec_pool_run(struct exec_pool_worker *w,
+						       struct exec_work *work,
+						       unsigned long flags)
 {
-	unsigned long runner = exec_pool_run_token_set(w, work, flags);
+	unsigned long runner;
+	bool token = exec_pool_run_token_set(w, work, flags, &runner);
 	u64 t0;
 
 	/*
@@ -881,7 +885,33 @@ static struct exec_work *exec_pool_run(struct exec_pool_worker *w,
 	exec_stats_run_end(&w->stats, t0, false);
 	/* Release: the run's writes, for a flush that sees it end. */
 	smp_store_release(&w->run_seq, w->run_seq + 1);
-	return runner ? exec_pool_run_token_end(w, work) : NULL;
+	return token ? exec_pool_run_token_end(w, work) : NULL;
+}
+
+/*
+ * The last run left its token to its item, which it put back in this
+ * worker's slot (exec_pool_run_token_end()): the item runs next on the same
+ * token, unless the slot has had its turn (EXEC_POOL_NEXT_STREAK) or a
+ * cancel took the item; then the token ends first, and an item held on it
+ * meanwhile is the one to run.  Returns the item to run, or NULL to take
+ * one the usual way.
+ */
+static struct exec_work *exec_pool_take_left(struct exec_pool_worker *w)
+{
+	struct exec_work *work;
+
+	if (w->next_streak < EXEC_POOL_NEXT_STREAK &&
+	    READ_ONCE(w->next) == w->token_left) {
+		work = exec_pool_take_next(w);
+		if (work == w->token_left) {
+			w->token_left = NULL;
+			w->next_streak++;
+			return work;
+		}
+		/* Only this worker fills its slot: a cancel emptied it. */
+		WARN_ON_ONCE(work);
+	}
+	return exec_pool_token_close(w);
 }
 
 /* The owner of every worker's @tag frame. */
@@ -904,8 +934,12 @@ static int exec_pool_worker_fn(void *arg)
 			break;
 		/* A freezable worker runs nothing while the system freezes. */
 		exec_thread_freeze_point();
-		exec_pool_flush_ack(w);
-		work = exec_pool_take(w);
+		/* Before the ack: an item held on the token is not run yet. */
+		work = unlikely(w->token_left) ? exec_pool_take_left(w) : NULL;
+		if (!work) {
+			exec_pool_flush_ack(w);
+			work = exec_pool_take(w);
+		}
 		if (!work)
 			work = exec_pool_wait(w, &exit);
 		if (!work)
@@ -924,6 +958,12 @@ static int exec_pool_worker_fn(void *arg)
 			exec_pool_leave_held(w, work);
 		if (need_resched())
 			cond_resched();
+	}
+	/* A stop: its item stays in the slot, or held, for destroy. */
+	if (unlikely(w->token_left)) {
+		work = exec_pool_token_close(w);
+		if (work)
+			exec_pool_leave_held(w, work);
 	}
 	/* An exiting worker no longer watches the timers. */
 	exec_timers_unwatch(&pool->ex, &w->parker, false);

@@ -279,8 +279,9 @@ static void reentrance_timer_due_while_it_runs(struct kunit *test)
 
 /*
  * Many items, submitted again from several threads and from their own
- * runs, on a pool of four: every accepted submission runs once, and no
- * item ever runs beside itself.
+ * runs, and cancelled now and then, on a pool of four: every accepted
+ * submission that no cancel removed runs once, and no item ever runs
+ * beside itself.
  */
 #define RS_ITEMS	32
 #define RS_THREADS	3
@@ -291,6 +292,7 @@ struct rs_item {
 	struct rs_ctx *ctx;
 	atomic_t inside;
 	atomic_t accepted;
+	atomic_t removed;
 	atomic_t runs;
 	unsigned int self;		/* submissions from its runs, to go */
 };
@@ -327,14 +329,25 @@ static void rs_fn(struct exec_work *work)
 static int rs_submitter(void *arg)
 {
 	struct rs_ctx *ctx = arg;
+	struct rs_item *it;
 	unsigned int i, k = 0;
 	int ret;
 
 	for (i = 0; i < RS_SUBMITS; i++) {
 		k = (k * 1103515245 + 12345) & 0x7fffffff;
-		ret = exec_submit(ctx->ex, &ctx->items[k % RS_ITEMS].work);
+		it = &ctx->items[k % RS_ITEMS];
+		/* Cancels too: items taken out of a slot, or held. */
+		if (!(k & 0x300)) {
+			ret = exec_work_cancel(ctx->ex, &it->work);
+			if (ret == EXEC_CANCEL_REMOVED)
+				atomic_inc(&it->removed);
+			else if (ret < 0)
+				atomic_inc(&ctx->errors);
+			continue;
+		}
+		ret = exec_submit(ctx->ex, &it->work);
 		if (!ret)
-			atomic_inc(&ctx->items[k % RS_ITEMS].accepted);
+			atomic_inc(&it->accepted);
 		else if (ret != -EALREADY)
 			atomic_inc(&ctx->errors);
 	}
@@ -346,6 +359,7 @@ static void reentrance_stress_counts_every_run(struct kunit *test)
 	struct exec_thread_pool *pool = re_pool(test, 4);
 	struct rs_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
 	struct exec_test_thread threads[RS_THREADS];
+	unsigned long runs = 0, removed = 0;
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
@@ -364,7 +378,14 @@ static void reentrance_stress_counts_every_run(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_executor_drain(ctx->ex), 0);
 	for (i = 0; i < RS_ITEMS; i++)
 		KUNIT_EXPECT_EQ(test, atomic_read(&ctx->items[i].runs),
-				atomic_read(&ctx->items[i].accepted));
+				atomic_read(&ctx->items[i].accepted) -
+				atomic_read(&ctx->items[i].removed));
+	for (i = 0; i < RS_ITEMS; i++) {
+		runs += atomic_read(&ctx->items[i].runs);
+		removed += atomic_read(&ctx->items[i].removed);
+	}
+	kunit_info(test, "%lu runs, %lu submissions removed by a cancel",
+		   runs, removed);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->overlaps), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);

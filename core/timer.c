@@ -1468,7 +1468,9 @@ static bool exec_timer_flushed(struct exec_timer *t)
 
 int exec_timer_flush(struct exec_timer *timer)
 {
+	struct exec_timer_target *target;
 	struct exec_timer_bucket *b;
+	unsigned long wflags;
 	unsigned int spins = 0;
 	int ret;
 
@@ -1476,6 +1478,17 @@ int exec_timer_flush(struct exec_timer *timer)
 	if (!timer || !(READ_ONCE(timer->work.flags) & EXEC_WORK_TIMER))
 		return -EINVAL;
 	if (exec_frame_find(timer))
+		return -EDEADLK;
+	/*
+	 * An item pending on the caller's own executor is refused, as
+	 * exec_work_flush() refuses it: a serial executor or a loop cannot
+	 * start it while the caller runs, nor a pool whose every worker
+	 * waits.  The target is read as exec_timer_lockdep_wait() reads it.
+	 */
+	wflags = READ_ONCE(timer->work.flags);
+	target = exec_flags_target(wflags);
+	if ((wflags & EXEC_WORK_PENDING) && target &&
+	    exec_running_in_this_thread(target->ex))
 		return -EDEADLK;
 	if (EXEC_HAVE_LOCKDEP)
 		exec_timer_lockdep_wait(timer);

@@ -278,7 +278,9 @@ int exec_timer_cancel_sync(struct exec_timer *timer);
  * run, or a queued item or a run under way was waited for); 0 if the item
  * was idle (never armed, run, or taken back by a cancel); -EINVAL for NULL
  * or an item that is not an exec_timer; -EDEADLK when called from the
- * item's own function or discard callback (the item is left as it is);
+ * item's own function or discard callback, or, while the item is pending,
+ * from inside the executor it is armed on (as exec_work_flush()): the item
+ * is left as it is;
  * -ESHUTDOWN if the item is armed on an executor whose timed work is being
  * shut down (by its shutdown or destruction): it will not run, it is being
  * discarded (its discard callback is not waited for); once it has been, the

@@ -279,6 +279,54 @@ static void timer_flush_from_own_function_edeadlk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
 }
 
+struct tf_inside {
+	struct exec_timer caller;
+	struct tf_item *it;
+	int ret;
+	atomic_t done;
+};
+
+static void tf_inside_fn(struct exec_work *work)
+{
+	struct tf_inside *in = container_of(work, struct tf_inside,
+					    caller.work);
+
+	in->ret = exec_timer_flush(&in->it->timer);
+	exec_test_count(&in->done);
+}
+
+/*
+ * From another item of the serial executor the item is armed on, which
+ * could not start it while the caller runs: -EDEADLK, the item left armed.
+ */
+static void timer_flush_from_inside_its_serial_executor_edeadlk(struct kunit *test)
+{
+	struct exec_thread_pool *pool = tf_pool(test);
+	struct tf_inside in = { .ret = 1 };
+	struct exec_serial *serial;
+	struct exec_executor *ex;
+	struct tf_item it;
+
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
+						 exec_thread_pool_executor(pool)),
+			0);
+	ex = exec_serial_executor(serial);
+	tf_init(&it);
+	in.it = &it;
+	exec_timer_init(&in.caller, tf_inside_fn, NULL);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &it.timer, TF_FAR_NS), 0);
+	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &in.caller, 0), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&in.done, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, in.ret, -EDEADLK);
+	KUNIT_EXPECT_TRUE(test, exec_work_pending(&it.timer.work));
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&it.timer), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&it.started), 0);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+}
+
 struct tf_periodic {
 	struct exec_periodic p;
 	u64 ran_at[2];
@@ -335,6 +383,7 @@ static struct kunit_case exec_timer_flush_cases[] = {
 	KUNIT_CASE(timer_flush_waits_for_a_run_under_way),
 	KUNIT_CASE(timer_flush_waits_for_a_queued_item),
 	KUNIT_CASE(timer_flush_from_own_function_edeadlk),
+	KUNIT_CASE(timer_flush_from_inside_its_serial_executor_edeadlk),
 	KUNIT_CASE(timer_flush_runs_a_periodic_item_now_and_keeps_its_period),
 	{}
 };

@@ -48,8 +48,9 @@
  *
  * Running items are known by address in a global hash of running records
  * (struct exec_timer_running, on the runner's stack), which is what
- * exec_timer_cancel_sync() waits on and where cancelling a running periodic
- * item leaves its mark, since a running item no longer names its base.
+ * exec_timer_cancel_sync() and exec_timer_flush() wait on and where
+ * cancelling a running periodic item leaves its mark, since a running item
+ * no longer names its base.
  *
  * Lock order: a running record's bucket lock, then a base lock (for the
  * start of an item and the re-arm of a periodic item).  Executors are
@@ -269,7 +270,8 @@ struct exec_timer_running {
  * struct exec_timer_bucket - running records of the items hashed here
  * @lock: guards @running
  * @running: B: the records
- * @wq: exec_timer_cancel_sync() waits here for an item to become idle
+ * @wq: exec_timer_cancel_sync() waits here for an item to become idle,
+ *	exec_timer_flush() for its run to end
  */
 struct exec_timer_bucket {
 	raw_spinlock_t lock;

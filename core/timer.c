@@ -1387,6 +1387,8 @@ EXPORT_SYMBOL_GPL(exec_timer_cancel_sync);
  */
 static int exec_timer_flush_pending(struct exec_timer *t)
 {
+	struct exec_periodic *periodic =
+		container_of(t, struct exec_periodic, timer);
 	struct exec_timer_target *target;
 	struct exec_timer_base *base;
 	struct exec_work **link;
@@ -1416,8 +1418,7 @@ static int exec_timer_flush_pending(struct exec_timer *t)
 	} else if (link != EXEC_TIMER_FIRED) {
 		/* A periodic item's next period counts from this run. */
 		if (wflags & EXEC_WORK_PERIODIC)
-			WRITE_ONCE(t->expires, exec_clock_now(container_of(t,
-					struct exec_periodic, timer)->clock));
+			WRITE_ONCE(t->expires, exec_clock_now(periodic->clock));
 		if (exec_timer_linked(link)) {
 			/*
 			 * Out of the wheel onto the due list: its arm's unit

@@ -1449,23 +1449,33 @@ static int exec_timer_flush_pending(struct exec_timer *t)
  * a wheel, moved, or taken back by a cancel is flushed.  STARTING is not
  * looked at: a start holds the bucket lock, with its record on, from
  * FIRED until the item is released; a STARTING link seen here is a past
- * run's, of an item an arm has claimed and not yet filed.
+ * run's, of an item an arm has claimed and not yet filed.  The link is
+ * read under the base's lock, which the wheel's writes of it hold; an item
+ * that has left that base since the flags were read is a new arm, or no
+ * longer pending.
  */
 static bool exec_timer_flushed(struct exec_timer *t)
 {
 	struct exec_timer_bucket *b = exec_timer_bucket(t);
+	struct exec_timer_target *target;
 	struct exec_timer_running *r;
-	unsigned long flags, wflags;
+	unsigned long flags, bflags, wflags;
 	bool done = true;
 
-	raw_spin_lock_irqsave(&b->lock, flags);
+	raw_spin_lock_irqsave(&b->lock, bflags);
 	for (r = b->running; r && done; r = r->next)
 		done = r->timer != t;
 	wflags = READ_ONCE(t->work.flags);
-	if (done && (wflags & EXEC_WORK_PENDING))
-		done = exec_flags_target(wflags) &&
-		       READ_ONCE(t->link) != EXEC_TIMER_FIRED;
-	raw_spin_unlock_irqrestore(&b->lock, flags);
+	target = exec_flags_target(wflags);
+	if (done && (wflags & EXEC_WORK_PENDING) && !target) {
+		done = false;
+	} else if (done && (wflags & EXEC_WORK_PENDING)) {
+		raw_spin_lock_irqsave(&target->base->lock, flags);
+		done = READ_ONCE(t->work.flags) != wflags ||
+		       t->link != EXEC_TIMER_FIRED;
+		raw_spin_unlock_irqrestore(&target->base->lock, flags);
+	}
+	raw_spin_unlock_irqrestore(&b->lock, bflags);
 	return done;
 }
 

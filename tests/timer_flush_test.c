@@ -107,6 +107,8 @@ static void tf_armed_case(struct kunit *test, struct exec_executor *ex)
 	KUNIT_EXPECT_EQ(test, exec_timer_flush(&it.timer), 0);
 	msleep(EXEC_TEST_SETTLE_MS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it.started), 1);
+	/* Nothing left to take back; a failed flush leaves no armed item. */
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&it.timer), 0);
 }
 
 static void timer_flush_runs_an_armed_item_now_on_a_pool(struct kunit *test)

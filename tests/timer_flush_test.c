@@ -329,6 +329,110 @@ static void timer_flush_from_inside_its_serial_executor_edeadlk(struct kunit *te
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
 }
 
+/*
+ * An item that came due and waits in its serial executor's queue, then
+ * moved an hour ahead by exec_timer_mod() (its executor still holds it):
+ * the flush makes it run when dequeued, not filed again, and waits for
+ * that run.
+ */
+static void timer_flush_runs_an_item_moved_after_it_came_due(struct kunit *test)
+{
+	struct exec_thread_pool *pool = tf_pool(test);
+	struct exec_test_gate gate;
+	struct exec_serial *serial;
+	struct tf_flusher f = { };
+	struct tf_item first, it;
+	struct exec_executor *ex;
+
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	KUNIT_ASSERT_EQ(test, exec_serial_create(&serial,
+						 exec_thread_pool_executor(pool)),
+			0);
+	ex = exec_serial_executor(serial);
+	tf_init(&first);
+	tf_init(&it);
+	exec_test_gate_init(&gate);
+	first.gate = &gate;
+	f.it = &it;
+	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &first.timer, 0), 0);
+	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
+	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &it.timer, 0), 0);
+	/* Due, queued behind the gated item: the mod catches it there. */
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_EQ(test, exec_timer_mod(ex, &it.timer, EXEC_CLOCK_MONOTONIC,
+					     exec_clock_now(EXEC_CLOCK_MONOTONIC) +
+					     TF_FAR_NS), 1);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&f.thread,
+						     tf_flush_thread, &f,
+						     "exec-test-flush"), 0);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&f.thread));
+	exec_test_gate_open(&gate);
+	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&f.thread,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, f.thread.ret, 1L);
+	KUNIT_EXPECT_EQ(test, f.done_at_return, 1);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&it.timer.work));
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&it.timer), 0);
+	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+}
+
+struct tf_count {
+	struct exec_timer timer;
+	atomic_t runs;
+};
+
+static void tf_count_fn(struct exec_work *work)
+{
+	exec_test_count(&container_of(work, struct tf_count,
+				      timer.work)->runs);
+}
+
+/*
+ * Flush racing the item's own expiry (deadlines 0 to 20 us ahead, so that
+ * either comes first): every round the item has run exactly once when the
+ * flush returns, which says it waited unless the run had ended before it
+ * looked.
+ */
+static void timer_flush_racing_expiry_runs_each_arm_once(struct kunit *test)
+{
+	unsigned long rounds = min_t(unsigned long, 20000UL,
+				     exec_test_stress_tasks() / 100 + 1);
+	struct exec_thread_pool *pool = tf_pool(test);
+	unsigned long i, wrong = 0, waited = 0;
+	struct tf_count c = { };
+	struct exec_executor *ex;
+	u32 rand = 12345;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	ex = exec_thread_pool_executor(pool);
+	exec_timer_init(&c.timer, tf_count_fn, NULL);
+	for (i = 0; i < rounds; i++) {
+		rand = rand * 1664525U + 1013904223U;
+		ret = exec_submit_at(ex, &c.timer, EXEC_CLOCK_MONOTONIC,
+				     exec_clock_now(EXEC_CLOCK_MONOTONIC) +
+				     (rand >> 8) % 20000);
+		if (!ret)
+			ret = exec_timer_flush(&c.timer);
+		/* 0 where the run had ended before the flush looked. */
+		if (ret == 1)
+			waited++;
+		if (ret < 0 || atomic_read(&c.runs) != (int)i + 1) {
+			kunit_info(test, "round %lu: flush %d, runs %d", i, ret,
+				   atomic_read(&c.runs));
+			wrong++;
+			break;
+		}
+	}
+	kunit_info(test, "%lu rounds, %lu flushes waited", i, waited);
+	KUNIT_EXPECT_EQ(test, wrong, 0UL);
+	KUNIT_EXPECT_GT(test, waited, 0UL);
+	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&c.timer), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+}
+
 struct tf_periodic {
 	struct exec_periodic p;
 	u64 ran_at[2];
@@ -384,6 +488,8 @@ static struct kunit_case exec_timer_flush_cases[] = {
 	KUNIT_CASE(timer_flush_of_an_idle_or_cancelled_item_returns_0),
 	KUNIT_CASE(timer_flush_waits_for_a_run_under_way),
 	KUNIT_CASE(timer_flush_waits_for_a_queued_item),
+	KUNIT_CASE(timer_flush_runs_an_item_moved_after_it_came_due),
+	KUNIT_CASE(timer_flush_racing_expiry_runs_each_arm_once),
 	KUNIT_CASE(timer_flush_from_own_function_edeadlk),
 	KUNIT_CASE(timer_flush_from_inside_its_serial_executor_edeadlk),
 	KUNIT_CASE(timer_flush_runs_a_periodic_item_now_and_keeps_its_period),

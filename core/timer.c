@@ -48,8 +48,9 @@
  *
  * Running items are known by address in a global hash of running records
  * (struct exec_timer_running, on the runner's stack), which is what
- * exec_timer_cancel_sync() waits on and where cancelling a running periodic
- * item leaves its mark, since a running item no longer names its base.
+ * exec_timer_cancel_sync() and exec_timer_flush() wait on and where
+ * cancelling a running periodic item leaves its mark, since a running item
+ * no longer names its base.
  *
  * Lock order: a running record's bucket lock, then a base lock (for the
  * start of an item and the re-arm of a periodic item).  Executors are
@@ -269,7 +270,8 @@ struct exec_timer_running {
  * struct exec_timer_bucket - running records of the items hashed here
  * @lock: guards @running
  * @running: B: the records
- * @wq: exec_timer_cancel_sync() waits here for an item to become idle
+ * @wq: exec_timer_cancel_sync() waits here for an item to become idle,
+ *	exec_timer_flush() for its run to end
  */
 struct exec_timer_bucket {
 	raw_spinlock_t lock;
@@ -1373,6 +1375,148 @@ int exec_timer_cancel_sync(struct exec_timer *timer)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(exec_timer_cancel_sync);
+
+/*
+ * Makes @t, if it is armed, due now on the executor it is armed on, as
+ * flush_delayed_work() queues a delayed work whose timer it deleted.
+ * An item a mod moved after it came due runs when its executor dequeues
+ * it.  Returns 1 if the item was made due or is due already; 0 if it is
+ * not pending on a base, or a cancel took it back; -ESHUTDOWN if its
+ * executor's timed work was shut down and is discarding it; -EAGAIN if it
+ * changed or is starting while we looked.
+ */
+static int exec_timer_flush_pending(struct exec_timer *t)
+{
+	struct exec_periodic *periodic =
+		container_of(t, struct exec_periodic, timer);
+	struct exec_timer_target *target;
+	struct exec_timer_base *base;
+	struct exec_work **link;
+	unsigned long flags, wflags;
+	bool due = false;
+	int ret = 1;
+
+	wflags = READ_ONCE(t->work.flags);
+	target = exec_flags_target(wflags);
+	if (!(wflags & EXEC_WORK_PENDING) || !target)
+		return 0;
+	base = target->base;
+	raw_spin_lock_irqsave(&base->lock, flags);
+	link = READ_ONCE(t->link);
+	if (READ_ONCE(t->work.flags) != wflags) {
+		ret = -EAGAIN;
+	} else if (link == EXEC_TIMER_CANCELLED) {
+		ret = 0;
+	} else if (link == EXEC_TIMER_IDLE || link == EXEC_TIMER_STARTING) {
+		/*
+		 * Starting, or claimed by an arm that has not filed it yet
+		 * (the link is the last run's): look again.  Idle and dead:
+		 * collected by a shutdown, which discards it.
+		 */
+		ret = link == EXEC_TIMER_IDLE && (target->dead || base->dead) ?
+		      -ESHUTDOWN : -EAGAIN;
+	} else if (link != EXEC_TIMER_FIRED) {
+		/* A periodic item's next period counts from this run. */
+		if (wflags & EXEC_WORK_PERIODIC)
+			WRITE_ONCE(t->expires, exec_clock_now(periodic->clock));
+		if (exec_timer_linked(link)) {
+			/*
+			 * Out of the wheel onto the due list: its arm's unit
+			 * of work goes with the hand-over.
+			 */
+			exec_wheel_del(base->wheel, EXEC_CLOCK_COUNT, t);
+			exec_timer_due(base, t);
+			due = true;
+		} else if (cmpxchg(&t->link, link, EXEC_TIMER_FIRED) != link) {
+			/*
+			 * Moved after it came due: its executor, which still
+			 * holds it, now runs it instead of filing it again.
+			 * The exchange meets exec_timer_start_fired()'s.
+			 */
+			ret = -EAGAIN;
+		}
+	}
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	if (due)
+		exec_timer_hand_over(base);
+	return ret;
+}
+
+/*
+ * Whether a flush of @t has nothing left to wait for: @t does not run (no
+ * record: a run, a discard, or a start that decides not to run) and is not
+ * due to run (pending as a plain submission, or FIRED).  An item armed in
+ * a wheel, moved, or taken back by a cancel is flushed.  STARTING is not
+ * looked at: a start holds the bucket lock, with its record on, from
+ * FIRED until the item is released; a STARTING link seen here is a past
+ * run's, of an item an arm has claimed and not yet filed.  The link is
+ * read under the base's lock, which the wheel's writes of it hold; an item
+ * that has left that base since the flags were read is a new arm, or no
+ * longer pending.
+ */
+static bool exec_timer_flushed(struct exec_timer *t)
+{
+	struct exec_timer_bucket *b = exec_timer_bucket(t);
+	struct exec_timer_target *target;
+	struct exec_timer_running *r;
+	unsigned long flags, bflags, wflags;
+	bool done = true;
+
+	raw_spin_lock_irqsave(&b->lock, bflags);
+	for (r = b->running; r && done; r = r->next)
+		done = r->timer != t;
+	wflags = READ_ONCE(t->work.flags);
+	target = exec_flags_target(wflags);
+	if (done && (wflags & EXEC_WORK_PENDING) && !target) {
+		done = false;
+	} else if (done && (wflags & EXEC_WORK_PENDING)) {
+		raw_spin_lock_irqsave(&target->base->lock, flags);
+		done = READ_ONCE(t->work.flags) != wflags ||
+		       t->link != EXEC_TIMER_FIRED;
+		raw_spin_unlock_irqrestore(&target->base->lock, flags);
+	}
+	raw_spin_unlock_irqrestore(&b->lock, bflags);
+	return done;
+}
+
+int exec_timer_flush(struct exec_timer *timer)
+{
+	struct exec_timer_target *target;
+	struct exec_timer_bucket *b;
+	unsigned long wflags;
+	unsigned int spins = 0;
+	int ret;
+
+	might_sleep();
+	if (!timer || !(READ_ONCE(timer->work.flags) & EXEC_WORK_TIMER))
+		return -EINVAL;
+	if (exec_frame_find(timer))
+		return -EDEADLK;
+	/*
+	 * An item pending on the caller's own executor is refused, as
+	 * exec_work_flush() refuses it: a serial executor or a loop cannot
+	 * start it while the caller runs, nor a pool whose every worker
+	 * waits.  The target is read as exec_timer_lockdep_wait() reads it.
+	 */
+	wflags = READ_ONCE(timer->work.flags);
+	target = exec_flags_target(wflags);
+	if ((wflags & EXEC_WORK_PENDING) && target &&
+	    exec_running_in_this_thread(target->ex))
+		return -EDEADLK;
+	if (EXEC_HAVE_LOCKDEP)
+		exec_timer_lockdep_wait(timer);
+	while ((ret = exec_timer_flush_pending(timer)) == -EAGAIN)
+		exec_backoff_any_context(&spins);
+	if (ret < 0)
+		return ret;
+	b = exec_timer_bucket(timer);
+	if (!exec_timer_flushed(timer)) {
+		ret = 1;
+		wait_event(b->wq, exec_timer_flushed(timer));
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(exec_timer_flush);
 
 static void exec_timer_wake_sync(struct exec_timer *t)
 {

@@ -33,7 +33,8 @@
  * Errors, beside those of executor.h:
  *   -EOPNOTSUPP  the executor cannot run timed work (inline, thread per
  *                task, or a serial executor over one of those)
- *   -EDEADLK     exec_timer_cancel_sync() called from the item's own function
+ *   -EDEADLK     exec_timer_cancel_sync() or exec_timer_flush() called from
+ *                the item's own function
  */
 #ifndef EXEC_TIMER_H
 #define EXEC_TIMER_H
@@ -253,6 +254,39 @@ int exec_timer_cancel(struct exec_timer *timer);
  * function or discard callback (future re-arms are cancelled all the same).
  */
 int exec_timer_cancel_sync(struct exec_timer *timer);
+
+/**
+ * exec_timer_flush - run a timed item now and wait for that run
+ * @timer: the item
+ *
+ * As the kernel's flush_delayed_work(): an armed item is taken out of its
+ * wheel and made due at once on the executor it is armed on, where it
+ * queues behind what is queued already (a serial executor keeps its FIFO
+ * order); then the call waits until that run has returned.  An item that
+ * came due and is queued (or that exec_timer_mod() moved after it came
+ * due: it runs when dequeued, not filed again) is waited for until it has
+ * run; a run under way is waited for until it returns.  An item that comes
+ * due again at once while this waits (re-armed for a time already past) is
+ * waited for too.  An item a loop executor holds runs when a thread runs
+ * the loop.  A periodic item runs now, once, and stays periodic: its run
+ * re-arms it as usual, its next period counting from the flush.  The item
+ * may be armed again meanwhile; a new deadline in the future ends the wait.
+ *
+ * Context: Process context; sleeps.  Not concurrently with the destruction
+ * of the executor the item is armed on.
+ * Return: 1 if it waited for a run (an armed item was made due and has
+ * run, or a queued item or a run under way was waited for); 0 if the item
+ * was idle (never armed, run, or taken back by a cancel); -EINVAL for NULL
+ * or an item that is not an exec_timer; -EDEADLK when called from the
+ * item's own function or discard callback, or, while the item is pending,
+ * from inside the executor it is armed on (as exec_work_flush()): the item
+ * is left as it is;
+ * -ESHUTDOWN if the item is armed on an executor whose timed work is being
+ * shut down (by its shutdown or destruction): it will not run, it is being
+ * discarded (its discard callback is not waited for); once it has been, the
+ * item is idle.
+ */
+int exec_timer_flush(struct exec_timer *timer);
 
 /**
  * exec_periodic_init - initialise a periodic item

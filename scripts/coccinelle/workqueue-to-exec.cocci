@@ -110,7 +110,7 @@ for flag, why in (("WQ_MEM_RECLAIM", "no rescuer: the pool's workers are started
 
 @leftover@
 position p;
-identifier f = {flush_delayed_work, drain_workqueue, queue_work_on,
+identifier f = {drain_workqueue, queue_work_on,
 		queue_delayed_work_on, mod_delayed_work_on, schedule_work_on,
 		schedule_delayed_work_on, flush_scheduled_work, work_busy,
 		current_work, current_is_workqueue_rescuer,
@@ -368,6 +368,9 @@ expression W, F;
 |
 - cancel_delayed_work(W)
 + (exec_timer_cancel(W) > 0)
+|
+- flush_delayed_work(W)
++ (exec_timer_flush(W) > 0)
 )
 
 // Statement forms of the last rule: no comparison when nothing reads it.
@@ -380,6 +383,9 @@ expression W, X;
 |
 - (exec_timer_cancel(W) > 0);
 + exec_timer_cancel(W);
+|
+- (exec_timer_flush(W) > 0);
++ exec_timer_flush(W);
 |
 - (exec_work_cancel_sync(X, W) == EXEC_CANCEL_REMOVED);
 + exec_work_cancel_sync(X, W);

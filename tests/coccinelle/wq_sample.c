@@ -108,7 +108,7 @@ static int check_plain(struct sample *s)
 	return 0;
 }
 
-/* Timed items: a chain, a cancel, a move. */
+/* Timed items: a chain, a cancel, a move, a flush. */
 static int check_delayed(struct sample *s)
 {
 	CHECK(queue_delayed_work(s->wq, &s->tick, 1));
@@ -131,6 +131,15 @@ static int check_delayed(struct sample *s)
 	CHECK(!mod_delayed_work(s->wq, &s->tick, 0));
 	CHECK(wait_ticks(s, 5));
 	cancel_delayed_work_sync(&s->tick);
+
+	/* Far off, then flushed: it has run when the flush returns. */
+	CHECK(queue_delayed_work(s->wq, &s->tick, 100 * HZ));
+	CHECK(flush_delayed_work(&s->tick));
+	CHECK(atomic_read(&s->ticks) == 6);
+	CHECK(!delayed_work_pending(&s->tick));
+	/* Idle: nothing to wait for. */
+	CHECK(!flush_delayed_work(&s->tick));
+	CHECK(atomic_read(&s->ticks) == 6);
 	return 0;
 }
 

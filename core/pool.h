@@ -87,6 +87,11 @@ struct exec_pool_grow;
 /* The workers' name prefix when the attributes give none. */
 #define EXEC_POOL_DEFAULT_NAME	"exec-pool"
 
+/* exec_pool_worker::took */
+#define EXEC_POOL_TOOK_OTHER	0	/* its slot, a steal, a hand-over */
+#define EXEC_POOL_TOOK_QUEUE	1	/* a pop, which looked for a runner */
+#define EXEC_POOL_TOOK_RERUN	2	/* held on its token: run it again */
+
 /* pool->state bits */
 #define EXEC_POOL_STOP		0x1UL	/* destroy: drain, then exit */
 #define EXEC_POOL_SHUTDOWN	0x2UL	/* shutdown_hard: refuse everything */
@@ -151,13 +156,15 @@ struct exec_pool_grow;
  *	(exec_work_symbol()), written before @run_seq turns odd
  * @run_work: O, read by cancel and flush: the item it runs, written with
  *	@run_fn
- * @run_token: A: the item it runs, if that item can be submitted again,
- *	with EXEC_POOL_HELD once another worker has handed it over to run
- *	again (core/pool_rerun.h); 0 between such runs.  Set by the owner
- *	before the item starts and cleared with its xchg() when the run
- *	returns; HELD set by a taker's cmpxchg(), cleared by a cancel's
- * @token_left: O: the item whose run left @run_token set, having put the
- *	item back in @next (exec_pool_run_token_end()); NULL otherwise
+ * @run_token: the item it runs or last ran, if that item can be submitted
+ *	again, with EXEC_POOL_HELD once another worker has handed it over to
+ *	run again (core/pool_rerun.h); 0 once closed.  Written by the owner
+ *	without @consume_lock only while no other worker can hold an item on
+ *	it (closed, or open on the item it runs again); read without the lock
+ *	as a hint; HELD set and cleared, and the token closed, under
+ *	@consume_lock
+ * @token_left: O: the item whose run left @run_token open; NULL once closed
+ * @took: O: where the item it is about to run came from (EXEC_POOL_TOOK_*)
  * @flush_ack: O: the last @flush_epoch of the pool it read while it held
  *	no item, its slot empty (exec_pool_flush_ack()); 0 once it steals an
  *	item, until the next such read
@@ -210,6 +217,7 @@ struct exec_pool_worker {
 	struct exec_work *run_work;
 	unsigned long run_token;
 	struct exec_work *token_left;
+	unsigned int took;
 	unsigned long flush_ack;
 	struct exec_cpu_timer local_timer;
 	unsigned long local_seq;

@@ -8,7 +8,7 @@
  * find_worker_executing_work()), and a driver that queues its one work
  * item from every request relies on it.  So here too: the worker that
  * takes an item another worker runs hands it to that worker, which runs it
- * again as soon as the current run returns.
+ * again once the current run has returned.
  *
  * Nothing of the item may be read after its function returns (it may free
  * itself), so the state lives where it outlives the run:
@@ -17,36 +17,43 @@
  *    started it (EXEC_WORK_RUNNER_MASK), written by the same RMW that
  *    clears its pending bit (exec_work_clear_pending());
  *  - that worker's @run_token holds the item's address from before that
- *    RMW until the run has returned.
+ *    RMW until the worker closes the token, after the run.
  *
- * A worker that takes an item whose flags name another worker of its pool
- * attaches the item to that worker's run, on the one word that decides:
+ * The hand-over and the close are decided under @consume_lock, which a
+ * worker takes anyway for every item it pops off the shared queue:
  *
- *   taker                                 runner
+ *   taker (under consume_lock)            runner
  *                                         run_token = item
  *                                         RMW: clear pending, name runner
  *                                         ... the run ...
- *   (item submitted again, taken)
- *   flags name the runner;
- *   run_token == item?
- *   cmpxchg(run_token, item, item|HELD)
- *                                         old = xchg(run_token, 0)
- *                                         old & HELD: run the item again
+ *   pop the item, submitted again;
+ *   its flags name the runner, whose
+ *   run_token == item: run_token |= HELD
+ *                                         (next pop, under consume_lock)
+ *                                         HELD? run the item again;
+ *                                         run_token = 0
  *
- * The cmpxchg() succeeds only while the run goes on, and the xchg() that
- * ends the run collects it, so the item is neither left behind nor run
- * twice at once.  Its pending bit stays set while it is held, so it cannot
- * be submitted a third time meanwhile: a worker holds at most one item,
- * the one it runs.  A cancel takes a held item back with a cmpxchg() of its
- * own against the runner's xchg(); a stop leaves it in the token, where
- * destroy discards it.  A runner named by stale flags (the item ran there
- * long ago, or on another pool that lived at the same address) holds
- * another token, so the cmpxchg() fails and the taker runs the item.
+ * So a run costs no atomic operation of its own: the runner leaves its
+ * token open when the run returns and closes it in the critical section
+ * of its next pop.  Where its next item does not come from a pop (its
+ * slot, a steal, a hand-over with a wake-up) or before it waits, it takes
+ * @consume_lock to close the token; a taker that got its item that way
+ * takes the lock to hand it over, only when the runner's token names it.
+ * An item that its run put back in its worker's own slot (a chain) runs on
+ * the open token: no other worker can take it meanwhile, as stealers leave
+ * a slot's item alone while its worker's token names it.
  *
- * The cost falls on items that can be submitted again: closures the
- * library allocated (EXEC_WORK_CLOSURE) are submitted once, and a timed
- * item's runs are kept apart by its timer (core/timer.c); for those the
- * runner writes no token and takes no xchg().
+ * While it is held the item stays pending, so it cannot be submitted a
+ * third time: a worker holds at most one item, the one whose token is
+ * open.  A cancel takes a held item back under the lock; a stop leaves it
+ * held, for destroy's discard; a flush waits for its rerun, as a worker
+ * closes its token before it acknowledges a flush.  A runner named by
+ * stale flags (the item ran there long ago, or on another pool that lived
+ * at the same address) has another token, so the taker runs the item.
+ *
+ * Closures the library allocated (EXEC_WORK_CLOSURE) are submitted once,
+ * and a timed item's runs are kept apart by its timer (core/timer.c): for
+ * those the runner writes no token.
  */
 #ifndef EXEC_CORE_POOL_RERUN_H
 #define EXEC_CORE_POOL_RERUN_H
@@ -84,119 +91,96 @@ exec_pool_runner_of(struct exec_thread_pool *pool, unsigned long flags)
 }
 
 /*
- * @w took @work, whose flags it read (@flags): if another worker runs it,
- * hand it to that worker and return true; @w then holds nothing.  The
- * flags are read once for the whole start: the item's line may be the one
- * its submitter is writing the next item's link into.
+ * The worker other than @w whose open token is @work, if @work's flags
+ * (@flags) name one; a look without the lock, for the caller to confirm
+ * under it.  The flags are read once for the whole start: the item's line
+ * may be the one its submitter is writing the next item's link into.
  */
-static inline bool exec_pool_hand_to_runner(struct exec_pool_worker *w,
-					    struct exec_work *work,
-					    unsigned long flags)
+static inline struct exec_pool_worker *
+exec_pool_runner_hint(struct exec_pool_worker *w, struct exec_work *work,
+		      unsigned long flags)
 {
 	unsigned long name = flags & EXEC_WORK_RUNNER_MASK;
-	unsigned long token = (unsigned long)work;
 	struct exec_pool_worker *r;
 
 	/* Never run, or last run by @w: the common cases, without a look. */
 	if (!name || name == (unsigned long)w)
-		return false;
+		return NULL;
 	r = exec_pool_runner_of(w->pool, flags);
-	if (!r || READ_ONCE(r->run_token) != token)
+	if (!r || READ_ONCE(r->run_token) != (unsigned long)work)
+		return NULL;
+	return r;
+}
+
+/*
+ * Under @consume_lock: hands @work, which @w took, to the worker whose
+ * open token it is; false if there is none, and @w runs it.
+ */
+static inline bool exec_pool_hand_over_locked(struct exec_pool_worker *w,
+					      struct exec_work *work)
+{
+	struct exec_pool_worker *r;
+
+	lockdep_assert_held(&w->pool->consume_lock);
+	r = exec_pool_runner_hint(w, work, READ_ONCE(work->flags));
+	if (!r)
 		return false;
-	/* Fully ordered: pairs with the runner's xchg() at the run's end. */
-	return cmpxchg(&r->run_token, token, token | EXEC_POOL_HELD) == token;
+	WRITE_ONCE(r->run_token, (unsigned long)work | EXEC_POOL_HELD);
+	return true;
 }
 
 /*
  * Before @w starts @work (flags @flags): its token, if the item can be
- * submitted again; returns whether it wrote one.  *@runner: the name to
- * write in the item's flags with the RMW that clears its pending bit, 0
- * for none (the flags name @w already: the RMW may leave them).
+ * submitted again; the token is closed, or open on @work itself (a chain),
+ * so no other worker holds an item on it.  *@runner: the name to write in
+ * the item's flags with the RMW that clears its pending bit, 0 for none
+ * (the flags name @w already: the RMW may leave them).
  */
-static inline bool exec_pool_run_token_set(struct exec_pool_worker *w,
+static inline void exec_pool_run_token_set(struct exec_pool_worker *w,
 					   struct exec_work *work,
 					   unsigned long flags,
 					   unsigned long *runner)
 {
 	*runner = 0;
+	w->token_left = NULL;
 	if (!exec_pool_may_rerun(flags))
-		return false;
+		return;
 	/* Before the RMW that clears the pending bit, which orders it. */
 	WRITE_ONCE(w->run_token, (unsigned long)work);
 	if ((flags & EXEC_WORK_RUNNER_MASK) != (unsigned long)w)
 		*runner = (unsigned long)w;
-	return true;
 }
 
 /*
- * The run of @work that wrote a token has returned: @work if another worker
- * handed it over meanwhile (it is still pending, so it is alive), to run
- * again now; NULL otherwise.
- *
- * An item that its run submitted again to its own worker's slot (a chain)
- * is pending there, where only this worker, a cancel or a discard can take
- * it: stealers leave a slot's item alone while its worker's token names it
- * (exec_pool_steal()).  No taker can hold it meanwhile, so the token stays
- * as it is, without the exchange, until the worker takes the item from its
- * slot again (exec_pool_take_left()): it runs it on the same token, or, if
- * a cancel took it away first, ends the token then.
+ * Under @consume_lock: closes @w's open token.  Returns the item held on
+ * it (still pending, so alive), to run now, or NULL.
  */
-static inline struct exec_work *exec_pool_run_token_end(struct exec_pool_worker *w,
-							struct exec_work *work)
-{
-	if (READ_ONCE(w->next) == work) {
-		w->token_left = work;
-		return NULL;
-	}
-	/* Fully ordered: pairs with the taker's and the cancel's cmpxchg(). */
-	if (xchg(&w->run_token, 0) & EXEC_POOL_HELD)
-		return work;
-	return NULL;
-}
-
-/*
- * Ends a token left by exec_pool_run_token_end() that the item did not
- * come back to: @w->token_left, if another worker held it meanwhile (after
- * a cancel took it from the slot and it was submitted again), or NULL.
- */
-static inline struct exec_work *exec_pool_token_close(struct exec_pool_worker *w)
+static inline struct exec_work *exec_pool_token_close_locked(struct exec_pool_worker *w)
 {
 	struct exec_work *work = w->token_left;
+	unsigned long token = READ_ONCE(w->run_token);
 
+	lockdep_assert_held(&w->pool->consume_lock);
 	w->token_left = NULL;
-	/* Fully ordered: pairs with the taker's and the cancel's cmpxchg(). */
-	if (xchg(&w->run_token, 0) & EXEC_POOL_HELD)
-		return work;
-	return NULL;
+	WRITE_ONCE(w->run_token, 0);
+	return token & EXEC_POOL_HELD ? work : NULL;
 }
 
 /*
- * A stop ends the worker's runs: a held item stays held, for destroy's
- * discard (exec_pool_take_held()).
+ * Under @consume_lock: takes @work back from @w if it is held there (a
+ * cancel); with @work NULL, whatever is held there (a discard).  Returns
+ * the item taken, or NULL.
  */
-static inline void exec_pool_leave_held(struct exec_pool_worker *w,
-					struct exec_work *work)
-{
-	/* Release: its contents, for whoever takes it back. */
-	smp_store_release(&w->run_token,
-			  (unsigned long)work | EXEC_POOL_HELD);
-}
-
-/*
- * Take @work back from @w if @w holds it (a cancel); with @work NULL, take
- * whatever @w holds (a discard).  Returns the item taken, or NULL.
- */
-static inline struct exec_work *exec_pool_take_held(struct exec_pool_worker *w,
-						    struct exec_work *work)
+static inline struct exec_work *exec_pool_take_held_locked(struct exec_pool_worker *w,
+							   struct exec_work *work)
 {
 	unsigned long token = READ_ONCE(w->run_token);
 
+	lockdep_assert_held(&w->pool->consume_lock);
 	if (!(token & EXEC_POOL_HELD) ||
 	    (work && token != ((unsigned long)work | EXEC_POOL_HELD)))
 		return NULL;
-	/* Against the runner's xchg(): whoever wins has the item. */
-	if (cmpxchg(&w->run_token, token, token & ~EXEC_POOL_HELD) != token)
-		return NULL;
+	WRITE_ONCE(w->run_token, token & ~EXEC_POOL_HELD);
 	return (struct exec_work *)(token & ~EXEC_POOL_HELD);
 }
 

@@ -346,12 +346,66 @@ static unsigned long exec_pool_pending(struct exec_executor *ex)
 	return n > 0 ? n : 0;
 }
 
-static struct exec_work *exec_pool_pop_shared(struct exec_thread_pool *pool)
+/*
+ * Pops the next item of the shared queue for @w, under @consume_lock: in
+ * the same critical section @w closes its open token (an item held on it
+ * comes first, @w->took set to EXEC_POOL_TOOK_RERUN), and an item that
+ * another worker runs is handed to it and the next one popped
+ * (core/pool_rerun.h).
+ */
+static struct exec_work *exec_pool_pop_shared(struct exec_pool_worker *w)
 {
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_work *work;
+	unsigned int spins = 0;
+	long handed = 0;
+	unsigned long flags;
+
 	if (!exec_mpsc_maybe_nonempty(&pool->queue.q))
 		return NULL;
-	return exec_mpsc_pop_locked(&pool->queue.q, &pool->consume_lock,
-				    &pool->nr_started);
+	for (;;) {
+		spin_lock_irqsave(&pool->consume_lock, flags);
+		work = w->token_left ? exec_pool_token_close_locked(w) : NULL;
+		if (work) {
+			w->took = EXEC_POOL_TOOK_RERUN;
+			break;
+		}
+		while ((work = exec_mpsc_pop(&pool->queue.q)) &&
+		       work != EXEC_MPSC_BUSY) {
+			WRITE_ONCE(pool->nr_started, pool->nr_started + 1);
+			if (!exec_pool_hand_over_locked(w, work))
+				break;
+			exec_stats_dropped(&pool->probe, work);
+			handed++;
+		}
+		if (work != EXEC_MPSC_BUSY)
+			break;
+		spin_unlock_irqrestore(&pool->consume_lock, flags);
+		exec_backoff(&spins);
+	}
+	spin_unlock_irqrestore(&pool->consume_lock, flags);
+	/* Handed over: out of the queue, and of its bound. */
+	while (pool->queue_limit && handed--)
+		exec_pool_unreserve(pool);
+	return work;
+}
+
+/*
+ * Closes @w's open token, taking @consume_lock: the item held on it, to run
+ * now (@w->took set to EXEC_POOL_TOOK_RERUN), or NULL.
+ */
+static struct exec_work *exec_pool_token_close(struct exec_pool_worker *w)
+{
+	struct exec_thread_pool *pool = w->pool;
+	struct exec_work *work;
+	unsigned long flags;
+
+	spin_lock_irqsave(&pool->consume_lock, flags);
+	work = exec_pool_token_close_locked(w);
+	spin_unlock_irqrestore(&pool->consume_lock, flags);
+	if (work)
+		w->took = EXEC_POOL_TOOK_RERUN;
+	return work;
 }
 
 static struct exec_work *exec_pool_take_next(struct exec_pool_worker *w)
@@ -378,22 +432,48 @@ static void exec_pool_defer_help(struct exec_pool_worker *w)
 	exec_pool_kick(w->pool, w, false);
 }
 
+/*
+ * @w took @work from its own slot.  An item its last run put back there (a
+ * chain) runs on the open token; another item closes the token first, and
+ * waits in the slot behind an item held on it.
+ */
+static struct exec_work *exec_pool_took_slot(struct exec_pool_worker *w,
+					     struct exec_work *work)
+{
+	struct exec_work *held;
+
+	if (likely(!w->token_left || work == w->token_left))
+		return work;
+	held = exec_pool_token_close(w);
+	if (!held)
+		return work;
+	/* Release: its contents, for a worker that steals it. */
+	smp_store_release(&w->next, work);
+	return held;
+}
+
 static struct exec_work *exec_pool_take(struct exec_pool_worker *w)
 {
 	struct exec_thread_pool *pool = w->pool;
 	struct exec_work *work;
 
+	w->took = EXEC_POOL_TOOK_OTHER;
 	if (w->next_streak < EXEC_POOL_NEXT_STREAK) {
 		work = exec_pool_take_next(w);
 		if (work) {
 			w->next_streak++;
-			return work;
+			return exec_pool_took_slot(w, work);
 		}
 	}
 	w->next_streak = 0;
-	work = exec_pool_pop_shared(pool);
-	if (!work)
-		return exec_pool_take_next(w);
+	work = exec_pool_pop_shared(w);
+	if (!work) {
+		work = exec_pool_take_next(w);
+		return work ? exec_pool_took_slot(w, work) : NULL;
+	}
+	if (w->took == EXEC_POOL_TOOK_RERUN)
+		return work;
+	w->took = EXEC_POOL_TOOK_QUEUE;
 	exec_stats_taken(&pool->probe, &w->stats, work);
 	/*
 	 * Submitters that saw this worker spinning woke nobody, trusting it
@@ -554,13 +634,22 @@ static bool exec_pool_retire_idle(struct exec_pool_worker *w, u64 deadline)
  * (see exec_pool_flush_once()).  Reading the epoch costs the worker loop
  * a read of @state's line, which it reads anyway.
  */
-static inline void exec_pool_flush_ack(struct exec_pool_worker *w)
+static inline struct exec_work *exec_pool_flush_ack(struct exec_pool_worker *w)
 {
 	unsigned long epoch = atomic_long_read(&w->pool->flush_epoch);
+	struct exec_work *held;
 
-	if (unlikely(epoch != w->flush_ack) && !READ_ONCE(w->next))
-		/* Release: its last run ended before the ack. */
-		smp_store_release(&w->flush_ack, epoch);
+	if (likely(epoch == w->flush_ack) || READ_ONCE(w->next))
+		return NULL;
+	/* An item held on its open token is not run yet: no ack. */
+	if (w->token_left) {
+		held = exec_pool_token_close(w);
+		if (held)
+			return held;
+	}
+	/* Release: its last run ended before the ack. */
+	smp_store_release(&w->flush_ack, epoch);
+	return NULL;
 }
 
 /*
@@ -799,6 +888,12 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		*exit = true;
 		return NULL;
 	}
+	/* Not waiting with a token open: an item may be held on it. */
+	if (w->token_left) {
+		work = exec_pool_token_close(w);
+		if (work)
+			return work;
+	}
 	/* Out of work: whatever it deferred has been taken. */
 	w->deferred_at = 0;
 	if (exec_pool_stopping(pool))
@@ -858,18 +953,17 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 }
 
 /*
- * Runs @work, whose flags were read as @flags, on @w.  Returns @work if
- * another worker took it, submitted again, while it ran
- * (core/pool_rerun.h): it is to run again now.
+ * Runs @work, whose flags were read as @flags, on @w.  Its token, if it
+ * wrote one, stays open after the run (core/pool_rerun.h).
  */
-static __always_inline struct exec_work *exec_pool_run(struct exec_pool_worker *w,
-						       struct exec_work *work,
-						       unsigned long flags)
+static __always_inline void exec_pool_run(struct exec_pool_worker *w,
+					  struct exec_work *work,
+					  unsigned long flags)
 {
 	unsigned long runner;
-	bool token = exec_pool_run_token_set(w, work, flags, &runner);
 	u64 t0;
 
+	exec_pool_run_token_set(w, work, flags, &runner);
 	/*
 	 * Odd while it runs: the manager samples only busy workers, the
 	 * watchdog names the item.  The previous run's even @run_seq before
@@ -885,33 +979,28 @@ static __always_inline struct exec_work *exec_pool_run(struct exec_pool_worker *
 	exec_stats_run_end(&w->stats, t0, false);
 	/* Release: the run's writes, for a flush that sees it end. */
 	smp_store_release(&w->run_seq, w->run_seq + 1);
-	return token ? exec_pool_run_token_end(w, work) : NULL;
+	if (exec_pool_may_rerun(flags))
+		w->token_left = work;
 }
 
 /*
- * The last run left its token to its item, which it put back in this
- * worker's slot (exec_pool_run_token_end()): the item runs next on the same
- * token, unless the slot has had its turn (EXEC_POOL_NEXT_STREAK) or a
- * cancel took the item; then the token ends first, and an item held on it
- * meanwhile is the one to run.  Returns the item to run, or NULL to take
- * one the usual way.
+ * @w took @work, whose flags it read as @flags, other than by a pop of the
+ * shared queue (which looked under the lock already): if another worker's
+ * open token is @work, hand it over there; true if it did.
  */
-static struct exec_work *exec_pool_take_left(struct exec_pool_worker *w)
+static bool exec_pool_hand_over(struct exec_pool_worker *w,
+				struct exec_work *work, unsigned long flags)
 {
-	struct exec_work *work;
+	struct exec_thread_pool *pool = w->pool;
+	unsigned long irqflags;
+	bool handed;
 
-	if (w->next_streak < EXEC_POOL_NEXT_STREAK &&
-	    READ_ONCE(w->next) == w->token_left) {
-		work = exec_pool_take_next(w);
-		if (work == w->token_left) {
-			w->token_left = NULL;
-			w->next_streak++;
-			return work;
-		}
-		/* Only this worker fills its slot: a cancel emptied it. */
-		WARN_ON_ONCE(work);
-	}
-	return exec_pool_token_close(w);
+	if (likely(!exec_pool_runner_hint(w, work, flags)))
+		return false;
+	spin_lock_irqsave(&pool->consume_lock, irqflags);
+	handed = exec_pool_hand_over_locked(w, work);
+	spin_unlock_irqrestore(&pool->consume_lock, irqflags);
+	return handed;
 }
 
 /* The owner of every worker's @tag frame. */
@@ -934,36 +1023,35 @@ static int exec_pool_worker_fn(void *arg)
 			break;
 		/* A freezable worker runs nothing while the system freezes. */
 		exec_thread_freeze_point();
-		/* Before the ack: an item held on the token is not run yet. */
-		work = unlikely(w->token_left) ? exec_pool_take_left(w) : NULL;
-		if (!work) {
-			exec_pool_flush_ack(w);
+		w->took = EXEC_POOL_TOOK_OTHER;
+		work = exec_pool_flush_ack(w);
+		if (!work)
 			work = exec_pool_take(w);
-		}
 		if (!work)
 			work = exec_pool_wait(w, &exit);
 		if (!work)
 			continue;
 		w->woken_idle = false;
-		if (pool->queue_limit)
+		/* A held item left the queue's bound when it was handed. */
+		if (pool->queue_limit && w->took != EXEC_POOL_TOOK_RERUN)
 			exec_pool_unreserve(pool);
 		flags = READ_ONCE(work->flags);
-		if (exec_pool_hand_to_runner(w, work, flags))
+		if (w->took == EXEC_POOL_TOOK_OTHER &&
+		    exec_pool_hand_over(w, work, flags))
 			continue;
-		work = exec_pool_run(w, work, flags);
-		/* Again at once if it was handed over during the run. */
-		while (unlikely(work) && !exec_pool_halted(pool))
-			work = exec_pool_run(w, work, READ_ONCE(work->flags));
-		if (unlikely(work))
-			exec_pool_leave_held(w, work);
+		exec_pool_run(w, work, flags);
 		if (need_resched())
 			cond_resched();
 	}
-	/* A stop: its item stays in the slot, or held, for destroy. */
-	if (unlikely(w->token_left)) {
-		work = exec_pool_token_close(w);
-		if (work)
-			exec_pool_leave_held(w, work);
+	/* A stop: an item held on its open token stays, for destroy. */
+	if (w->token_left) {
+		unsigned long irqflags;
+
+		spin_lock_irqsave(&pool->consume_lock, irqflags);
+		if (!(READ_ONCE(w->run_token) & EXEC_POOL_HELD))
+			WRITE_ONCE(w->run_token, 0);
+		w->token_left = NULL;
+		spin_unlock_irqrestore(&pool->consume_lock, irqflags);
 	}
 	/* An exiting worker no longer watches the timers. */
 	exec_timers_unwatch(&pool->ex, &w->parker, false);
@@ -1366,6 +1454,7 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 	unsigned int i, used = exec_pool_nr_used(pool);
 	struct exec_work *work;
 	long discarded = 0, held = 0;
+	unsigned long flags;
 
 	while ((work = exec_mpsc_pop_locked(&pool->queue.q, &pool->consume_lock,
 					    &pool->nr_started))) {
@@ -1377,7 +1466,9 @@ static long exec_pool_discard_queued(struct exec_thread_pool *pool)
 		if (work)
 			discarded += exec_work_discard(work);
 		/* Taken off the queue already: not counted against a bound. */
-		work = exec_pool_take_held(&pool->workers[i], NULL);
+		spin_lock_irqsave(&pool->consume_lock, flags);
+		work = exec_pool_take_held_locked(&pool->workers[i], NULL);
+		spin_unlock_irqrestore(&pool->consume_lock, flags);
 		if (work)
 			held += exec_work_discard(work);
 	}
@@ -1651,6 +1742,7 @@ static int exec_pool_take_back(struct exec_executor *ex,
 {
 	struct exec_thread_pool *pool = exec_to_pool(ex);
 	unsigned int i, used = exec_pool_nr_used(pool);
+	struct exec_work *held = NULL;
 	struct exec_pool_worker *w;
 	unsigned long flags;
 	int ret;
@@ -1660,7 +1752,11 @@ static int exec_pool_take_back(struct exec_executor *ex,
 	/* Counted as taken, as a pop counts it: for the pending count. */
 	if (ret == 1)
 		WRITE_ONCE(pool->nr_started, pool->nr_started + 1);
+	for (i = 0; ret != 1 && !held && i < used; i++)
+		held = exec_pool_take_held_locked(&pool->workers[i], work);
 	spin_unlock_irqrestore(&pool->consume_lock, flags);
+	if (held)
+		goto held;
 	for (i = 0; ret != 1 && i < used; i++) {
 		w = &pool->workers[i];
 		if (READ_ONCE(w->next) == work &&
@@ -1670,8 +1766,6 @@ static int exec_pool_take_back(struct exec_executor *ex,
 			 cmpxchg(&w->idle_state, (unsigned long)work,
 				 EXEC_IDLE_CLAIMED) == (unsigned long)work)
 			ret = 1;
-		else if (exec_pool_take_held(w, work))
-			goto held;
 	}
 	if (ret != 1)
 		return ret;

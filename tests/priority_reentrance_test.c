@@ -157,14 +157,18 @@ struct pr_waiter {
 	struct exec_priority *prio;
 	struct pr_fx *fx;
 	bool item;			/* exec_work_flush() of the item */
+	atomic_t entered;		/* about to call the flush */
 	int runs_seen;
 };
 
 static int pr_flush_thread(void *arg)
 {
 	struct pr_waiter *w = arg;
-	int ret = w->item ? exec_work_flush(w->ex, &w->fx->work) :
-			    exec_executor_flush(w->ex);
+	int ret;
+
+	atomic_set(&w->entered, 1);
+	ret = w->item ? exec_work_flush(w->ex, &w->fx->work) :
+			exec_executor_flush(w->ex);
 
 	w->runs_seen = atomic_read(&w->fx->runs);
 	return ret;
@@ -183,7 +187,10 @@ static void pr_flush_case(struct kunit *test, bool item)
 	KUNIT_ASSERT_TRUE(test, pr_hold(test, env.ex, fx));
 	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t, pr_flush_thread, &w,
 						     "pr-flush"), 0);
-	msleep(20);
+	/* The flush is under way before the gate opens. */
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&w.entered, 1,
+						EXEC_TEST_TIMEOUT_MS));
+	msleep(EXEC_TEST_SETTLE_MS);
 	KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&t));
 	exec_test_gate_open(&fx->gate);
 	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&t,

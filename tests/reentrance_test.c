@@ -168,13 +168,17 @@ static void reentrance_cancel_takes_a_held_item_back(struct kunit *test)
 struct re_flusher {
 	struct exec_executor *ex;
 	struct re_fx *fx;
+	atomic_t entered;
 	int runs_seen;
 };
 
 static int re_flush_thread(void *arg)
 {
 	struct re_flusher *f = arg;
-	int ret = exec_work_flush(f->ex, &f->fx->work);
+	int ret;
+
+	atomic_set(&f->entered, 1);
+	ret = exec_work_flush(f->ex, &f->fx->work);
 
 	f->runs_seen = atomic_read(&f->fx->runs);
 	return ret;
@@ -191,7 +195,10 @@ static void reentrance_flush_waits_for_the_rerun(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, re_hold(test, pool, fx));
 	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t, re_flush_thread, &f,
 						     "re-flush"), 0);
-	msleep(20);
+	/* The flush is under way before the gate opens. */
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&f.entered, 1,
+						EXEC_TEST_TIMEOUT_MS));
+	msleep(EXEC_TEST_SETTLE_MS);
 	KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&t));
 	exec_test_gate_open(&fx->gate);
 	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&t,

@@ -94,25 +94,25 @@ bool exec_tpt_is(const struct exec_executor *ex);
 /*
  * The one back-off of a wait for other threads' few steps: a producer
  * between its two stores, submitters leaving a gate, a submission or a
- * take half done.  EXEC_BACKOFF_SPINS turns of cpu_relax(), then
- * EXEC_BACKOFF_YIELDS turns that let others run, as the thread waited for
- * may have been preempted, then turns that leave the CPU a while
- * (exec_backoff_sleep()): where other processes keep every CPU busy, the
- * preempted thread waits for a CPU, and waiters that yield to each other
- * keep theirs busy (Documentation/benchmarks.rst, "Under load").
+ * take half done.  EXEC_BACKOFF_SPINS turns of cpu_relax(), then turns
+ * that leave the CPU a while (exec_backoff_sleep()), as the thread waited
+ * for may have been preempted: where other processes keep every CPU busy,
+ * it waits for a CPU, and a CPU left idle by its waiters is one the
+ * scheduler can move it to.  Never a yield: a waiter that yields keeps its
+ * CPU busy, and under EEVDF (Linux 6.6 and later) each sched_yield()
+ * moves the caller's deadline a whole slice on, so waiters that yield to
+ * each other wait behind every other process's slice
+ * (Documentation/benchmarks.rst, "Under load").
  * exec_backoff() is for process context; exec_backoff_any_context() lets
  * others run only where those steps can be preempted at all (userspace,
  * EXEC_STEPS_PREEMPTIBLE), and otherwise only spins.
  */
 #define EXEC_BACKOFF_SPINS	1024
-#define EXEC_BACKOFF_YIELDS	16
 
 static inline void exec_backoff(unsigned int *spins)
 {
 	if (++*spins < EXEC_BACKOFF_SPINS)
 		cpu_relax();
-	else if (*spins < EXEC_BACKOFF_SPINS + EXEC_BACKOFF_YIELDS)
-		cond_resched();
 	else
 		exec_backoff_sleep();
 }

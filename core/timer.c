@@ -2019,6 +2019,7 @@ long exec_timers_shutdown(struct exec_executor *ex)
 	struct exec_timer_base *base;
 	struct exec_work *list, *next;
 	struct exec_timer *t;
+	unsigned int spins = 0;
 	unsigned long flags;
 	bool busy, armed;
 	long n = 0;
@@ -2051,7 +2052,7 @@ long exec_timers_shutdown(struct exec_executor *ex)
 		busy = base->handing || base->due;
 		raw_spin_unlock_irqrestore(&base->lock, flags);
 		if (busy)
-			cond_resched();
+			exec_backoff(&spins);
 	}
 
 	for (; list; list = next) {

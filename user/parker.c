@@ -373,7 +373,7 @@ static void exec_uring_wake_shared(struct io_uring *target)
 		if (ret >= 0 || (ret != -EOVERFLOW && ret != -ENOMEM &&
 				 ret != -EAGAIN && ret != -EINTR))
 			break;
-		exec_user_yield();
+		exec_backoff_sleep();
 	}
 	pthread_mutex_unlock(&exec_shared_lock);
 	/* The owner may now sleep for ever: say so rather than hang quietly. */

@@ -29,8 +29,10 @@ wait_queue_head_t exec_var_waitqueues[1 << EXEC_VAR_WAIT_BITS];
 /**
  * exec_user_yield - give the CPU to another runnable thread
  *
- * Backs cond_resched(): a userspace thread spinning on another one that was
- * preempted would otherwise burn its whole time slice.
+ * Backs cond_resched(), which here only a pool's worker reaches, once
+ * before it parks (core/thread_pool.c), to let a submitter that its spin
+ * kept off the CPU run first.  A wait for another thread's steps does not
+ * yield: it sleeps (exec_backoff_sleep(), core/internal.h).
  */
 void exec_user_yield(void)
 {
@@ -65,16 +67,16 @@ void exec_backoff_sleep(void)
  * @lock: the lock, found held
  *
  * Spins on a plain load (no cache-line stealing while the holder works),
- * and yields the CPU now and then in case the holder was preempted; after
- * EXEC_USER_SPIN_YIELDS yields it sleeps instead (exec_backoff_sleep()).
+ * and after every EXEC_USER_SPIN_TURNS turns sleeps a while
+ * (exec_backoff_sleep()), in case the holder was preempted: the steps of
+ * the core's one back-off (exec_backoff()), and for the same reason never
+ * a yield.
  */
 /* One turn of a waiter for a lock whose holder may be preempted. */
 static void exec_user_spin_turn(unsigned int *spins)
 {
-	if (++*spins % EXEC_USER_SPIN_YIELD)
+	if (++*spins % EXEC_USER_SPIN_TURNS)
 		cpu_relax();
-	else if (*spins < EXEC_USER_SPIN_YIELD * EXEC_USER_SPIN_YIELDS)
-		sched_yield();
 	else
 		exec_backoff_sleep();
 }

@@ -337,12 +337,11 @@ static inline bool test_bit(long nr, const unsigned long *addr)
  * spinlock_t: a short critical section (a few list operations, never a
  * blocking call).  A test-and-test-and-set lock: cheaper than a mutex when
  * uncontended and, since the holder may be preempted in userspace, a waiter
- * that has spun EXEC_USER_SPIN_YIELD times gives its CPU up.
+ * that has spun EXEC_USER_SPIN_TURNS times leaves its CPU a while.
  */
 typedef struct { int locked; } spinlock_t;
 #define __SPIN_LOCK_UNLOCKED(name)	{ 0 }
-#define EXEC_USER_SPIN_YIELD	128
-#define EXEC_USER_SPIN_YIELDS	16
+#define EXEC_USER_SPIN_TURNS	128
 
 void exec_user_spin_wait(spinlock_t *lock);
 

@@ -33,14 +33,6 @@ static inline void *exec_io_realloc(void *p, size_t size)
 	return exec_fault_alloc() ? NULL : realloc(p, size);
 }
 
-/*
- * The user_data of the CQEs that exec_uring_wake() posts: the waiting
- * thread only takes them out of its CQ ("exec-wak" in ASCII).
- */
-#define EXEC_WAKE_DATA		0x657865632d77616bULL
-
-void exec_uring_wake(struct io_uring *target);
-
 /* struct exec_io_op::state */
 #define EXEC_IO_OP_IDLE		0UL	/* not started, or its handler runs */
 #define EXEC_IO_OP_PENDING	1UL	/* started, completion not decided */

@@ -8,7 +8,7 @@
 
 #include "exec_platform.h"
 #include "exec/io.h"
-#include "internal.h"
+#include "extension.h"
 
 #include <liburing.h>
 #include <stdlib.h>

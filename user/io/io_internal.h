@@ -332,7 +332,7 @@ static inline struct exec_io *exec_io_current(void)
 /* Whether the calling thread batches starts on @io. */
 static inline bool exec_io_batching(const struct exec_io *io)
 {
-	return exec_io_batch_depth && exec_io_batch_io == io;
+	return exec_io_batch_io == io && exec_io_batch_depth;
 }
 
 /*

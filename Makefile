@@ -45,7 +45,9 @@ OBJCOPY ?= objcopy
 LDLIBS_LIB := -luring -lpthread
 
 CORE_SRC := $(wildcard core/*.c)
-USER_SRC := $(wildcard user/*.c)
+# user/: the userspace platform; user/io/: the userspace-only facilities on
+# descriptors (I/O contexts, loops driven by other event loops).
+USER_SRC := $(wildcard user/*.c) $(wildcard user/io/*.c)
 LIB_OBJ := $(patsubst %.c,$(O)/%.o,$(CORE_SRC) $(USER_SRC))
 PUBLIC_HDR := $(wildcard include/exec/*.h)
 
@@ -422,7 +424,8 @@ check-install:
 # The layout rules that can be counted (scripts/check-layout.sh).
 check-layout:
 	@$(CHECK_RUN) layout '$(CHECK_RESULTS)' -- \
-		scripts/check-layout.sh $(wildcard core/*.[ch] user/*.[ch] kernel/*.[ch])
+		scripts/check-layout.sh $(wildcard core/*.[ch] user/*.[ch] \
+			user/io/*.[ch] kernel/*.[ch])
 
 # The library example of README.md, exactly as written, built with its own
 # cc commands against a staged install, and run.

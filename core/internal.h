@@ -30,6 +30,7 @@
 
 #include <exec/exec.h>
 
+#include "extension.h"
 #include "platform.h"
 #include "trace.h"
 
@@ -623,34 +624,18 @@ int exec_work_guard_drop(struct exec_work_guard *guard,
 			 enum exec_dep_kind kind);
 bool exec_executor_defers_freely(struct exec_executor *ex);
 
-/* Timed work of an executor (core/timer.c). */
-void exec_timer_sys_init(void);
+/*
+ * Timed work of an executor (core/timer.c); what user/io/ uses of it, and
+ * the loops' wakers, are core/extension.h's.
+ */
 int exec_timers_create(struct exec_executor *ex);
-int exec_timers_share(struct exec_executor *ex, struct exec_executor *from);
 void exec_serial_sys_exit(void);
 void exec_serial_test_add_queued(struct exec_serial *serial, int n);
 void exec_timers_share_lazily(struct exec_executor *ex,
 			      struct exec_executor *from);
 void exec_timers_count_work(struct exec_executor *ex);
 bool exec_timers_counts_work(const struct exec_executor *ex);
-long exec_timers_shutdown(struct exec_executor *ex);
-void exec_timers_free(struct exec_executor *ex);
 unsigned long exec_timers_armed(struct exec_executor *ex);
-void exec_loop_set_waker(struct exec_loop *loop, void (*wake)(void *arg),
-			 void *arg);
-int exec_loop_attach_waker(struct exec_loop *loop, void (*wake)(void *arg),
-			   void (*release)(void *arg), void **argp);
-void *exec_loop_waker_arg(struct exec_loop *loop, void (*wake)(void *arg));
-long exec_loop_run_armed(struct exec_loop *loop, void (*reset)(void *arg));
-int exec_ls_attach_waker(struct exec_loop_scheduler *ls,
-			 void (*wake)(void *arg), void (*release)(void *arg),
-			 void **argp);
-void *exec_ls_waker_arg(struct exec_loop_scheduler *ls,
-			void (*wake)(void *arg));
-long exec_ls_run_armed(struct exec_loop_scheduler *ls,
-		       void (*reset)(void *arg));
-bool exec_loop_sleep_begin(struct exec_loop *loop);
-void exec_loop_sleep_end(struct exec_loop *loop);
 bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 		       u64 *when);
 bool exec_timers_watch_due(struct exec_executor *ex);
@@ -696,9 +681,10 @@ void exec_executor_fini_embedded(struct exec_executor *ex);
 /*
  * Fault injection for the tests: after @after more thread starts succeed,
  * the next one fails with -EAGAIN (once); a negative @after turns it off.
+ * The fault points themselves, exec_fault_thread_start() and
+ * exec_fault_alloc(), are core/platform.h's: the backends' pass them too.
  */
 void exec_fault_inject_thread_start(int after);
-bool exec_fault_thread_start(void);
 
 /*
  * The same for allocations: after @after more allocations of the core
@@ -706,7 +692,6 @@ bool exec_fault_thread_start(void);
  * exec_fault_alloc_fired() says whether that failure has happened since.
  */
 void exec_fault_inject_alloc(int after);
-bool exec_fault_alloc(void);
 bool exec_fault_alloc_fired(void);
 
 /* Thread attributes (core/thread_attr.c). */
@@ -767,18 +752,9 @@ void exec_watchdog_exit(void);
 void exec_default_shutdown(void);
 
 /*
- * The library-wide state across fork(), for the userspace library's
- * pthread_atfork() handlers (user/init.c; the kernel has no fork).  Each
- * takes its locks at EXEC_FORK_PREPARE, so that no other thread holds them
- * when the child is made, releases them at EXEC_FORK_PARENT, and at
- * EXEC_FORK_CHILD releases them and forgets what belongs to the parent's
- * other threads and executors.
+ * The library-wide state across fork() (exec_default_fork() and the rest)
+ * is core/platform.h's: the userspace backend's fork handlers call it.
  */
-void exec_default_fork(enum exec_fork_event event);
-void exec_watchdog_fork(enum exec_fork_event event);
-void exec_timer_sys_fork(enum exec_fork_event event);
-void exec_closures_fork(enum exec_fork_event event);
-void exec_static_context_fork(enum exec_fork_event event);
 
 /*
  * Every allocation of the core passes the allocation fault point first, so

@@ -17,12 +17,12 @@
  *   if READ(sleeping): unpark           if queue empty and no exit: park
  *
  * A thread that drives a loop from a wait of its own (an I/O context's
- * thread, which waits for completions: user/io.c) takes the same part
+ * thread, which waits for completions: user/io/) takes the same part
  * through exec_loop_sleep_begin() and exec_loop_sleep_end(), and the
  * submitter calls the waker it gave (exec_loop_set_waker()) instead of
  * the unpark.
  *
- * A loop driven by another event loop (user/loop_fd.c) attaches a waker
+ * A loop driven by another event loop (user/io/loop_fd.c) attaches a waker
  * while it is in use (exec_loop_attach_waker()), and exec_loop_run_armed()
  * leaves @sleeping set between its calls: the other loop's wait is the
  * sleep, and the waker ends it.  A submitter may then read the waker

@@ -36,7 +36,7 @@
  * themselves in @nr_users; destroy sets CLOSED, then waits for @nr_users to
  * drain before it frees anything.
  *
- * Driven by another event loop (user/loop_fd.c), the scheduler has one
+ * Driven by another event loop (user/io/loop_fd.c), the scheduler has one
  * more sleep record, @watched, whose wake-up is a call of the waker it was
  * given (an eventfd's write) rather than an unpark: between two calls of
  * exec_ls_run_armed() the other loop's thread is an idle thread like the

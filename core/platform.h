@@ -94,6 +94,16 @@
  *                                  thread waited for that may be waiting
  *                                  for a CPU: cond_resched() / a sleep
  *                                  of some microseconds
+ *   exec_stats_file_add/remove()   an executor's statistics file (debugfs /
+ *                                  none)
+ *
+ * and the core gives the backends, declared at the end of this file: its
+ * fault points, which the backends' own allocations and thread starts go
+ * through; exec_timer_sys_init(), which the backend's initialisation calls
+ * first (module init / the library's constructor); and its state across
+ * fork(), for the userspace library's fork handlers.  A backend includes
+ * this header and the public ones, never core/internal.h
+ * (scripts/check-layout.sh checks user/).
  *
  * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
  * permit available and wakes the owner if it sleeps; park() consumes the
@@ -104,6 +114,7 @@
 #ifndef EXEC_CORE_PLATFORM_H
 #define EXEC_CORE_PLATFORM_H
 
+#include <exec/context.h>
 #include <exec/thread_attr.h>
 
 #include "exec_platform.h"
@@ -205,6 +216,15 @@ void exec_closure_cache_exit(struct exec_closure_cache *cache);
 void exec_closure_cache_release(struct exec_closure_cache *cache);
 void exec_closure_orphans_release(void);
 
+/*
+ * Statistics files, per executor (core/stats_count.h): the kernel's are in
+ * debugfs; userspace has none (NULL), and reads statistics through
+ * exec_executor_stats().  exec_stats_file_remove() takes what
+ * exec_stats_file_add() returned.
+ */
+void *exec_stats_file_add(struct exec_executor *ex, const char *name);
+void exec_stats_file_remove(void *file);
+
 /* For backends that sleep on one clock at a time (core/parker.c). */
 u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
 
@@ -260,5 +280,33 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  * exchange in exec_parker_unpark()), which a backend may count on instead
  * of a barrier of its own.
  */
+
+/*
+ * What the core gives the backends.
+ *
+ * Fault points (core/executor.c): a backend's thread starts and
+ * allocations pass them too, so that the tests' sweeps fail each in turn
+ * (exec_fault_inject_*() of core/internal.h arms them): true when this one
+ * must fail.
+ */
+bool exec_fault_thread_start(void);
+bool exec_fault_alloc(void);
+
+/* The library-wide timer state: the backend's initialisation, first. */
+void exec_timer_sys_init(void);
+
+/*
+ * The core's state across fork(), for the userspace library's
+ * pthread_atfork() handlers (user/init.c; the kernel has no fork).  Each
+ * takes its locks at EXEC_FORK_PREPARE, so that no other thread holds them
+ * when the child is made, releases them at EXEC_FORK_PARENT, and at
+ * EXEC_FORK_CHILD releases them and forgets what belongs to the parent's
+ * other threads and executors.
+ */
+void exec_default_fork(enum exec_fork_event event);
+void exec_watchdog_fork(enum exec_fork_event event);
+void exec_timer_sys_fork(enum exec_fork_event event);
+void exec_closures_fork(enum exec_fork_event event);
+void exec_static_context_fork(enum exec_fork_event event);
 
 #endif /* EXEC_CORE_PLATFORM_H */

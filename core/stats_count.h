@@ -224,15 +224,14 @@ void exec_timers_stats(struct exec_executor *ex, struct exec_stats *st);
 /*
  * The statistics files (kernel: debugfs).  exec_stats_show() writes an
  * executor's report as lines handed to @emit; the backends create and
- * remove the files (the userspace backend has none).
+ * remove the files (exec_stats_file_add() of core/platform.h; the
+ * userspace backend has none).
  */
 void exec_stats_show(struct exec_executor *ex, const char *name,
 		     void (*emit)(void *ctx, const char *line), void *ctx);
 void exec_pool_show_workers(struct exec_executor *ex,
 			    void (*emit)(void *ctx, const char *line),
 			    void *ctx);
-void *exec_stats_file_add(struct exec_executor *ex, const char *name);
-void exec_stats_file_remove(void *file);
 /* Each kind with a file: @ex's, or NULL if @ex is of another kind. */
 void *exec_pool_stats_file(struct exec_executor *ex);
 void *exec_prio_stats_file(struct exec_executor *ex);

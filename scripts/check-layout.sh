@@ -15,8 +15,15 @@
 # M/s, a p50/p99/p999, "interleaved rounds", a ratio such as 1.44x): the
 # figures go in Documentation/benchmarks.rst, the comment keeps the reason
 # (issue 39); and no two headers of the library (core/, include/exec/,
-# user/, kernel/) share a name.  A file that fails names each function and
-# its length, or each line.  Ends with "layout: N passed, N failed".
+# user/, kernel/) share a name; and what lies outside core/ takes the core
+# through its contracts only (issue 39): user/io/ (the I/O contexts, the
+# loops driven by other event loops) includes core/extension.h and no
+# other header of core/, core/internal.h least of all; the platform's
+# files in user/ include core/platform.h and nothing of core/ or user/io/
+# besides; core/extension.h includes core/platform.h only, and
+# core/platform.h no header of core/.  A file that fails names each
+# function and its length, or each line.  Ends with "layout: N passed, N
+# failed".
 
 set -u
 # shellcheck source=scripts/check-lib.sh
@@ -49,6 +56,50 @@ long_functions()
 			start = 0
 		}
 	' "$1"
+}
+
+# guarded_includes FILE: the headers of core/ and user/io/ that FILE
+# includes, as paths from the top, each found where the compiler finds it:
+# next to FILE for a quoted name, then in include/, core/, user/include/
+# (the userspace build's -I order).
+guarded_includes()
+{
+	local dir name path
+
+	dir=$(dirname "$1")
+	sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]([^">]+)[">].*/\1/p' "$1" |
+	while IFS= read -r name; do
+		for path in "$dir/$name" "$top/include/$name" "$top/core/$name" \
+			"$top/user/include/$name"; do
+			[ -f "$path" ] || continue
+			path=$(realpath "$path")
+			case "$path" in
+			"$top"/core/* | "$top"/user/io/*)
+				printf '%s\n' "${path#"$top"/}" ;;
+			esac
+			break
+		done
+	done
+}
+
+# includes_allowed FILE: what FILE may include of core/ and user/io/, one
+# path a line; "-" for a file that the rule does not concern.
+includes_allowed()
+{
+	case "$1" in
+	user/io/* | */user/io/*)
+		echo core/extension.h
+		find "$top/user/io" -maxdepth 1 -name '*.h' |
+			sed "s|^$top/||" ;;
+	user/* | */user/*)
+		echo core/platform.h ;;
+	core/extension.h | */core/extension.h)
+		echo core/platform.h ;;
+	core/platform.h | */core/platform.h)
+		echo ;;
+	*)
+		echo - ;;
+	esac
 }
 
 # figures FILE: the comment lines of FILE that quote a figure, less the
@@ -108,6 +159,17 @@ for f in "$@"; do
 		fi
 		;;
 	esac
+	allowed=$(includes_allowed "$f")
+	if [ "$allowed" != - ]; then
+		bad=$(guarded_includes "$f" | grep -vxF -e "$allowed")
+		if [ -z "$bad" ]; then
+			pass
+		else
+			fail "$f: includes what it must take through a contract" \
+				"(core/platform.h, core/extension.h):"
+			printf '%s\n' "$bad" | sed 's/^/    /'
+		fi
+	fi
 	figs=$(figures "$f")
 	if [ -z "$figs" ]; then
 		pass

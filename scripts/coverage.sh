@@ -48,7 +48,7 @@ summary()
 	done
 }
 
-{ summary core; summary user; } > "$out/coverage.txt"
+{ summary core; summary user; summary user/io; } > "$out/coverage.txt"
 printf '\n%-28s %8s %7s %9s %9s\n' file lines of branches of
 awk '{ printf "%-28s %7.1f%% %7d %8.1f%% %9d\n", $1, $2, $3, $4, $5
        if ($1 ~ /^core\//) { cl += $2 * $3 / 100; cn += $3; cb += $4 * $5 / 100; cbn += $5 }

@@ -29,7 +29,7 @@
  */
 #include "exec_platform.h"
 #include "exec/timer.h"
-#include "internal.h"
+#include "platform.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>

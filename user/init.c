@@ -35,7 +35,7 @@
  * the library still works, and its parent and child handlers after ours,
  * when it works again.
  */
-#include "internal.h"
+#include "platform.h"
 
 static void exec_fork_prepare(void)
 {

@@ -63,7 +63,6 @@
 #include "exec/timer.h"
 #include "exec/user.h"
 #include "platform.h"
-#include "io_internal.h"
 
 #include <liburing.h>
 #include <unistd.h>
@@ -388,7 +387,7 @@ static void exec_uring_wake_shared(struct io_uring *target)
  * thread's own waker ring (or the process-wide one), so that the caller
  * never enters @target itself: what it would submit there would become
  * the caller's.  Used by the parkers and by the I/O contexts
- * (user/io.c), whose threads wait on their rings.
+ * (user/io/io_uring.c), whose threads wait on their rings.
  *
  * Context: Any thread; one system call.
  */

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "platform.h"
-#include "stats_count.h"
 
 /*
  * Initial-exec: the core reads this on every submission to find out whether
@@ -538,7 +537,7 @@ unsigned int exec_online_cpus(void)
 }
 
 /*
- * Statistics files (core/stats_count.h): the kernel's are in debugfs; userspace
+ * Statistics files (core/platform.h): the kernel's are in debugfs; userspace
  * has none, and reads statistics through exec_executor_stats().
  */
 void *exec_stats_file_add(struct exec_executor *ex, const char *name)

@@ -26,7 +26,7 @@
  */
 #include <sys/mman.h>
 
-#include "internal.h"
+#include "platform.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define EXEC_SLAB_ASAN	1

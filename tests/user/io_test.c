@@ -12,8 +12,8 @@
 #include "platform.h"
 #include "internal.h"
 #include "exec_test.h"
-/* exec_io_test_*(): what the tests may reach inside user/io.c. */
-#include "../../user/io_internal.h"
+/* exec_io_test_*(): what the tests may reach inside user/io/. */
+#include "../../user/io/io_internal.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

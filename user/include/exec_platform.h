@@ -778,6 +778,18 @@ void exec_parker_sleep_until(struct exec_parker *parker, const u64 *when);
 void exec_parker_park_until(struct exec_parker *parker, const u64 *when);
 
 /*
+ * The io_uring wakeup backend's waker (user/parker.c), which the I/O
+ * contexts' io_uring backend (user/io/io_uring.c) wakes its thread with
+ * too: exec_uring_wake() posts a CQE whose user_data is EXEC_WAKE_DATA
+ * ("exec-wak" in ASCII) into @target, whose waiting thread only takes it
+ * out of its CQ.  Any thread; one system call.
+ */
+#define EXEC_WAKE_DATA		0x657865632d77616bULL
+
+struct io_uring;
+void exec_uring_wake(struct io_uring *target);
+
+/*
  * The platform's process-wide state across fork(): locks taken at
  * EXEC_FORK_PREPARE and released at the other two steps, and in the child
  * what belongs to the parent let go (user/parker.c, user/log.c; called by

@@ -27,7 +27,7 @@
 #include "exec_platform.h"
 #include "exec/loop.h"
 #include "exec/user.h"
-#include "internal.h"
+#include "extension.h"
 
 #include <sys/eventfd.h>
 #include <unistd.h>

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The epoll backend of <exec/io.h>: the same operations where the library
- * does not use io_uring (EXEC_BACKEND=futex, or io_uring unavailable).
+ * The epoll backend of the I/O contexts (<exec/io.h>), the other one
+ * behind struct exec_io_ops (user/io/io_internal.h): the same operations
+ * where the library does not use io_uring (EXEC_BACKEND=futex, or io_uring
+ * unavailable).
  *
  * A start tries the system call at once, non-blocking (MSG_DONTWAIT for
  * recv and send, and for reads and writes at the current position of a
@@ -644,24 +646,8 @@ static void exec_ep_fini(struct exec_io *io)
 	io->ep = NULL;
 }
 
-const struct exec_io_ops exec_io_epoll_ops = {
-	.name = "epoll",
-	.start = exec_ep_start,
-	.cancel = exec_ep_cancel,
-	.flush = exec_ep_flush,
-	.thread = exec_ep_thread,
-	.wake = exec_ep_wake,
-	.stop = exec_ep_stop,
-	.fini = exec_ep_fini,
-};
-
-/**
- * exec_io_epoll_init - set up the epoll backend of a context
- * @io: the context
- *
- * Return: 0, or a negative errno.
- */
-int exec_io_epoll_init(struct exec_io *io)
+/* Sets the backend up for @io; @entries bounds nothing here. */
+static int exec_ep_init(struct exec_io *io, unsigned int entries)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 	struct exec_io_epoll *ep = exec_io_zalloc(sizeof(*ep));
@@ -685,7 +671,6 @@ int exec_io_epoll_init(struct exec_io *io)
 		goto close_ev;
 	}
 	io->ep = ep;
-	io->ops = &exec_io_epoll_ops;
 	return 0;
 close_ev:
 	close(ep->evfd);
@@ -695,3 +680,15 @@ free:
 	free(ep);
 	return ret;
 }
+
+const struct exec_io_ops exec_io_epoll_ops = {
+	.name = "epoll",
+	.init = exec_ep_init,
+	.start = exec_ep_start,
+	.cancel = exec_ep_cancel,
+	.flush = exec_ep_flush,
+	.thread = exec_ep_thread,
+	.wake = exec_ep_wake,
+	.stop = exec_ep_stop,
+	.fini = exec_ep_fini,
+};

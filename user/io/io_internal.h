@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The I/O contexts of <exec/io.h>, shared by the io_uring backend
- * (user/io.c) and the epoll backend (user/io_epoll.c).  Userspace only.
+ * The I/O contexts of <exec/io.h>, userspace only: what the front end
+ * (user/io/io.c: the public functions, the pending list, completions,
+ * multishot results, groups of buffers, batches) shares with the two
+ * backends behind struct exec_io_ops, io_uring (user/io/io_uring.c) and
+ * epoll (user/io/epoll.c), and with the pools (user/io/pool.c).  A backend
+ * reaches the other only through the front end, which picks one per
+ * context (exec_io_create()).
  */
 #ifndef EXEC_USER_IO_INTERNAL_H
 #define EXEC_USER_IO_INTERNAL_H
 
 #include "exec_platform.h"
 #include "exec/io.h"
-#include "internal.h"
+#include "extension.h"
 
 #include <liburing.h>
 #include <stdlib.h>
@@ -32,14 +37,6 @@ static inline void *exec_io_realloc(void *p, size_t size)
 {
 	return exec_fault_alloc() ? NULL : realloc(p, size);
 }
-
-/*
- * The user_data of the CQEs that exec_uring_wake() posts: the waiting
- * thread only takes them out of its CQ ("exec-wak" in ASCII).
- */
-#define EXEC_WAKE_DATA		0x657865632d77616bULL
-
-void exec_uring_wake(struct io_uring *target);
 
 /* struct exec_io_op::state */
 #define EXEC_IO_OP_IDLE		0UL	/* not started, or its handler runs */
@@ -186,6 +183,12 @@ struct exec_io_epoll;
 /**
  * struct exec_io_ops - a backend
  * @name: "io_uring" or "epoll"
+ * @init: set the backend up for a new context, whose SQ (if it has one)
+ *	has @entries entries; nothing else of the context runs yet.
+ *	Return: 0, or a negative errno (then nothing is left to undo).
+ * @started: wait until the context's thread, just created, has done what
+ *	it sets up for itself; NULL if it sets nothing up.  Return: 0, or
+ *	the error, after which the thread returns and the creation fails.
  * @start: start @op, whose state is PENDING and which is on the pending
  *	list; called with the context's lock held.  Return: 0, or a negative
  *	errno if nothing was started (the caller undoes the rest).
@@ -203,6 +206,8 @@ struct exec_io_epoll;
  */
 struct exec_io_ops {
 	const char *name;
+	int (*init)(struct exec_io *io, unsigned int entries);
+	int (*started)(struct exec_io *io);
 	int (*start)(struct exec_io *io, struct exec_io_op *op);
 	void (*cancel)(struct exec_io *io, struct exec_io_op *op);
 	void (*flush)(struct exec_io *io);
@@ -262,7 +267,7 @@ struct exec_io_ops {
  * @ring: io_uring backend: the ring, which only the context's thread
  *	enters: it fills the SQ under @lock, submits it and reaps the CQ
  * @ep: epoll backend: its state
- * @pool: the pool that owns the context (user/io_pool.c), or NULL; set
+ * @pool: the pool that owns the context (user/io/pool.c), or NULL; set
  *	before the pool is returned to its creator, which is before anything
  *	can read it, and never changed
  */
@@ -297,16 +302,61 @@ struct exec_io {
 	struct exec_io_pool *pool;
 };
 
+/* The backends: user/io/io_uring.c, user/io/epoll.c. */
+extern const struct exec_io_ops exec_io_uring_ops;
 extern const struct exec_io_ops exec_io_epoll_ops;
 
-int exec_io_epoll_init(struct exec_io *io);
+/*
+ * The calling thread's state (user/io/io.c): @exec_io_self, the context
+ * whose thread it is, if any; and its batch of starts
+ * (exec_io_batch_begin()): its context, how deep it is nested, and
+ * whether it left SQEs to submit.  Only then does its end touch the
+ * context: a handler that started nothing on it lets its owner destroy it
+ * as soon as the handler's effects are seen.  Hidden: the library's own.
+ */
+extern __thread struct exec_io *exec_io_self
+	__attribute__((visibility("hidden")));
+extern __thread struct exec_io *exec_io_batch_io
+	__attribute__((visibility("hidden")));
+extern __thread unsigned int exec_io_batch_depth
+	__attribute__((visibility("hidden")));
+extern __thread bool exec_io_batch_queued
+	__attribute__((visibility("hidden")));
+
+/* The context whose thread the caller is, or NULL on any other thread. */
+static inline struct exec_io *exec_io_current(void)
+{
+	return exec_io_self;
+}
+
+/* Whether the calling thread batches starts on @io. */
+static inline bool exec_io_batching(const struct exec_io *io)
+{
+	return exec_io_batch_io == io && exec_io_batch_depth;
+}
+
+/*
+ * If the calling thread batches starts on @io, notes that the batch's end
+ * must flush @io's backend (exec_io_batch_end()), and returns true.
+ */
+static inline bool exec_io_batch_defer(const struct exec_io *io)
+{
+	if (!exec_io_batching(io))
+		return false;
+	exec_io_batch_queued = true;
+	return true;
+}
+
+int exec_io_on_thread(struct exec_io *io,
+		      void (*fn)(struct exec_io *io, void *arg), void *arg);
 void exec_io_complete(struct exec_io *io, struct exec_io_op *op, long res);
 void exec_io_complete_locked(struct exec_io *io, struct exec_io_op *op,
 			     long res);
 void exec_io_unlock(struct exec_io *io);
 void exec_io_multi_push_locked(struct exec_io *io, struct exec_io_op *op,
 			       long res, void *buf);
-bool exec_io_batching(const struct exec_io *io);
+void exec_io_multi_end_locked(struct exec_io *io, struct exec_io_op *op,
+			      long res);
 void exec_io_test_wait_asleep(struct exec_io *io);
 void exec_io_test_set_no_buf_ring(bool on);
 void exec_io_test_set_no_defer_taskrun(bool on);
@@ -317,6 +367,5 @@ int exec_io_busy(struct exec_io *io);
 bool exec_io_used(struct exec_io *io);
 void exec_io_settle(struct exec_io *const *ios, unsigned int nr);
 long exec_io_teardown(struct exec_io *io);
-struct exec_io *exec_io_current(void);
 
 #endif /* EXEC_USER_IO_INTERNAL_H */

@@ -501,7 +501,8 @@ static void inline_cancel_racing_submit_never_takes_back(struct kunit *test)
 			cond_resched();
 	}
 	atomic_set_release(&r->stop, 1);
-	KUNIT_EXPECT_TRUE(test, exec_test_thread_join(&t, EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_TRUE(test,
+			  exec_test_thread_join(&t, EXEC_TEST_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, other, 0UL);
 	KUNIT_EXPECT_GT(test, cancels, 0UL);
 	KUNIT_EXPECT_EQ(test, r->submit_err, 0);

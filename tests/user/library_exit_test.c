@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Userspace only: the first steps of the kernel module's exit
- * (kernel/module.c), which no userspace process takes by itself, run in
- * the middle of the test process.  exec_static_context_release() tears
- * down the inline executor's context (its services are shut down and
- * destroyed) and the next use makes a new, empty one;
- * exec_default_shutdown() stops the built-in pool (its threads are gone),
- * gives back an installed default executor (it may then be destroyed),
- * frees the calling thread's closures and those of threads that exited,
- * and the next use of the default executor starts a new built-in pool;
- * exec_watchdog_exit() stops the watchdog until exec_watchdog_set() starts
- * it again.  None of this is possible in the kernel's test module: exec.ko's own state is
- * in use by every other module.
+ * Userspace only: steps of the kernel module's exit (kernel/module.c),
+ * which no userspace process takes by itself, run in the middle of the
+ * test process.  exec_static_context_release() tears down the inline
+ * executor's context (its services are shut down and destroyed) and the
+ * next use makes a new, empty one; exec_default_shutdown() stops the
+ * built-in pool (its threads are gone), gives back an installed default
+ * executor (it may then be destroyed), frees the calling thread's closures
+ * and those of threads that exited, and the next use of the default
+ * executor starts a new built-in pool; exec_watchdog_exit() stops the
+ * watchdog until exec_watchdog_set() starts it again.  None of this can be
+ * done from the kernel's test module: exec.ko's own state is in use by
+ * every other module.
  */
 #include <kunit/test.h>
 #include <exec/exec.h>

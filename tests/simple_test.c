@@ -431,8 +431,15 @@ static void tpt_pending_count_is_zero_while_items_run(struct kunit *test)
 	smfx_finish(fx);
 }
 
-/* How long the cancels race the submissions. */
+/*
+ * How long the cancels race the submissions: INLINE_RACE_MS at least, and
+ * on until the canceller has seen the item pending INLINE_RACE_SEEN times
+ * or INLINE_RACE_MAX_MS are up (the window is a few instructions of the
+ * submitter's).
+ */
 #define INLINE_RACE_MS		200
+#define INLINE_RACE_MAX_MS	1000
+#define INLINE_RACE_SEEN	100
 
 struct inline_race {
 	struct exec_work work;
@@ -480,9 +487,9 @@ static int inline_race_submitter(void *arg)
 static void inline_cancel_racing_submit_never_takes_back(struct kunit *test)
 {
 	struct inline_race *r = kzalloc(sizeof(*r), GFP_KERNEL);
-	unsigned long cancels = 0, other = 0;
+	unsigned long cancels = 0, other = 0, seen = 0;
 	struct exec_test_thread t;
-	u64 end;
+	u64 end, limit;
 	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -492,7 +499,11 @@ static void inline_cancel_racing_submit_never_takes_back(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&r->started, 1,
 							 EXEC_TEST_TIMEOUT_MS));
 	end = exec_test_deadline(INLINE_RACE_MS);
-	while (!exec_test_expired(end)) {
+	limit = exec_test_deadline(INLINE_RACE_MAX_MS);
+	while (!exec_test_expired(limit) &&
+	       (seen < INLINE_RACE_SEEN || !exec_test_expired(end))) {
+		/* Mostly the same moment as the cancel's own look. */
+		seen += exec_work_pending(&r->work);
 		ret = exec_work_cancel(exec_inline_executor(), &r->work);
 		if (ret != EXEC_CANCEL_IDLE)
 			other++;
@@ -503,6 +514,8 @@ static void inline_cancel_racing_submit_never_takes_back(struct kunit *test)
 	atomic_set_release(&r->stop, 1);
 	KUNIT_EXPECT_TRUE(test,
 			  exec_test_thread_join(&t, EXEC_TEST_TIMEOUT_MS));
+	kunit_info(test, "%lu cancels, %lu saw the item pending first",
+		   cancels, seen);
 	KUNIT_EXPECT_EQ(test, other, 0UL);
 	KUNIT_EXPECT_GT(test, cancels, 0UL);
 	KUNIT_EXPECT_EQ(test, r->submit_err, 0);

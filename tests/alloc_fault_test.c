@@ -163,11 +163,20 @@ static void alloc_fault_thread_pools(struct kunit *test)
 		.nr_threads = 1, .max_threads = 3,
 		.thread = { .name = "af-grow", .cpus = NULL },
 	};
+	struct exec_test_thread_self *me = kzalloc(sizeof(*me), GFP_KERNEL);
 
 	af_sweep(test, "fixed thread pool", af_pool_create, af_pool_finish,
 		 &fixed);
 	af_sweep(test, "growing thread pool", af_pool_create, af_pool_finish,
 		 &growing);
+	/* With a CPU mask, which the pool copies for the workers it adds. */
+	KUNIT_ASSERT_NOT_NULL(test, me);
+	KUNIT_EXPECT_EQ(test, exec_test_thread_self(me), 0);
+	growing.thread.cpus = me->cpus;
+	growing.thread.nr_cpu_bits = EXEC_TEST_CPU_BITS;
+	af_sweep(test, "growing thread pool with a CPU mask", af_pool_create,
+		 af_pool_finish, &growing);
+	kfree(me);
 }
 
 /* --- executors over a pool ------------------------------------------- */

@@ -5,9 +5,10 @@
  * creates once; nested use from a create function; -EEXIST, -EBUSY,
  * -EDEADLK, -ESHUTDOWN; shutdown then destroy, each newest first; the
  * contexts of thread pool, loop and thread-per-task executors go with them;
- * a serial executor's context is its underlying executor's; racing use
- * creates exactly one service; bad input; notify_fork() in P0113's order,
- * on stand-alone and executors' contexts.
+ * a serial executor's, a priority executor's and a managed queue's context
+ * is their underlying executor's; racing use creates exactly one service;
+ * bad input; notify_fork() in P0113's order, on stand-alone and executors'
+ * contexts.
  */
 #include <kunit/test.h>
 #include <exec/exec.h>
@@ -682,6 +683,49 @@ static void service_serial_reports_underlying_context(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&log.destroys), 1);
 }
 
+/*
+ * A priority executor's and a managed queue's context is their underlying
+ * executor's, as a serial executor's (P0113 6.8: a priority executor
+ * wraps another); destroying them leaves the context to its owner.
+ */
+static void service_priority_reports_underlying_context(struct kunit *test)
+{
+	struct exec_managed_queue_attr qattr = { .thread_limit = 1 };
+	struct exec_thread_pool_attr pattr = { .nr_threads = 1 };
+	struct exec_thread_pool *pool;
+	struct exec_managed_queue *q;
+	struct exec_priority *prio;
+	struct exec_executor *ex;
+	struct exec_context *ctx;
+	struct sv_log log;
+	struct tsvc *a;
+
+	sv_log_init(&log);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &pattr), 0);
+	ex = exec_thread_pool_executor(pool);
+	KUNIT_ASSERT_EQ(test, exec_priority_create(&prio, ex, NULL), 0);
+	KUNIT_ASSERT_EQ(test, exec_managed_queue_create(&q, ex, &qattr), 0);
+
+	/* Asked through the priority executor first: still the pool's. */
+	ctx = exec_executor_context(exec_priority_executor(prio));
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_EXPECT_PTR_EQ(test, exec_executor_context(ex), ctx);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    exec_executor_context(exec_managed_queue_executor(q)),
+			    ctx);
+
+	a = sv_alloc(&log, &sv_keys[0], 1);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, exec_make_service(ctx, &a->svc), 0);
+	KUNIT_EXPECT_EQ(test, exec_managed_queue_destroy(q), 0L);
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(prio), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.n), 0);
+	KUNIT_EXPECT_TRUE(test, exec_has_service(ctx, &sv_keys[0]));
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.shutdowns), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.destroys), 1);
+}
+
 struct sv_race {
 	struct exec_context *ctx;
 	struct sv_spec spec[SV_RACERS];
@@ -964,6 +1008,7 @@ static struct kunit_case exec_service_cases[] = {
 	KUNIT_CASE(service_thread_per_task_context_goes_with_it),
 	KUNIT_CASE(service_executors_have_contexts_of_their_own),
 	KUNIT_CASE(service_serial_reports_underlying_context),
+	KUNIT_CASE(service_priority_reports_underlying_context),
 	KUNIT_CASE(service_racing_use_creates_exactly_one),
 	KUNIT_CASE(service_null_arguments_einval),
 	KUNIT_CASE(service_notify_fork_order),

@@ -400,6 +400,132 @@ static void tpt_refuses_submissions_that_must_not_sleep(struct kunit *test)
 	smfx_finish(fx);
 }
 
+/*
+ * Every item a thread-per-task executor accepted has a thread of its own:
+ * none waits to start, so its pending count is 0 even while each of its
+ * items is held inside its run.
+ */
+static void tpt_pending_count_is_zero_while_items_run(struct kunit *test)
+{
+	struct simple_fx *fx = smfx_create(test, false, true);
+	struct exec_executor *ex;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	ex = exec_thread_per_task_executor(fx->tpt);
+	for (i = 0; i < TPT_CONCURRENT; i++) {
+		fx->items[i].work.func = smw_meet_func;
+		/* All but the last: the last lets the others go. */
+		if (i + 1 < TPT_CONCURRENT)
+			KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[i].work),
+					0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->arrived,
+							 TPT_CONCURRENT - 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 0UL);
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->items[i - 1].work), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_per_task_destroy(fx->tpt), 0);
+	fx->tpt = NULL;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), TPT_CONCURRENT);
+	smfx_finish(fx);
+}
+
+/*
+ * How long the cancels race the submissions: INLINE_RACE_MS at least, and
+ * on until the canceller has seen the item pending INLINE_RACE_SEEN times
+ * or INLINE_RACE_MAX_MS are up (the window is a few instructions of the
+ * submitter's).
+ */
+#define INLINE_RACE_MS		200
+#define INLINE_RACE_MAX_MS	1000
+#define INLINE_RACE_SEEN	100
+
+struct inline_race {
+	struct exec_work work;
+	atomic_t runs;
+	atomic_t started;
+	atomic_t stop;
+	unsigned long submitted;
+	int submit_err;
+};
+
+static void inline_race_func(struct exec_work *work)
+{
+	struct inline_race *r = container_of(work, struct inline_race, work);
+
+	atomic_inc(&r->runs);
+}
+
+static int inline_race_submitter(void *arg)
+{
+	struct inline_race *r = arg;
+	unsigned long n = 0;
+	int ret;
+
+	atomic_set_release(&r->started, 1);
+	while (!atomic_read_acquire(&r->stop)) {
+		ret = exec_submit(exec_inline_executor(), &r->work);
+		if (ret)
+			r->submit_err = ret;
+		else
+			r->submitted++;
+		if (!(++n % 64))
+			cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * A cancel racing submissions to the inline executor never takes the
+ * item back: the submitter runs it before its submission returns, and the
+ * item's pending bit, which the cancel may see set for a moment, is the
+ * submitter's run under way (exec_inline_take_back()).  Every submission
+ * runs the item once; every cancel finds it idle (a run on the inline
+ * executor is not seen from other threads).
+ */
+static void inline_cancel_racing_submit_never_takes_back(struct kunit *test)
+{
+	struct inline_race *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	unsigned long cancels = 0, other = 0, seen = 0;
+	struct exec_test_thread t;
+	u64 end, limit;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	exec_work_init(&r->work, inline_race_func);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t, inline_race_submitter,
+						     r, "inline-race"), 0);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&r->started, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	end = exec_test_deadline(INLINE_RACE_MS);
+	limit = exec_test_deadline(INLINE_RACE_MAX_MS);
+	while (!exec_test_expired(limit) &&
+	       (seen < INLINE_RACE_SEEN || !exec_test_expired(end))) {
+		/* Mostly the same moment as the cancel's own look. */
+		seen += exec_work_pending(&r->work);
+		ret = exec_work_cancel(exec_inline_executor(), &r->work);
+		if (ret != EXEC_CANCEL_IDLE)
+			other++;
+		/* A kernel of one CPU runs the submitter meanwhile. */
+		if (!(++cancels % 64))
+			cond_resched();
+	}
+	atomic_set_release(&r->stop, 1);
+	KUNIT_EXPECT_TRUE(test,
+			  exec_test_thread_join(&t, EXEC_TEST_TIMEOUT_MS));
+	kunit_info(test, "%lu cancels, %lu saw the item pending first",
+		   cancels, seen);
+	KUNIT_EXPECT_EQ(test, other, 0UL);
+	KUNIT_EXPECT_GT(test, cancels, 0UL);
+	KUNIT_EXPECT_EQ(test, r->submit_err, 0);
+	KUNIT_EXPECT_GT(test, r->submitted, 0UL);
+	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&r->runs),
+			r->submitted);
+	KUNIT_EXPECT_FALSE(test, exec_work_pending(&r->work));
+	kfree(r);
+}
+
 static struct kunit_case exec_simple_cases[] = {
 	KUNIT_CASE(inline_executor_is_one_non_null_instance),
 	KUNIT_CASE(inline_runs_item_in_caller_before_submit_returns),
@@ -413,6 +539,8 @@ static struct kunit_case exec_simple_cases[] = {
 	KUNIT_CASE(tpt_thread_start_failure_fails_submission_cleanly),
 	KUNIT_CASE(tpt_closures_run_and_destroy_waits),
 	KUNIT_CASE(tpt_refuses_submissions_that_must_not_sleep),
+	KUNIT_CASE(tpt_pending_count_is_zero_while_items_run),
+	KUNIT_CASE(inline_cancel_racing_submit_never_takes_back),
 	{}
 };
 

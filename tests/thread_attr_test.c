@@ -360,6 +360,63 @@ static void tpt_copies_name_and_mask(struct kunit *test)
 	kfree(fx);
 }
 
+/* ta_item_func(), telling a growing pool that the item blocks. */
+static void ta_blocking_item_func(struct exec_work *work)
+{
+	exec_blocking_begin();
+	ta_item_func(work);
+	exec_blocking_end();
+}
+
+/*
+ * A growing pool copies its attributes too: a worker it adds long after
+ * its creation, once the caller's name and mask are gone, has the name
+ * and the CPUs asked for.  The pool starts with one worker; the first
+ * item blocks in it (hinted), so the second item gets a second worker.
+ */
+static void growing_pool_copies_name_and_mask(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = {
+		.nr_threads = 1, .max_threads = TA_THREADS, .concurrency = 1,
+		.thread = { .nr_cpu_bits = EXEC_TEST_CPU_BITS },
+	};
+	struct ta_fx *fx = ta_fx_create(test);
+	struct exec_thread_pool *pool;
+	unsigned long *mask;
+	unsigned int i;
+	char *name;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	name = kzalloc(16, GFP_KERNEL);
+	mask = kzalloc(sizeof(fx->cpus), GFP_KERNEL);
+	if (!name || !mask) {
+		kfree(name);
+		kfree(mask);
+		kfree(fx);
+		KUNIT_FAIL(test, "out of memory");
+		return;
+	}
+	strcpy(name, "ta-grow");
+	memcpy(mask, fx->cpus, sizeof(fx->cpus));
+	attr.thread.name = name;
+	attr.thread.cpus = mask;
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	memset(name, 'x', 15);
+	memset(mask, 0, sizeof(fx->cpus));
+	kfree(name);
+	kfree(mask);
+	for (i = 0; i < TA_THREADS; i++)
+		fx->items[i].work.func = ta_blocking_item_func;
+	/* And its manager thread, "ta-grow/m". */
+	KUNIT_EXPECT_EQ(test, ta_run(test, fx, exec_thread_pool_executor(pool),
+				     "ta-grow/"), TA_THREADS + 1);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+	ta_expect_names(test, fx, "ta-grow/0", "ta-grow/1");
+	for (i = 0; i < TA_THREADS; i++)
+		ta_expect_cpus(test, fx->items[i].self.cpus, fx->cpus);
+	kfree(fx);
+}
+
 /*
  * A lower nice value is legal, but without CAP_SYS_NICE (userspace) the
  * system refuses it: then creation (pool) or submission (thread per task)
@@ -601,6 +658,7 @@ static struct kunit_case exec_thread_attr_cases[] = {
 	KUNIT_CASE(defaults_keep_names_and_inherit),
 	KUNIT_CASE(offline_cpus_ignored_nice_unset_long_name_cut),
 	KUNIT_CASE(tpt_copies_name_and_mask),
+	KUNIT_CASE(growing_pool_copies_name_and_mask),
 	KUNIT_CASE(negative_nice_applied_or_refused),
 	KUNIT_CASE(stack_size_applied_or_unsupported),
 	KUNIT_CASE(bad_attributes_fail_creation),

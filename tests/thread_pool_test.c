@@ -3,8 +3,8 @@
  * The fixed thread pool (include/exec/thread_pool.h): runs everything, its
  * size, destroy (waits for work, -EDEADLK from a worker, -ESHUTDOWN for
  * outsiders), the bounded queue (-EAGAIN, waiting for room), shutdown_hard
- * (discard callbacks, counts, -ESHUTDOWN), running_in_this_thread, the
- * pending count and closures.
+ * (discard callbacks, counts, -ESHUTDOWN, a flush whose marker it
+ * discards), running_in_this_thread, the pending count and closures.
  *
  * Workers are held at a gate wherever a test needs items to stay queued, so
  * that the state the test inspects does not depend on scheduling.
@@ -548,6 +548,65 @@ static void pool_shutdown_hard_discards_queued_items_and_counts_them(struct kuni
 		}
 		KUNIT_EXPECT_EQ(test, bad, 0U);
 	}
+	fx_finish(fx);
+}
+
+static int helper_flush(void *arg)
+{
+	struct pool_fx *fx = arg;
+
+	return exec_executor_flush(fx->ex);
+}
+
+/* Waits until @n items are queued on @fx's pool. */
+static bool fx_wait_pending(struct pool_fx *fx, unsigned long n)
+{
+	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	unsigned int spins = 0;
+
+	while (exec_pending_count(fx->ex) < n) {
+		if (exec_test_expired(deadline))
+			return false;
+		exec_test_relax(&spins);
+	}
+	return true;
+}
+
+/*
+ * A flush waits behind a running item, its marker queued after another
+ * item; shutdown_hard discards both, and the flush returns -ECANCELED at
+ * once, without waiting for the running item (exec_executor_flush(): "if
+ * @ex discarded the flush's marker").  The marker counts among the
+ * discarded items, in shutdown_hard's result and in the statistics.
+ */
+static void pool_flush_whose_marker_is_discarded_ecanceled(struct kunit *test)
+{
+	struct pool_fx *fx = fx_create(test, 1, 0);
+	struct exec_stats st;
+
+	KUNIT_ASSERT_NOT_NULL(test, fx);
+	if (!fx_block(fx, 1))
+		goto out;
+	KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[0].work), 0);
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper, helper_flush,
+						     fx, "pool-flush"), 0);
+	KUNIT_EXPECT_TRUE(test, fx_wait_pending(fx, 2));
+	KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&fx->helper));
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_shutdown_hard(fx->pool), 2L);
+	/* The gate is still closed: the flush did not wait for the run. */
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->helper.done, 1,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->blockers[0].runs), 0);
+	KUNIT_EXPECT_EQ(test, fx->helper.ret, (long)-ECANCELED);
+	KUNIT_EXPECT_EQ(test, exec_executor_stats(fx->ex, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.discarded, 2ULL);
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(fx->pool), 0);
+	fx->destroyed = true;
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->blockers[0].runs), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->items[0].discards), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->total_runs), 0);
+out:
 	fx_finish(fx);
 }
 
@@ -1298,6 +1357,7 @@ static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_shutdown_hard_lets_running_item_finish),
 	KUNIT_CASE(pool_shutdown_hard_discards_queued_items_and_counts_them),
 	KUNIT_CASE(pool_submission_after_shutdown_hard_eshutdown),
+	KUNIT_CASE(pool_flush_whose_marker_is_discarded_ecanceled),
 	KUNIT_CASE(pool_second_shutdown_hard_eshutdown),
 	KUNIT_CASE(pool_shutdown_hard_idle_returns_zero),
 	KUNIT_CASE(pool_shutdown_hard_from_own_worker_returns),

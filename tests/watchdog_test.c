@@ -86,13 +86,17 @@ static bool wd_wait_reports(struct wd_fixture *fx, unsigned long n)
 static void watchdog_reports_an_overrunning_item_once(struct kunit *test)
 {
 	struct wd_fixture fx;
+	unsigned long all;
 
 	wd_setup(test, &fx, WD_TEST_THRESH_NS);
+	all = exec_watchdog_test_reports();
 	KUNIT_ASSERT_EQ(test, exec_submit(exec_thread_pool_executor(fx.pool),
 					  &fx.stuck), 0);
 	KUNIT_EXPECT_TRUE(test, exec_test_gate_wait_for(&fx.gate, 1));
 	/* Reported while it is still stuck... */
 	KUNIT_EXPECT_TRUE(test, wd_wait_reports(&fx, 1));
+	/* ...in the library's count too, with any other pool's. */
+	KUNIT_EXPECT_GE(test, exec_watchdog_test_reports() - all, 1UL);
 	/* ...and not again at the watchdog's later looks. */
 	msleep(WD_TEST_MORE_LOOKS_MS);
 	KUNIT_EXPECT_EQ(test, wd_reports(&fx), 1UL);
@@ -120,6 +124,7 @@ static void watchdog_reports_a_stalled_queue_once(struct kunit *test)
 static void watchdog_off_reports_nothing(struct kunit *test)
 {
 	struct wd_fixture fx;
+	unsigned long all;
 
 	wd_setup(test, &fx, 0);
 	KUNIT_EXPECT_EQ(test, exec_watchdog_thresh(), 0ULL);
@@ -128,8 +133,11 @@ static void watchdog_off_reports_nothing(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, exec_submit(exec_thread_pool_executor(fx.pool),
 					  &fx.behind), 0);
 	KUNIT_EXPECT_TRUE(test, exec_test_gate_wait_for(&fx.gate, 1));
+	all = exec_watchdog_test_reports();
 	msleep(WD_TEST_MORE_LOOKS_MS);
 	KUNIT_EXPECT_EQ(test, wd_reports(&fx), 0UL);
+	/* Off: no pool's stall is reported. */
+	KUNIT_EXPECT_EQ(test, exec_watchdog_test_reports(), all);
 	wd_finish(test, &fx, 2);
 }
 

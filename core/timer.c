@@ -1226,25 +1226,40 @@ EXPORT_SYMBOL_GPL(exec_submit_periodic);
  * 0 if it is not pending on a base; -EALREADY if it was taken back already;
  * -EAGAIN if it changed while we looked.
  */
+/*
+ * Locks the base of @t, a timed item pending on one, as its flags were
+ * when looked at: returns 1 with the lock held (*@target and *@wflags
+ * set, *@flags for the unlock), 0 if @t is not pending on a base, and
+ * -EAGAIN if it started or was re-armed elsewhere meanwhile.
+ */
+static int exec_timer_lock_pending(struct exec_timer *t,
+				   struct exec_timer_target **target,
+				   unsigned long *wflags, unsigned long *flags)
+{
+	*wflags = READ_ONCE(t->work.flags);
+	*target = exec_flags_target(*wflags);
+	if (!(*wflags & EXEC_WORK_PENDING) || !*target)
+		return 0;
+	raw_spin_lock_irqsave(&(*target)->base->lock, *flags);
+	if (READ_ONCE(t->work.flags) == *wflags)
+		return 1;
+	raw_spin_unlock_irqrestore(&(*target)->base->lock, *flags);
+	return -EAGAIN;
+}
+
 static int exec_timer_cancel_pending(struct exec_timer *t)
 {
 	struct exec_timer_target *target;
 	struct exec_timer_base *base;
 	struct exec_work **link;
 	unsigned long flags, wflags;
-	int ret = -EALREADY;
+	int ret;
 
-	wflags = READ_ONCE(t->work.flags);
-	target = exec_flags_target(wflags);
-	if (!(wflags & EXEC_WORK_PENDING) || !target)
-		return 0;
+	ret = exec_timer_lock_pending(t, &target, &wflags, &flags);
+	if (ret <= 0)
+		return ret;
 	base = target->base;
-	raw_spin_lock_irqsave(&base->lock, flags);
-	if (READ_ONCE(t->work.flags) != wflags) {
-		/* Started, or re-armed elsewhere, since we looked. */
-		raw_spin_unlock_irqrestore(&base->lock, flags);
-		return -EAGAIN;
-	}
+	ret = -EALREADY;
 	link = READ_ONCE(t->link);
 	if (exec_timer_linked(link)) {
 		exec_wheel_del(base->wheel, EXEC_CLOCK_COUNT, t);
@@ -1394,18 +1409,14 @@ static int exec_timer_flush_pending(struct exec_timer *t)
 	struct exec_work **link;
 	unsigned long flags, wflags;
 	bool due = false;
-	int ret = 1;
+	int ret;
 
-	wflags = READ_ONCE(t->work.flags);
-	target = exec_flags_target(wflags);
-	if (!(wflags & EXEC_WORK_PENDING) || !target)
-		return 0;
+	ret = exec_timer_lock_pending(t, &target, &wflags, &flags);
+	if (ret <= 0)
+		return ret;
 	base = target->base;
-	raw_spin_lock_irqsave(&base->lock, flags);
 	link = READ_ONCE(t->link);
-	if (READ_ONCE(t->work.flags) != wflags) {
-		ret = -EAGAIN;
-	} else if (link == EXEC_TIMER_CANCELLED) {
+	if (link == EXEC_TIMER_CANCELLED) {
 		ret = 0;
 	} else if (link == EXEC_TIMER_IDLE || link == EXEC_TIMER_STARTING) {
 		/*

@@ -113,6 +113,60 @@ static inline bool exec_test_gate_wait_for(struct exec_test_gate *gate, int n)
 }
 
 /*
+ * An item that counts its runs and the runs that overlapped another run of
+ * it; its first run waits at @gate (open it for none), and each run sleeps
+ * @sleep_ms.  Discards are counted too.  For the tests of the rule that an
+ * item never runs beside itself.
+ */
+struct exec_test_rerun_item {
+	struct exec_work work;
+	struct exec_test_gate gate;
+	atomic_t inside;
+	atomic_t overlaps;
+	atomic_t runs;
+	atomic_t started;
+	atomic_t discarded;
+	int sleep_ms;
+};
+
+static inline void exec_test_rerun_fn(struct exec_work *work)
+{
+	struct exec_test_rerun_item *it =
+		container_of(work, struct exec_test_rerun_item, work);
+
+	if (atomic_inc_return(&it->inside) > 1)
+		atomic_inc(&it->overlaps);
+	if (atomic_inc_return(&it->started) == 1)
+		exec_test_gate_pass(&it->gate);
+	if (it->sleep_ms)
+		msleep(it->sleep_ms);
+	atomic_dec(&it->inside);
+	atomic_inc(&it->runs);
+}
+
+static inline void exec_test_rerun_discard(struct exec_work *work)
+{
+	atomic_inc(&container_of(work, struct exec_test_rerun_item,
+				 work)->discarded);
+}
+
+/* A new item, owned by @test; @gated: its first run waits at the gate. */
+static inline struct exec_test_rerun_item *
+exec_test_rerun_new(struct kunit *test, bool gated)
+{
+	struct exec_test_rerun_item *it =
+		kunit_kzalloc(test, sizeof(*it), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, it);
+	exec_work_init_discard(&it->work, exec_test_rerun_fn,
+			       exec_test_rerun_discard);
+	exec_test_gate_init(&it->gate);
+	if (!gated)
+		exec_test_gate_open(&it->gate);
+	return it;
+}
+
+/*
  * A helper thread that runs one function and reports when it is done, so
  * that the test can check whether a blocking call has returned yet, and can
  * give up on it (leaking it) rather than join a thread that never ends.

@@ -17,45 +17,6 @@
 
 #define PR_RUNNING	2
 
-struct pr_fx {
-	struct exec_work work;
-	struct exec_test_gate gate;	/* the first run waits at it */
-	atomic_t inside;
-	atomic_t overlaps;
-	atomic_t runs;
-	atomic_t started;
-	atomic_t discarded;
-};
-
-static void pr_fn(struct exec_work *work)
-{
-	struct pr_fx *fx = container_of(work, struct pr_fx, work);
-
-	if (atomic_inc_return(&fx->inside) > 1)
-		atomic_inc(&fx->overlaps);
-	if (atomic_inc_return(&fx->started) == 1)
-		exec_test_gate_pass(&fx->gate);
-	atomic_dec(&fx->inside);
-	atomic_inc(&fx->runs);
-}
-
-static void pr_discard(struct exec_work *work)
-{
-	struct pr_fx *fx = container_of(work, struct pr_fx, work);
-
-	atomic_inc(&fx->discarded);
-}
-
-static struct pr_fx *pr_fx_new(struct kunit *test)
-{
-	struct pr_fx *fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, fx);
-	exec_work_init_discard(&fx->work, pr_fn, pr_discard);
-	exec_test_gate_init(&fx->gate);
-	return fx;
-}
-
 /* A priority executor of PR_RUNNING runners over a pool of as many. */
 struct pr_env {
 	struct exec_thread_pool *pool;
@@ -80,7 +41,7 @@ static void pr_env_create(struct kunit *test, struct pr_env *env)
  * (and not started beside it).
  */
 static bool pr_hold(struct kunit *test, struct exec_executor *ex,
-		    struct pr_fx *fx)
+		    struct exec_test_rerun_item *fx)
 {
 	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
 	unsigned int spins = 0;
@@ -107,7 +68,7 @@ static bool pr_hold(struct kunit *test, struct exec_executor *ex,
 
 static void prio_reentrance_held_item_runs_after_the_run(struct kunit *test)
 {
-	struct pr_fx *fx = pr_fx_new(test);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
 	struct pr_env env;
 
 	pr_env_create(test, &env);
@@ -131,7 +92,7 @@ static void prio_reentrance_held_item_runs_after_the_run(struct kunit *test)
 
 static void prio_reentrance_cancel_takes_a_held_item_back(struct kunit *test)
 {
-	struct pr_fx *fx = pr_fx_new(test);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
 	struct pr_env env;
 
 	pr_env_create(test, &env);
@@ -155,7 +116,7 @@ static void prio_reentrance_cancel_takes_a_held_item_back(struct kunit *test)
 struct pr_waiter {
 	struct exec_executor *ex;
 	struct exec_priority *prio;
-	struct pr_fx *fx;
+	struct exec_test_rerun_item *fx;
 	bool item;			/* exec_work_flush() of the item */
 	atomic_t entered;		/* about to call the flush */
 	int runs_seen;
@@ -177,7 +138,7 @@ static int pr_flush_thread(void *arg)
 /* A flush waits for the run under way and for the rerun it holds. */
 static void pr_flush_case(struct kunit *test, bool item)
 {
-	struct pr_fx *fx = pr_fx_new(test);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
 	struct pr_waiter w = { .fx = fx, .item = item };
 	struct exec_test_thread t;
 	struct pr_env env;
@@ -232,7 +193,7 @@ static void pr_count(void *arg)
  */
 static void prio_reentrance_destroy_discards_the_held_item(struct kunit *test)
 {
-	struct pr_fx *fx = pr_fx_new(test);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
 	struct pr_waiter w = { .fx = fx };
 	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
 	unsigned int spins = 0;
@@ -276,7 +237,7 @@ static void prio_reentrance_managed_queue_runs_the_held_item(struct kunit *test)
 {
 	struct exec_thread_pool_attr pattr = { .nr_threads = PR_RUNNING };
 	struct exec_managed_queue_attr attr = { .thread_limit = PR_RUNNING };
-	struct pr_fx *fx = pr_fx_new(test);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
 	struct exec_managed_queue *q;
 	struct exec_thread_pool *pool;
 	struct exec_executor *ex;

@@ -16,50 +16,6 @@
 #define RE_ROUNDS	20
 #define RE_RUN_MS	20
 
-struct re_fx {
-	struct exec_work work;
-	struct exec_test_gate gate;	/* the first run waits at it */
-	atomic_t inside;
-	atomic_t overlaps;
-	atomic_t runs;
-	atomic_t started;
-	atomic_t discarded;
-	int sleep_ms;
-};
-
-static void re_fn(struct exec_work *work)
-{
-	struct re_fx *fx = container_of(work, struct re_fx, work);
-
-	if (atomic_inc_return(&fx->inside) > 1)
-		atomic_inc(&fx->overlaps);
-	if (atomic_inc_return(&fx->started) == 1)
-		exec_test_gate_pass(&fx->gate);
-	if (fx->sleep_ms)
-		msleep(fx->sleep_ms);
-	atomic_dec(&fx->inside);
-	atomic_inc(&fx->runs);
-}
-
-static void re_discard(struct exec_work *work)
-{
-	struct re_fx *fx = container_of(work, struct re_fx, work);
-
-	atomic_inc(&fx->discarded);
-}
-
-static struct re_fx *re_fx_new(struct kunit *test, bool gated)
-{
-	struct re_fx *fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, fx);
-	exec_work_init_discard(&fx->work, re_fn, re_discard);
-	exec_test_gate_init(&fx->gate);
-	if (!gated)
-		exec_test_gate_open(&fx->gate);
-	return fx;
-}
-
 static struct exec_thread_pool *re_pool(struct kunit *test, unsigned int n)
 {
 	struct exec_thread_pool_attr attr = { .nr_threads = n };
@@ -73,7 +29,7 @@ static void reentrance_pool_runs_an_item_once_at_a_time(struct kunit *test)
 {
 	struct exec_thread_pool *pool = re_pool(test, 2);
 	struct exec_executor *ex = exec_thread_pool_executor(pool);
-	struct re_fx *fx = re_fx_new(test, false);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, false);
 	int i, accepted = 0, ret;
 	unsigned int spins = 0;
 
@@ -98,7 +54,7 @@ static void reentrance_pool_runs_an_item_once_at_a_time(struct kunit *test)
  * the other worker hands it to the first: true once it is held.
  */
 static bool re_hold(struct kunit *test, struct exec_thread_pool *pool,
-		    struct re_fx *fx)
+		    struct exec_test_rerun_item *fx)
 {
 	struct exec_executor *ex = exec_thread_pool_executor(pool);
 	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
@@ -125,8 +81,8 @@ static void reentrance_held_item_runs_after_the_run(struct kunit *test)
 {
 	struct exec_thread_pool *pool = re_pool(test, 2);
 	struct exec_executor *ex = exec_thread_pool_executor(pool);
-	struct re_fx *fx = re_fx_new(test, true);
-	struct re_fx *other = re_fx_new(test, false);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
+	struct exec_test_rerun_item *other = exec_test_rerun_new(test, false);
 
 	KUNIT_ASSERT_TRUE(test, re_hold(test, pool, fx));
 	/* The worker that handed it over is free: other items run. */
@@ -149,7 +105,7 @@ static void reentrance_cancel_takes_a_held_item_back(struct kunit *test)
 {
 	struct exec_thread_pool *pool = re_pool(test, 2);
 	struct exec_executor *ex = exec_thread_pool_executor(pool);
-	struct re_fx *fx = re_fx_new(test, true);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
 
 	KUNIT_ASSERT_TRUE(test, re_hold(test, pool, fx));
 	KUNIT_EXPECT_EQ(test, exec_work_cancel(ex, &fx->work),
@@ -167,7 +123,7 @@ static void reentrance_cancel_takes_a_held_item_back(struct kunit *test)
 
 struct re_flusher {
 	struct exec_executor *ex;
-	struct re_fx *fx;
+	struct exec_test_rerun_item *fx;
 	atomic_t entered;
 	int runs_seen;
 };
@@ -188,7 +144,7 @@ static void reentrance_flush_waits_for_the_rerun(struct kunit *test)
 {
 	struct exec_thread_pool *pool = re_pool(test, 2);
 	struct exec_executor *ex = exec_thread_pool_executor(pool);
-	struct re_fx *fx = re_fx_new(test, true);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
 	struct re_flusher f = { .ex = ex, .fx = fx };
 	struct exec_test_thread t;
 
@@ -212,7 +168,7 @@ static void reentrance_flush_waits_for_the_rerun(struct kunit *test)
 static void reentrance_stop_leaves_the_held_item_to_destroy(struct kunit *test)
 {
 	struct exec_thread_pool *pool = re_pool(test, 2);
-	struct re_fx *fx = re_fx_new(test, true);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
 
 	KUNIT_ASSERT_TRUE(test, re_hold(test, pool, fx));
 	exec_thread_pool_stop(pool);
@@ -228,7 +184,7 @@ static void reentrance_stop_leaves_the_held_item_to_destroy(struct kunit *test)
 static void reentrance_shutdown_hard_discards_the_held_item(struct kunit *test)
 {
 	struct exec_thread_pool *pool = re_pool(test, 2);
-	struct re_fx *fx = re_fx_new(test, true);
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, true);
 
 	KUNIT_ASSERT_TRUE(test, re_hold(test, pool, fx));
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_shutdown_hard(pool), 1L);

@@ -72,6 +72,29 @@ static int tf_flush_thread(void *arg)
 	return ret;
 }
 
+/* Starts @f's flush of @it, and checks that it waits. */
+static void tf_flush_start(struct kunit *test, struct tf_flusher *f,
+			   struct tf_item *it)
+{
+	f->it = it;
+	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&f->thread,
+						     tf_flush_thread, f,
+						     "exec-test-flush"), 0);
+	msleep(EXEC_TEST_SETTLE_MS);
+	KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&f->thread));
+}
+
+/* Opens @gate, and checks that @f's flush returned 1 with the run done. */
+static void tf_flush_finish(struct kunit *test, struct tf_flusher *f,
+			    struct exec_test_gate *gate)
+{
+	exec_test_gate_open(gate);
+	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&f->thread,
+						      EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, f->thread.ret, 1L);
+	KUNIT_EXPECT_EQ(test, f->done_at_return, 1);
+}
+
 static struct exec_thread_pool *tf_pool(struct kunit *test)
 {
 	struct exec_thread_pool_attr attr = { .nr_threads = 2 };
@@ -205,20 +228,11 @@ static void timer_flush_waits_for_a_run_under_way(struct kunit *test)
 	tf_init(&it);
 	exec_test_gate_init(&gate);
 	it.gate = &gate;
-	f.it = &it;
 	KUNIT_EXPECT_EQ(test, exec_submit_after(exec_thread_pool_executor(pool),
 						&it.timer, 0), 0);
 	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
-	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&f.thread,
-						     tf_flush_thread, &f,
-						     "exec-test-flush"), 0);
-	msleep(EXEC_TEST_SETTLE_MS);
-	KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&f.thread));
-	exec_test_gate_open(&gate);
-	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&f.thread,
-						      EXEC_TEST_TIMEOUT_MS));
-	KUNIT_EXPECT_EQ(test, f.thread.ret, 1L);
-	KUNIT_EXPECT_EQ(test, f.done_at_return, 1);
+	tf_flush_start(test, &f, &it);
+	tf_flush_finish(test, &f, &gate);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
 }
 
@@ -244,21 +258,12 @@ static void timer_flush_waits_for_a_queued_item(struct kunit *test)
 	tf_init(&it);
 	exec_test_gate_init(&gate);
 	first.gate = &gate;
-	f.it = &it;
 	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &first.timer, 0), 0);
 	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
 	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &it.timer, 0), 0);
-	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&f.thread,
-						     tf_flush_thread, &f,
-						     "exec-test-flush"), 0);
-	msleep(EXEC_TEST_SETTLE_MS);
-	KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&f.thread));
+	tf_flush_start(test, &f, &it);
 	KUNIT_EXPECT_EQ(test, atomic_read(&it.started), 0);
-	exec_test_gate_open(&gate);
-	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&f.thread,
-						      EXEC_TEST_TIMEOUT_MS));
-	KUNIT_EXPECT_EQ(test, f.thread.ret, 1L);
-	KUNIT_EXPECT_EQ(test, f.done_at_return, 1);
+	tf_flush_finish(test, &f, &gate);
 	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
 }
@@ -353,7 +358,6 @@ static void timer_flush_runs_an_item_moved_after_it_came_due(struct kunit *test)
 	tf_init(&it);
 	exec_test_gate_init(&gate);
 	first.gate = &gate;
-	f.it = &it;
 	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &first.timer, 0), 0);
 	KUNIT_ASSERT_TRUE(test, exec_test_gate_wait_for(&gate, 1));
 	KUNIT_EXPECT_EQ(test, exec_submit_after(ex, &it.timer, 0), 0);
@@ -362,16 +366,8 @@ static void timer_flush_runs_an_item_moved_after_it_came_due(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_timer_mod(ex, &it.timer, EXEC_CLOCK_MONOTONIC,
 					     exec_clock_now(EXEC_CLOCK_MONOTONIC) +
 					     TF_FAR_NS), 1);
-	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&f.thread,
-						     tf_flush_thread, &f,
-						     "exec-test-flush"), 0);
-	msleep(EXEC_TEST_SETTLE_MS);
-	KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&f.thread));
-	exec_test_gate_open(&gate);
-	KUNIT_ASSERT_TRUE(test, exec_test_thread_join(&f.thread,
-						      EXEC_TEST_TIMEOUT_MS));
-	KUNIT_EXPECT_EQ(test, f.thread.ret, 1L);
-	KUNIT_EXPECT_EQ(test, f.done_at_return, 1);
+	tf_flush_start(test, &f, &it);
+	tf_flush_finish(test, &f, &gate);
 	KUNIT_EXPECT_FALSE(test, exec_work_pending(&it.timer.work));
 	KUNIT_EXPECT_EQ(test, exec_timer_cancel_sync(&it.timer), 0);
 	KUNIT_EXPECT_EQ(test, exec_serial_destroy(serial), 0L);

@@ -664,8 +664,25 @@ struct exec_work *exec_closure_get(exec_fn fn, exec_fn discard, void *arg,
 				   gfp_t gfp);
 void exec_closure_put(struct exec_work *work);
 unsigned long exec_closures_allocated(void);
-/* A chunk of a closure cache is one page: 63 closures of a cache line each. */
+/*
+ * A chunk of a record cache is 4 KiB: a line of links, then 63 slots of a
+ * line (closures), 31 of two lines or 15 of four (core/executor.c).
+ */
 #define EXEC_CLOSURES_PER_CHUNK	63
+
+/*
+ * Every record the core makes per call comes from the caller's record
+ * cache (core/executor.c), never from kmalloc() on a submission path
+ * (scripts/check-layout.sh counts it in group.c and future.c).
+ */
+void *exec_record_alloc(size_t size, gfp_t gfp);
+void *exec_record_zalloc(size_t size, gfp_t gfp);
+void exec_record_free(void *p);
+/* A record of the type @p points to, zeroed; its alignment a long's at most. */
+#define exec_record_new(p, gfp) ({					\
+	BUILD_BUG_ON(__alignof__(*(p)) > sizeof(long));			\
+	(typeof(p))exec_record_zalloc(sizeof(*(p)), gfp);		\
+})
 
 /**
  * struct exec_dependents - what still depends on one executor

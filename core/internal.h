@@ -776,6 +776,43 @@ unsigned int exec_priority_test_held(struct exec_executor *ex);
 unsigned int exec_thread_pool_test_held(struct exec_thread_pool *pool);
 
 /* watchdog.c */
+
+/**
+ * struct exec_wd_late - an item of a client that has overrun its deadline
+ * @item: what it stands for (exec_work_symbol())
+ * @ran_ns: how long it has run
+ */
+struct exec_wd_late {
+	const void *item;
+	u64 ran_ns;
+};
+
+/**
+ * struct exec_wd_client - deadlines the stall watchdog's device serves
+ * @next: W: the next client
+ * @check: called in each pass of the device, under the watchdog's lock
+ *	(and so in hard interrupt context in the kernel), which may take the
+ *	client's own lock: fills at most @max items that have overrun and
+ *	were not reported yet, returns how many, and stores in *@next when
+ *	it needs its next look (EXEC_TIME_NEVER for none; now if it has
+ *	more to report than @max)
+ * @report: writes the report of one of them, without the watchdog's lock;
+ *	the client stays under the watchdog until it returns
+ *
+ * Embedded in the client (a priority executor with a time limit).
+ */
+struct exec_wd_client {
+	struct exec_wd_client *next;
+	unsigned int (*check)(struct exec_wd_client *c,
+			      struct exec_wd_late *late, unsigned int max,
+			      u64 *next);
+	void (*report)(struct exec_wd_client *c,
+		       const struct exec_wd_late *late);
+};
+
+int exec_watchdog_add_client(struct exec_wd_client *c);
+void exec_watchdog_remove_client(struct exec_wd_client *c);
+void exec_watchdog_arm(u64 at);
 unsigned long exec_watchdog_test_reports(void);
 unsigned long exec_watchdog_test_pool_reports(struct exec_thread_pool *pool);
 void exec_watchdog_exit(void);

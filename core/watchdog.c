@@ -73,8 +73,8 @@ static DEFINE_MUTEX(exec_wd_mutex);
  * @thresh_ns: A: the threshold, 0 for off; written under exec_wd_lock
  * @ce: the clock event device; initialised on first use
  * @ready: L(exec_wd_mutex): @ce is initialised and started
- * @at: L(exec_wd_arm_lock): the time @ce is programmed for, EXEC_TIME_NEVER
- *	while a pass runs until something asks for a time
+ * @at: L(exec_wd_arm_lock): the time @ce is programmed for once @armable;
+ *	EXEC_TIME_NEVER while a pass runs until something asks for a time
  * @armable: L(exec_wd_arm_lock): @ce may be programmed (it is started, and
  *	this process's: not a forked child's copy)
  * @emitting: A: passes writing clients' reports, which
@@ -91,7 +91,7 @@ static struct exec_wd {
 	bool armable;
 	atomic_t emitting;
 	atomic_long_t nr_reports;
-} exec_wd = { .at = EXEC_TIME_NEVER };
+} exec_wd;
 
 static void exec_wd_emit(const struct exec_wd_report *r, u64 thresh_ns)
 {

@@ -304,8 +304,12 @@ static void exec_wd_check(struct exec_clockev *ce)
 
 	for (i = 0; i < nr; i++)
 		exec_wd_emit(&reports[i], thresh);
+	/*
+	 * Fully ordered: the reports' reads of their clients come first;
+	 * pairs with the acquire in exec_watchdog_remove_client().
+	 */
 	if (nr > nr_pools)
-		atomic_dec(&exec_wd.emitting);
+		(void)atomic_dec_return(&exec_wd.emitting);
 }
 
 /* Under exec_wd_mutex: initialises and starts the device, once. */

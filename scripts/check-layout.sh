@@ -20,7 +20,8 @@
 # per-call records come from the record cache (exec_record_alloc(),
 # core/executor.c), so a kmalloc()/kzalloc() there is allowed only in the
 # functions of ALLOC_ALLOW, which make long-lived objects (issue 39).  A
-# file that fails names each function and its length, or each line.  Ends with "layout: N passed, N failed".
+# file that fails names each function and its length, or each line.  Ends
+# with "layout: N passed, N failed".
 
 set -u
 # shellcheck source=scripts/check-lib.sh

@@ -160,6 +160,7 @@ static void mq_time_limits_share_one_device(struct kunit *test)
 		.nr_threads = MQ_TIMED_QUEUES,
 	};
 	struct exec_thread_pool *pool;
+	struct exec_executor *ex;
 	long before;
 	int i;
 
@@ -178,9 +179,11 @@ static void mq_time_limits_share_one_device(struct kunit *test)
 
 	/* One item each, held at the gate past the limit: reported, each. */
 	exec_user_set_log(mq_log_fn, &log);
-	for (i = 0; i < MQ_TIMED_QUEUES; i++)
-		KUNIT_EXPECT_EQ(test, exec_submit_fn(exec_managed_queue_executor(q[i]),
-						     mq_log_gate_fn, &log), 0);
+	for (i = 0; i < MQ_TIMED_QUEUES; i++) {
+		ex = exec_managed_queue_executor(q[i]);
+		KUNIT_EXPECT_EQ(test, exec_submit_fn(ex, mq_log_gate_fn, &log),
+				0);
+	}
 	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&log.count,
 							 MQ_TIMED_QUEUES,
 							 EXEC_TEST_TIMEOUT_MS));

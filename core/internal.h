@@ -790,13 +790,13 @@ struct exec_wd_late {
 /**
  * struct exec_wd_client - deadlines the stall watchdog's device serves
  * @next: W: the next client
- * @check: called in each pass of the device, under the watchdog's lock
+ * @check: I: called in each pass of the device, under the watchdog's lock
  *	(and so in hard interrupt context in the kernel), which may take the
  *	client's own lock: fills at most @max items that have overrun and
  *	were not reported yet, returns how many, and stores in *@next when
  *	it needs its next look (EXEC_TIME_NEVER for none; now if it has
  *	more to report than @max)
- * @report: writes the report of one of them, without the watchdog's lock;
+ * @report: I: writes the report of one of them, without the watchdog's lock;
  *	the client stays under the watchdog until it returns
  *
  * Embedded in the client (a priority executor with a time limit).

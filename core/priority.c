@@ -185,11 +185,12 @@ struct exec_prio_runner {
  * @idle_wq: exec_priority_destroy() waits here for @nr_running to reach
  *	0, exec_prio_wait_idle() for everything to be done
  * @room_wq: submitters wait here for room below @queue_limit
- * @wd: with a time limit, the executor as the watchdog's client, on its
- *	list from creation until the last reference goes (@watched)
+ * @wd: I: with a time limit, the executor as the watchdog's client, on its
+ *	list from creation until the last reference goes (@watched); its
+ *	link W:
  * @wd_at: L: with a time limit, the time the watchdog's device will look
  *	at the executor by; EXEC_TIME_NEVER if no item needs a look
- * @watched: @wd is on the watchdog's list; set at creation
+ * @watched: I: @wd is on the watchdog's list
  * @runners: the @max_running runners; set at creation
  * @probe: times one item's wait at a time (core/stats_count.h)
  * @stats: L: items started and completed, the longest run and wait

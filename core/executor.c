@@ -17,10 +17,10 @@
  * ring when they are all still in use.  A record that lives long (a future
  * its owner keeps) only makes the cursor skip its slot.  As Asio's
  * per-thread recycling cache serves every kind of operation, one cache
- * serves every kind of record: a few size classes of one, two and four
- * cache lines, and the plain allocator for a record larger than those
- * (a future in a kernel with lockdep's big wait queues), marked so that
- * the same exec_record_free() frees it.
+ * serves every kind of record: a few size classes of one, two, four and
+ * eight cache lines (the last for a future in a kernel whose wait queues
+ * carry lockdep's maps), and the plain allocator for a record larger than
+ * those, marked so that the same exec_record_free() frees it.
  *
  * The cache is the caller's own (exec_local_closures()): the CPU's in the
  * kernel, walked with interrupts off, the thread's in userspace.  So the
@@ -96,7 +96,7 @@ static struct exec_record_chunk *exec_orphans[EXEC_RECORD_CLASSES];
 /* A: slots of every cache, orphans included, for the tests */
 static atomic_long_t exec_record_slots;
 
-/* The bytes of one slot of @class: one, two, four cache lines. */
+/* The bytes of one slot of @class: one, two, four, eight cache lines. */
 #define EXEC_RECORD_SLOT_BYTES(class)	((size_t)EXEC_RECORD_LINE << (class))
 /* Slots in a chunk of @class, after the line of its links. */
 #define EXEC_RECORD_CHUNK_SLOTS(class)					\
@@ -112,7 +112,8 @@ static atomic_long_t exec_record_slots;
 #define EXEC_RECORD_CLASS(size)						\
 	(EXEC_RECORD_FITS(size, 0) ? 0 :				\
 	 EXEC_RECORD_FITS(size, 1) ? 1 :				\
-	 EXEC_RECORD_FITS(size, 2) ? 2 : EXEC_RECORD_CLASSES)
+	 EXEC_RECORD_FITS(size, 2) ? 2 :				\
+	 EXEC_RECORD_FITS(size, 3) ? 3 : EXEC_RECORD_CLASSES)
 
 static inline unsigned int exec_record_chunk_slots(unsigned int class)
 {
@@ -324,6 +325,7 @@ void *exec_record_alloc(size_t size, gfp_t gfp)
 {
 	return exec_record_get(size, gfp);
 }
+EXPORT_SYMBOL_FOR_TESTS(exec_record_alloc);
 
 /**
  * exec_record_zalloc - a zeroed record from the caller's cache
@@ -341,6 +343,7 @@ void *exec_record_zalloc(size_t size, gfp_t gfp)
 		memset(p, 0, size);
 	return p;
 }
+EXPORT_SYMBOL_FOR_TESTS(exec_record_zalloc);
 
 /**
  * exec_record_free - give a record back
@@ -361,6 +364,7 @@ void exec_record_free(void *p)
 	/* Release: the reads of the record come first (exec_record_take()). */
 	smp_store_release(&r->in_use, 0);
 }
+EXPORT_SYMBOL_FOR_TESTS(exec_record_free);
 
 /**
  * exec_closure_cache_exit - a thread's cache goes with its thread
@@ -520,7 +524,7 @@ int exec_executor_init(struct exec_executor *ex,
 	/* A closure is a slot of the first class, its pointer's line. */
 	BUILD_BUG_ON(EXEC_RECORD_CLASS(sizeof(struct exec_closure)) != 0);
 	BUILD_BUG_ON(EXEC_RECORD_CHUNK_SLOTS(0) != EXEC_CLOSURES_PER_CHUNK);
-	BUILD_BUG_ON(EXEC_RECORD_CLASSES != 3);
+	BUILD_BUG_ON(EXEC_RECORD_CLASSES != 4);
 	struct exec_dependents_lockdep *dl;
 
 	might_sleep();

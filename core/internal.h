@@ -666,7 +666,8 @@ void exec_closure_put(struct exec_work *work);
 unsigned long exec_closures_allocated(void);
 /*
  * A chunk of a record cache is 4 KiB: a line of links, then 63 slots of a
- * line (closures), 31 of two lines or 15 of four (core/executor.c).
+ * line (closures), 31 of two lines, 15 of four or 7 of eight
+ * (core/executor.c).
  */
 #define EXEC_CLOSURES_PER_CHUNK	63
 

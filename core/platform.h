@@ -188,7 +188,7 @@ void exec_symbol_name(char *buf, size_t size, const void *addr);
  * kernel module's exit calls it (through exec_default_shutdown()) once
  * every record has been freed.
  */
-#define EXEC_RECORD_CLASSES	3	/* slots of 1, 2 and 4 lines */
+#define EXEC_RECORD_CLASSES	4	/* slots of 1, 2, 4 and 8 lines */
 #define EXEC_RECORD_LINE	64
 struct exec_record_chunk;
 /**

@@ -238,7 +238,64 @@ static void record_cache_held_records_are_skipped(struct kunit *test)
 	rc_fx_fini(&fx);
 }
 
+/* A record of @size, warm: true once one comes without an allocation. */
+static bool rc_warm_record(struct kunit *test, size_t size)
+{
+	unsigned int try, i;
+	void *rec;
+	bool fired;
+
+	for (try = 0; try < RC_TRIES; try++) {
+		for (i = 0; i < RC_WARM; i++) {
+			rec = exec_record_alloc(size, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, rec);
+			memset(rec, 0x5a, size);
+			exec_record_free(rec);
+		}
+		exec_fault_inject_alloc(0);
+		rec = exec_record_alloc(size, GFP_KERNEL);
+		fired = exec_fault_alloc_fired();
+		exec_fault_inject_alloc(-1);
+		if (rec)
+			exec_record_free(rec);
+		if (rec && !fired)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Each size class (one to eight lines, less the record's head) is reused
+ * warm; a record larger than the largest comes from the allocator each
+ * time, and exec_record_free() gives it back there.
+ */
+static void record_cache_every_class_is_reused(struct kunit *test)
+{
+	static const size_t sizes[] = { 56, 120, 248, 504 };
+	unsigned int i;
+	void *rec;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		KUNIT_EXPECT_TRUE(test, rc_warm_record(test, sizes[i]));
+	rec = exec_record_alloc(1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	memset(rec, 0x5a, 1024);
+	exec_record_free(rec);
+	exec_fault_inject_alloc(0);
+	rec = exec_record_alloc(1024, GFP_KERNEL);
+	KUNIT_EXPECT_TRUE(test, exec_fault_alloc_fired());
+	exec_fault_inject_alloc(-1);
+	KUNIT_EXPECT_NULL(test, rec);
+	if (rec)
+		exec_record_free(rec);
+	rec = exec_record_zalloc(1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	KUNIT_EXPECT_EQ(test, ((unsigned char *)rec)[1023], 0);
+	exec_record_free(rec);
+}
+
 static struct kunit_case exec_record_cache_cases[] = {
+	KUNIT_CASE(record_cache_every_class_is_reused),
 	KUNIT_CASE(record_cache_group_submit_fn_allocates_nothing),
 	KUNIT_CASE(record_cache_spawn_allocates_nothing),
 	KUNIT_CASE(record_cache_handler_complete_allocates_nothing),

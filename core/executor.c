@@ -1,26 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The abstract executor: argument checks and the pending bit, shared by
- * every executor, and closures with their local caches.
+ * every executor, and the record cache that every per-call item of the
+ * core comes from.
  *
- * A closure is an exec_work with a function and an argument around it.
- * Closures are allocated by submitters but finished by whichever thread ran
- * them, so a cache is a ring of chunks in which the allocator walks a cursor
- * over closures in order, and a closure is given back by clearing its own
- * @in_use: freeing writes only the closure's own line, which its runner has
- * just read, and no line that others write.  Items run roughly in the order
- * they were submitted, so the closure under the cursor is normally long
- * done; the allocator looks at a few, and adds a chunk to the ring when they
- * are all still in use.
+ * A record is the memory of one item the core makes per call: a closure
+ * (an exec_work with a function and an argument around it), a group's
+ * closure, a spawn, a handler's operation, a future.  Records are
+ * allocated by submitters but finished by whichever thread ran them, so a
+ * cache is, per size class, a ring of chunks in which the allocator walks
+ * a cursor over slots in order, and a record is given back by clearing its
+ * slot's own @in_use: freeing writes only the slot's own line(s), which its
+ * runner has just read, and no line that others write.  Items run roughly
+ * in the order they were submitted, so the slot under the cursor is
+ * normally long done; the allocator looks at a few, and adds a chunk to the
+ * ring when they are all still in use.  A record that lives long (a future
+ * its owner keeps) only makes the cursor skip its slot.  As Asio's
+ * per-thread recycling cache serves every kind of operation, one cache
+ * serves every kind of record: a few size classes of one, two, four and
+ * eight cache lines (the last for a future in a kernel whose wait queues
+ * carry lockdep's maps), and the plain allocator for a record larger than
+ * those, marked so that the same exec_record_free() frees it.
  *
  * The cache is the caller's own (exec_local_closures()): the CPU's in the
  * kernel, walked with interrupts off, the thread's in userspace.  So the
  * allocation takes no lock, and submitters on different CPUs or threads
- * never share a cursor or a closure's line.  A closure belongs to no
- * executor: it may run on any, and memory lives as long as the library.
- * In userspace a thread that exits leaves its ring on a list of orphans
- * (exec_closure_cache_exit()), where the next thread to need a cache takes
- * it over, closures still in flight and all.
+ * never share a cursor or a slot's line.  A record belongs to no executor:
+ * it may run on any, and memory lives as long as the library.  In
+ * userspace a thread that exits leaves its rings on lists of orphans
+ * (exec_closure_cache_exit()), where the next thread to need a ring of
+ * that class takes it over, records still in flight and all.
  *
  * Allowed concurrently on one cache:
  *
@@ -29,48 +38,95 @@
  *   free           yes     yes
  *
  * alloc is serialised by the cache's locality (one CPU with interrupts off,
- * or one thread); free is exec_closure_free(), from any thread.
+ * or one thread); free is exec_record_free(), from any thread.
  */
 #include "internal.h"
 
 /*
- * Closures the allocator looks at before it adds a chunk: workers finish
- * closures slightly out of order, and one that is late should not cost a
+ * Slots the allocator looks at before it adds a chunk: workers finish
+ * records slightly out of order, and one that is late should not cost a
  * chunk.
  */
-#define EXEC_CLOSURE_SCAN	8
+#define EXEC_RECORD_SCAN	8
+/* A chunk: its links in the first cache line, then its slots. */
+#define EXEC_RECORD_CHUNK_BYTES	4096
+/* exec_record::in_use: a slot of a ring, or a record of the allocator. */
+#define EXEC_RECORD_SLOT	1UL
+#define EXEC_RECORD_HEAP	2UL
 
 /*
- * @in_use: set by the cache's allocator; cleared with release by whoever
- * finishes with the closure, once it has read what it needs.
+ * The head of a record, before what the caller asked for.  @in_use: set by
+ * the cache's allocator; cleared with release by whoever finishes with the
+ * record, once it has read what it needs.
+ */
+struct exec_record {
+	unsigned long in_use;
+	unsigned long payload[];
+};
+
+/*
+ * @work first: the closure is the exec_work that its caller's executor
+ * queues (the record's head is before it).
  */
 struct exec_closure {
 	struct exec_work work;
 	exec_fn fn;
 	exec_fn discard;
 	void *arg;
-	unsigned long in_use;
-} ____cacheline_aligned;
+};
 
 /*
  * @next: the ring; owned by the cache's allocator
  * @next_orphan: L: exec_orphans_lock, in the first chunk of an orphaned ring
+ * The slots follow, from the chunk's second cache line.
  */
-struct exec_closure_chunk {
-	struct exec_closure closures[EXEC_CLOSURES_PER_CHUNK];
-	struct exec_closure_chunk *next;
-	struct exec_closure_chunk *next_orphan;
+struct exec_record_chunk {
+	struct exec_record_chunk *next;
+	struct exec_record_chunk *next_orphan;
 };
 
 /*
- * Rings of caches whose thread has exited, waiting for a new owner.  Raw:
- * taken with interrupts off (exec_closure_alloc()), even on PREEMPT_RT.
+ * Rings of caches whose thread has exited, waiting for a new owner, per
+ * class.  Raw: taken with interrupts off (exec_record_alloc()), even on
+ * PREEMPT_RT.
  */
 static DEFINE_RAW_SPINLOCK(exec_orphans_lock);
 /* L: exec_orphans_lock; read without it only to skip the lock when empty */
-static struct exec_closure_chunk *exec_orphans;
-/* A: chunks of every cache, orphans included, for the tests */
-static atomic_long_t exec_closure_chunks;
+static struct exec_record_chunk *exec_orphans[EXEC_RECORD_CLASSES];
+/* A: slots of every cache, orphans included, for the tests */
+static atomic_long_t exec_record_slots;
+
+/* The bytes of one slot of @class: one, two, four, eight cache lines. */
+#define EXEC_RECORD_SLOT_BYTES(class)	((size_t)EXEC_RECORD_LINE << (class))
+/* Slots in a chunk of @class, after the line of its links. */
+#define EXEC_RECORD_CHUNK_SLOTS(class)					\
+	((EXEC_RECORD_CHUNK_BYTES - EXEC_RECORD_LINE) /			\
+	 EXEC_RECORD_SLOT_BYTES(class))
+/*
+ * The class of a record of @size bytes (the caller's, without the head);
+ * EXEC_RECORD_CLASSES for one that no slot holds.  A constant where @size
+ * is.
+ */
+#define EXEC_RECORD_FITS(size, class)					\
+	((size) + sizeof(struct exec_record) <= EXEC_RECORD_SLOT_BYTES(class))
+#define EXEC_RECORD_CLASS(size)						\
+	(EXEC_RECORD_FITS(size, 0) ? 0 :				\
+	 EXEC_RECORD_FITS(size, 1) ? 1 :				\
+	 EXEC_RECORD_FITS(size, 2) ? 2 :				\
+	 EXEC_RECORD_FITS(size, 3) ? 3 : EXEC_RECORD_CLASSES)
+
+static inline unsigned int exec_record_chunk_slots(unsigned int class)
+{
+	return EXEC_RECORD_CHUNK_SLOTS(class);
+}
+
+static inline struct exec_record *exec_record_slot(struct exec_record_chunk *ch,
+						   unsigned int class,
+						   unsigned int i)
+{
+	return (struct exec_record *)((char *)ch + EXEC_RECORD_LINE +
+				      i * EXEC_RECORD_SLOT_BYTES(class));
+}
 
 /*
  * The table of an executor that runs its items on threads of its own, with
@@ -133,156 +189,269 @@ static const char *const exec_dep_names[EXEC_DEP_COUNT][2] = {
 	[EXEC_DEP_HANDLER] = { "bound handler", "bound handlers" },
 };
 
-/* Takes the closure under the cursor if it is free; moves the cursor on. */
-static struct exec_closure *exec_closure_take(struct exec_closure_cache *cache)
+/* Takes the slot under @ring's cursor if it is free; moves the cursor on. */
+static struct exec_record *exec_record_take(struct exec_record_ring *ring,
+					    unsigned int class)
 {
-	struct exec_closure *c = &cache->chunk->closures[cache->index];
+	struct exec_record *r = exec_record_slot(ring->chunk, class,
+						 ring->index);
 
-	if (++cache->index == EXEC_CLOSURES_PER_CHUNK) {
-		cache->index = 0;
-		cache->chunk = cache->chunk->next;
+	if (++ring->index == exec_record_chunk_slots(class)) {
+		ring->index = 0;
+		ring->chunk = ring->chunk->next;
 	}
-	/* Acquire: pairs with the release in exec_closure_free(). */
-	if (smp_load_acquire(&c->in_use))
+	/* Acquire: pairs with the release in exec_record_free(). */
+	if (smp_load_acquire(&r->in_use))
 		return NULL;
-	c->in_use = 1;
-	return c;
+	r->in_use = EXEC_RECORD_SLOT;
+	return r;
 }
 
-/* An empty cache takes over an orphaned ring, if there is one. */
-static void exec_closure_cache_adopt(struct exec_closure_cache *cache)
+/* An empty ring takes over an orphaned one of its class, if there is one. */
+static void exec_record_adopt(struct exec_record_ring *ring,
+			      unsigned int class)
 {
-	struct exec_closure_chunk *ring;
+	struct exec_record_chunk *orphan;
 	unsigned long flags;
 
-	if (!READ_ONCE(exec_orphans))
+	if (!READ_ONCE(exec_orphans[class]))
 		return;
 	raw_spin_lock_irqsave(&exec_orphans_lock, flags);
-	ring = exec_orphans;
-	if (ring) {
-		WRITE_ONCE(exec_orphans, ring->next_orphan);
-		ring->next_orphan = NULL;
+	orphan = exec_orphans[class];
+	if (orphan) {
+		WRITE_ONCE(exec_orphans[class], orphan->next_orphan);
+		orphan->next_orphan = NULL;
 	}
 	raw_spin_unlock_irqrestore(&exec_orphans_lock, flags);
-	cache->chunk = ring;
-	cache->index = 0;
+	ring->chunk = orphan;
+	ring->index = 0;
 }
 
-static struct exec_closure *exec_closure_alloc(gfp_t gfp)
+/* A slot of @class from a new chunk, which joins the caller's ring. */
+static struct exec_record *exec_record_grow(unsigned int class, gfp_t gfp)
 {
-	struct exec_closure_cache *cache;
-	struct exec_closure_chunk *chunk;
-	struct exec_closure *c = NULL;
+	struct exec_record_ring *ring;
+	struct exec_record_chunk *chunk;
+	struct exec_record *r;
+	unsigned long flags;
+
+	chunk = exec_core_kzalloc_aligned(EXEC_RECORD_CHUNK_BYTES,
+					  EXEC_RECORD_LINE, gfp);
+	if (!chunk)
+		return NULL;
+	atomic_long_add(exec_record_chunk_slots(class), &exec_record_slots);
+	r = exec_record_slot(chunk, class, 0);
+	r->in_use = EXEC_RECORD_SLOT;
+
+	/*
+	 * Into the ring at the cursor, the slots it skipped coming later;
+	 * the ring of the CPU this runs on now, which may not be the one
+	 * that was full.
+	 */
+	local_irq_save(flags);
+	ring = &exec_local_closures()->rings[class];
+	if (ring->chunk) {
+		chunk->next = ring->chunk->next;
+		ring->chunk->next = chunk;
+	} else {
+		chunk->next = chunk;
+	}
+	ring->chunk = chunk;
+	ring->index = 1;
+	local_irq_restore(flags);
+	return r;
+}
+
+/* A slot of @class from the caller's cache, or a new chunk's. */
+static __always_inline struct exec_record *
+exec_record_alloc_class(unsigned int class, gfp_t gfp)
+{
+	struct exec_record_ring *ring;
+	struct exec_record *r = NULL;
 	unsigned long flags;
 	unsigned int i;
 
 	/* Interrupts off: the kernel's cache is the CPU's. */
 	local_irq_save(flags);
-	cache = exec_local_closures();
-	if (unlikely(!cache->chunk))
-		exec_closure_cache_adopt(cache);
-	for (i = 0; cache->chunk && !c && i < EXEC_CLOSURE_SCAN; i++)
-		c = exec_closure_take(cache);
+	ring = &exec_local_closures()->rings[class];
+	if (unlikely(!ring->chunk))
+		exec_record_adopt(ring, class);
+	for (i = 0; ring->chunk && !r && i < EXEC_RECORD_SCAN; i++)
+		r = exec_record_take(ring, class);
 	local_irq_restore(flags);
-	if (c)
-		return c;
-
-	chunk = kzalloc(sizeof(*chunk), gfp);
-	if (!chunk)
-		return NULL;
-	atomic_long_inc(&exec_closure_chunks);
-	chunk->closures[0].in_use = 1;
-
-	/*
-	 * Into the ring at the cursor, the closures it skipped coming later;
-	 * the ring of the CPU this runs on now, which may not be the one
-	 * that was full.
-	 */
-	local_irq_save(flags);
-	cache = exec_local_closures();
-	if (cache->chunk) {
-		chunk->next = cache->chunk->next;
-		cache->chunk->next = chunk;
-	} else {
-		chunk->next = chunk;
-	}
-	cache->chunk = chunk;
-	cache->index = 1;
-	local_irq_restore(flags);
-	return &chunk->closures[0];
+	if (likely(r))
+		return r;
+	return exec_record_grow(class, gfp);
 }
+
+/* A record that no class holds: the allocator's, freed as such. */
+static struct exec_record *exec_record_alloc_heap(size_t size, gfp_t gfp)
+{
+	struct exec_record *r;
+
+	r = exec_core_kzalloc_aligned(sizeof(*r) + size, sizeof(long), gfp);
+	if (r)
+		r->in_use = EXEC_RECORD_HEAP;
+	return r;
+}
+
+/* exec_record_alloc(), inlined where @size is a constant. */
+static __always_inline void *exec_record_get(size_t size, gfp_t gfp)
+{
+	unsigned int class = EXEC_RECORD_CLASS(size);
+	struct exec_record *r;
+
+	if (unlikely(class == EXEC_RECORD_CLASSES))
+		r = exec_record_alloc_heap(size, gfp);
+	else
+		r = exec_record_alloc_class(class, gfp);
+	return likely(r) ? r->payload : NULL;
+}
+
+/**
+ * exec_record_alloc - a record from the caller's cache
+ * @size: its size; its alignment may not exceed a long's
+ * @gfp: how to allocate a chunk if the cache needs one
+ *
+ * For every item the core makes per call (closures, a group's closures,
+ * spawns, handler operations, futures): a warm cache hands out a slot
+ * without allocating.  The record is not zeroed; exec_record_free() gives
+ * it back, from any thread.
+ *
+ * Context: as @gfp allows.
+ * Return: the record; NULL for lack of memory.
+ */
+void *exec_record_alloc(size_t size, gfp_t gfp)
+{
+	return exec_record_get(size, gfp);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_record_alloc);
+
+/**
+ * exec_record_zalloc - a zeroed record from the caller's cache
+ * @size: as exec_record_alloc()
+ * @gfp: as exec_record_alloc()
+ *
+ * Context: as @gfp allows.
+ * Return: the record, zeroed; NULL for lack of memory.
+ */
+void *exec_record_zalloc(size_t size, gfp_t gfp)
+{
+	void *p = exec_record_alloc(size, gfp);
+
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_record_zalloc);
+
+/**
+ * exec_record_free - give a record back
+ * @p: from exec_record_alloc() or exec_record_zalloc(); nothing reads it
+ *	after this
+ *
+ * Context: Any context.
+ */
+void exec_record_free(void *p)
+{
+	struct exec_record *r = (struct exec_record *)
+		((char *)p - offsetof(struct exec_record, payload));
+
+	if (unlikely(r->in_use == EXEC_RECORD_HEAP)) {
+		kfree(r);
+		return;
+	}
+	/* Release: the reads of the record come first (exec_record_take()). */
+	smp_store_release(&r->in_use, 0);
+}
+EXPORT_SYMBOL_FOR_TESTS(exec_record_free);
 
 /**
  * exec_closure_cache_exit - a thread's cache goes with its thread
  * @cache: the cache, which no one allocates from any more
  *
- * Its ring, with any closures still in flight, waits for the next thread
- * that needs a cache (exec_closure_alloc()).
+ * Its rings, with any records still in flight, wait for the next thread
+ * that needs one (exec_record_alloc()).
  *
  * Context: Any context; the userspace backend calls it at thread exit.
  */
 void exec_closure_cache_exit(struct exec_closure_cache *cache)
 {
-	struct exec_closure_chunk *ring = cache->chunk;
+	struct exec_record_chunk *chunk;
 	unsigned long flags;
+	unsigned int class;
 
-	if (!ring)
-		return;
-	cache->chunk = NULL;
-	cache->index = 0;
-	raw_spin_lock_irqsave(&exec_orphans_lock, flags);
-	ring->next_orphan = exec_orphans;
-	WRITE_ONCE(exec_orphans, ring);
-	raw_spin_unlock_irqrestore(&exec_orphans_lock, flags);
+	for (class = 0; class < EXEC_RECORD_CLASSES; class++) {
+		chunk = cache->rings[class].chunk;
+		if (!chunk)
+			continue;
+		cache->rings[class].chunk = NULL;
+		cache->rings[class].index = 0;
+		raw_spin_lock_irqsave(&exec_orphans_lock, flags);
+		chunk->next_orphan = exec_orphans[class];
+		WRITE_ONCE(exec_orphans[class], chunk);
+		raw_spin_unlock_irqrestore(&exec_orphans_lock, flags);
+	}
 }
 
-/* Frees a ring, whose closures have all been finished. */
-static void exec_closure_ring_free(struct exec_closure_chunk *first)
+/* Frees a ring of @class, whose records have all been finished. */
+static void exec_record_ring_free(struct exec_record_chunk *first,
+				  unsigned int class)
 {
-	struct exec_closure_chunk *chunk = first, *next;
+	struct exec_record_chunk *chunk = first, *next;
 
 	do {
 		next = chunk->next;
 		kfree(chunk);
-		atomic_long_dec(&exec_closure_chunks);
+		atomic_long_sub(exec_record_chunk_slots(class),
+				&exec_record_slots);
 		chunk = next;
 	} while (chunk != first);
 }
 
 /**
  * exec_closure_cache_release - free a cache's memory
- * @cache: a cache no one allocates from, whose closures have all finished
+ * @cache: a cache no one allocates from, whose records have all finished
  *
  * Context: Process context.
  */
 void exec_closure_cache_release(struct exec_closure_cache *cache)
 {
-	if (cache->chunk)
-		exec_closure_ring_free(cache->chunk);
-	cache->chunk = NULL;
-	cache->index = 0;
+	unsigned int class;
+
+	for (class = 0; class < EXEC_RECORD_CLASSES; class++) {
+		if (cache->rings[class].chunk)
+			exec_record_ring_free(cache->rings[class].chunk,
+					      class);
+		cache->rings[class].chunk = NULL;
+		cache->rings[class].index = 0;
+	}
 }
 
 /**
  * exec_closure_orphans_release - free the rings of exited threads
  *
- * Context: Process context; every closure has finished, and no thread
- * allocates closures concurrently.
+ * Context: Process context; every record has finished, and no thread
+ * allocates records concurrently.
  */
 void exec_closure_orphans_release(void)
 {
-	struct exec_closure_chunk *ring;
+	struct exec_record_chunk *ring;
 	unsigned long flags;
+	unsigned int class;
 
-	for (;;) {
-		raw_spin_lock_irqsave(&exec_orphans_lock, flags);
-		ring = exec_orphans;
-		if (ring)
-			WRITE_ONCE(exec_orphans, ring->next_orphan);
-		raw_spin_unlock_irqrestore(&exec_orphans_lock, flags);
-		if (!ring)
-			break;
-		exec_closure_ring_free(ring);
+	for (class = 0; class < EXEC_RECORD_CLASSES; class++) {
+		for (;;) {
+			raw_spin_lock_irqsave(&exec_orphans_lock, flags);
+			ring = exec_orphans[class];
+			if (ring)
+				WRITE_ONCE(exec_orphans[class],
+					   ring->next_orphan);
+			raw_spin_unlock_irqrestore(&exec_orphans_lock, flags);
+			if (!ring)
+				break;
+			exec_record_ring_free(ring, class);
+		}
 	}
 }
 
@@ -309,8 +478,7 @@ void exec_closures_fork(enum exec_fork_event event)
 
 static void exec_closure_free(struct exec_closure *c)
 {
-	/* Release: the reads of @c come first (exec_closure_take()). */
-	smp_store_release(&c->in_use, 0);
+	exec_record_free(c);
 }
 
 static void exec_closure_run(struct exec_work *work)
@@ -353,7 +521,10 @@ int exec_executor_init(struct exec_executor *ex,
 		       const struct exec_executor_ops *ops)
 {
 	BUILD_BUG_ON(offsetof(struct exec_closure, work) != 0);
-	BUILD_BUG_ON(sizeof(struct exec_closure_chunk) > 4096);
+	/* A closure is a slot of the first class, its pointer's line. */
+	BUILD_BUG_ON(EXEC_RECORD_CLASS(sizeof(struct exec_closure)) != 0);
+	BUILD_BUG_ON(EXEC_RECORD_CHUNK_SLOTS(0) != EXEC_CLOSURES_PER_CHUNK);
+	BUILD_BUG_ON(EXEC_RECORD_CLASSES != 4);
 	struct exec_dependents_lockdep *dl;
 
 	might_sleep();
@@ -640,16 +811,17 @@ void exec_executor_fini_embedded(struct exec_executor *ex)
 }
 
 /**
- * exec_closures_allocated - how many closures the caches hold
+ * exec_closures_allocated - how many record slots the caches hold
  *
- * For the tests, which check that closures are reused.
+ * For the tests, which check that closures and other records are reused.
  *
  * Context: Any context.
- * Return: the closures allocated so far in every cache, free or in use.
+ * Return: the slots of every class allocated so far in every cache, free
+ * or in use.
  */
 unsigned long exec_closures_allocated(void)
 {
-	return atomic_long_read(&exec_closure_chunks) * EXEC_CLOSURES_PER_CHUNK;
+	return atomic_long_read(&exec_record_slots);
 }
 EXPORT_SYMBOL_FOR_TESTS(exec_closures_allocated);
 
@@ -816,7 +988,7 @@ static void exec_closure_set(struct exec_closure *c, exec_fn fn,
 struct exec_work *exec_closure_get(exec_fn fn, exec_fn discard, void *arg,
 				   gfp_t gfp)
 {
-	struct exec_closure *c = exec_closure_alloc(gfp);
+	struct exec_closure *c = exec_record_get(sizeof(*c), gfp);
 
 	if (unlikely(!c))
 		return NULL;

@@ -23,7 +23,8 @@
  * a future of its own, marked SPAWNED as nobody else may complete it.  The
  * continuation holds a reference on @cont_next until it has completed it.
  *
- * Memory: each future is one kzalloc(), freed by the last
+ * Memory: each future is a record of the caller's record cache
+ * (exec_record_new(), core/executor.c), given back by the last
  * exec_future_put().  Only exec_spawn_future()'s futures have work of their
  * own to run: theirs is a struct exec_future_spawned, the future followed
  * by that work, so that the futures made by exec_future_create() and
@@ -33,9 +34,9 @@
  * it with -ECANCELED) and by a registered continuation (dropped just before
  * the continuation is called, whether it runs, is discarded or could not
  * be submitted).  exec_spawn() and
- * exec_handler_complete() allocate one small item each, freed just before
- * its function is called (run or discard), or by the submitter when the
- * submission fails.
+ * exec_handler_complete() take one small record each, given back just
+ * before its function is called (run or discard), or by the submitter when
+ * the submission fails: a warm cache makes none of these calls allocate.
  */
 #include "internal.h"
 
@@ -102,7 +103,7 @@ static void exec_future_init(struct exec_future *fut, unsigned int state,
 
 static struct exec_future *exec_future_alloc(unsigned int state, int refs)
 {
-	struct exec_future *fut = exec_kzalloc_obj(fut, GFP_KERNEL);
+	struct exec_future *fut = exec_record_new(fut, GFP_KERNEL);
 
 	if (fut)
 		exec_future_init(fut, state, refs);
@@ -121,7 +122,7 @@ void exec_future_put(struct exec_future *fut)
 {
 	/* Fully ordered: every use of the future happens before the free. */
 	if (fut && atomic_dec_and_test(&fut->refs))
-		kfree(fut);
+		exec_record_free(fut);
 }
 EXPORT_SYMBOL_GPL(exec_future_put);
 
@@ -303,7 +304,7 @@ int exec_spawn_future(struct exec_future **futp, struct exec_executor *ex,
 		return -EINVAL;
 	/* exec_future_put() frees the future's address: the whole object. */
 	BUILD_BUG_ON(offsetof(struct exec_future_spawned, fut) != 0);
-	sp = exec_kzalloc_obj(sp, GFP_KERNEL);
+	sp = exec_record_new(sp, GFP_KERNEL);
 	if (!sp)
 		return -ENOMEM;
 	/* One reference for the caller, one for the work. */
@@ -318,7 +319,7 @@ int exec_spawn_future(struct exec_future **futp, struct exec_executor *ex,
 	return 0;
 
 err_free_future:
-	kfree(sp);
+	exec_record_free(sp);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(exec_spawn_future);
@@ -441,7 +442,7 @@ int exec_future_then_future(struct exec_future **nextp,
 		return -ENOMEM;
 	ret = exec_future_attach(fut, ex, NULL, fn, next, arg);
 	if (ret) {
-		kfree(next);
+		exec_record_free(next);
 		return ret;
 	}
 	/* The continuation may have completed it already: ours is held. */
@@ -467,7 +468,7 @@ static void exec_spawn_run(struct exec_work *work)
 	void *arg = s->arg;
 	void *cont_arg = s->cont_arg;
 
-	kfree(s);
+	exec_record_free(s);
 	cont(cont_arg, fn(arg));
 }
 
@@ -477,7 +478,7 @@ static void exec_spawn_drop(struct exec_work *work)
 	exec_result_fn cont = s->cont;
 	void *cont_arg = s->cont_arg;
 
-	kfree(s);
+	exec_record_free(s);
 	cont(cont_arg, -ECANCELED);
 }
 
@@ -490,7 +491,7 @@ int exec_spawn(struct exec_executor *ex, exec_task_fn fn, void *arg,
 	might_sleep();
 	if (!ex || !ex->ops || !fn || !cont)
 		return -EINVAL;
-	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	s = exec_record_alloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
 	exec_work_init_discard(&s->work, exec_spawn_run, exec_spawn_drop);
@@ -504,7 +505,7 @@ int exec_spawn(struct exec_executor *ex, exec_task_fn fn, void *arg,
 	return 0;
 
 err_free_spawn:
-	kfree(s);
+	exec_record_free(s);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(exec_spawn);
@@ -562,7 +563,7 @@ static void exec_handler_op_run(struct exec_work *work)
 	void *arg = op->arg;
 	long result = op->result;
 
-	kfree(op);
+	exec_record_free(op);
 	fn(arg, result);
 }
 
@@ -590,7 +591,7 @@ int exec_handler_complete(const struct exec_handler *h,
 		h->fn(h->arg, result);
 		return 0;
 	}
-	op = kmalloc(sizeof(*op), GFP_KERNEL);
+	op = exec_record_alloc(sizeof(*op), GFP_KERNEL);
 	if (!op)
 		return -ENOMEM;
 	exec_work_init_discard(&op->work, exec_handler_op_run,
@@ -607,7 +608,7 @@ int exec_handler_complete(const struct exec_handler *h,
 	return 0;
 
 err_free_op:
-	kfree(op);
+	exec_record_free(op);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(exec_handler_complete);

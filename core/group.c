@@ -312,7 +312,7 @@ static void exec_group_closure_run(struct exec_group_item *item)
 	exec_fn fn = c->fn;
 	void *arg = c->arg;
 
-	kfree(c);
+	exec_record_free(c);
 	fn(arg);
 }
 
@@ -324,7 +324,7 @@ static void exec_group_closure_drop(struct exec_group_item *item)
 	exec_fn discard = c->discard;
 	void *arg = c->arg;
 
-	kfree(c);
+	exec_record_free(c);
 	if (discard)
 		discard(arg);
 }
@@ -338,7 +338,7 @@ int exec_group_submit_fn(struct exec_group *g, struct exec_executor *ex,
 	might_sleep();
 	if (!g || !ex || !ex->ops || !fn)
 		return -EINVAL;
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	c = exec_record_alloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
 	exec_group_item_init(&c->item, exec_group_closure_run,
@@ -348,7 +348,7 @@ int exec_group_submit_fn(struct exec_group *g, struct exec_executor *ex,
 	c->arg = arg;
 	ret = exec_group_submit(g, ex, &c->item);
 	if (ret)
-		kfree(c);
+		exec_record_free(c);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(exec_group_submit_fn);

@@ -649,8 +649,26 @@ struct exec_work *exec_closure_get(exec_fn fn, exec_fn discard, void *arg,
 				   gfp_t gfp);
 void exec_closure_put(struct exec_work *work);
 unsigned long exec_closures_allocated(void);
-/* A chunk of a closure cache is one page: 63 closures of a cache line each. */
+/*
+ * A chunk of a record cache is 4 KiB: a line of links, then 63 slots of a
+ * line (closures), 31 of two lines, 15 of four or 7 of eight
+ * (core/executor.c).
+ */
 #define EXEC_CLOSURES_PER_CHUNK	63
+
+/*
+ * Every record the core makes per call comes from the caller's record
+ * cache (core/executor.c), never from kmalloc() on a submission path
+ * (scripts/check-layout.sh counts it in group.c and future.c).
+ */
+void *exec_record_alloc(size_t size, gfp_t gfp);
+void *exec_record_zalloc(size_t size, gfp_t gfp);
+void exec_record_free(void *p);
+/* A record of the type @p points to, zeroed; its alignment a long's at most. */
+#define exec_record_new(p, gfp) ({					\
+	BUILD_BUG_ON(__alignof__(*(p)) > sizeof(long));			\
+	(typeof(p))exec_record_zalloc(sizeof(*(p)), gfp);		\
+})
 
 /**
  * struct exec_dependents - what still depends on one executor
@@ -744,6 +762,43 @@ unsigned int exec_priority_test_held(struct exec_executor *ex);
 unsigned int exec_thread_pool_test_held(struct exec_thread_pool *pool);
 
 /* watchdog.c */
+
+/**
+ * struct exec_wd_late - an item of a client that has overrun its deadline
+ * @item: what it stands for (exec_work_symbol())
+ * @ran_ns: how long it has run
+ */
+struct exec_wd_late {
+	const void *item;
+	u64 ran_ns;
+};
+
+/**
+ * struct exec_wd_client - deadlines the stall watchdog's device serves
+ * @next: W: the next client
+ * @check: I: called in each pass of the device, under the watchdog's lock
+ *	(and so in hard interrupt context in the kernel), which may take the
+ *	client's own lock: fills at most @max items that have overrun and
+ *	were not reported yet, returns how many, and stores in *@next when
+ *	it needs its next look (EXEC_TIME_NEVER for none; now if it has
+ *	more to report than @max)
+ * @report: I: writes the report of one of them, without the watchdog's lock;
+ *	the client stays under the watchdog until it returns
+ *
+ * Embedded in the client (a priority executor with a time limit).
+ */
+struct exec_wd_client {
+	struct exec_wd_client *next;
+	unsigned int (*check)(struct exec_wd_client *c,
+			      struct exec_wd_late *late, unsigned int max,
+			      u64 *next);
+	void (*report)(struct exec_wd_client *c,
+		       const struct exec_wd_late *late);
+};
+
+int exec_watchdog_add_client(struct exec_wd_client *c);
+void exec_watchdog_remove_client(struct exec_wd_client *c);
+void exec_watchdog_arm(u64 at);
 unsigned long exec_watchdog_test_reports(void);
 unsigned long exec_watchdog_test_pool_reports(struct exec_thread_pool *pool);
 void exec_watchdog_exit(void);

@@ -2,9 +2,10 @@
 /*
  * The managed queue (N3378): a single-level priority executor
  * (core/priority.c), which gives it the runners (thread_limit), the queue
- * limit, the time limit's watchdog and the destroy that lets the queued
- * items run.  This file is its API: the attributes, and a handle that goes
- * at destroy while the executor lives on until its last item is done.
+ * limit, the time limit (a client of the stall watchdog's device,
+ * core/watchdog.c) and the destroy that lets the queued items run.  This
+ * file is its API: the attributes, and a handle that goes at destroy while
+ * the executor lives on until its last item is done.
  */
 #include "internal.h"
 

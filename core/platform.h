@@ -189,25 +189,36 @@ void exec_symbol_name(char *buf, size_t size, const void *addr);
 #define EXEC_SYMBOL_NAME_LEN	128
 
 /*
- * Closure caches (core/executor.c): one per CPU in the kernel, handed out
+ * Record caches (core/executor.c), which every per-call item of the core
+ * (closures and the like) comes from: one per CPU in the kernel, handed out
  * with interrupts off, one per thread in userspace, handed to
  * exec_closure_cache_exit() when its thread exits.  The core allocates
  * from the cache exec_local_closures() returns with interrupts off
  * (local_irq_save()), so that nothing else on the CPU or thread uses it
  * meanwhile.  exec_local_closures_release() frees every cache's memory; the
  * kernel module's exit calls it (through exec_default_shutdown()) once
- * every closure has run.
+ * every record has been freed.
  */
-struct exec_closure_chunk;
+#define EXEC_RECORD_CLASSES	4	/* slots of 1, 2, 4 and 8 lines */
+#define EXEC_RECORD_LINE	64
+struct exec_record_chunk;
 /**
- * struct exec_closure_cache - closures of one CPU or thread
- * @chunk: the chunk the cursor is in, NULL until the first allocation;
+ * struct exec_record_ring - the slots of one size class of a cache
+ * @chunk: O: the chunk the cursor is in, NULL until the first allocation;
  *	the chunks form a ring; owned by the CPU or thread
- * @index: the cursor's closure in @chunk; owned by the CPU or thread
+ * @index: O: the cursor's slot in @chunk; owned by the CPU or thread
+ */
+struct exec_record_ring {
+	struct exec_record_chunk *chunk;
+	unsigned int index;
+};
+
+/**
+ * struct exec_closure_cache - the records of one CPU or thread
+ * @rings: O: one ring per size class; owned by the CPU or thread
  */
 struct exec_closure_cache {
-	struct exec_closure_chunk *chunk;
-	unsigned int index;
+	struct exec_record_ring rings[EXEC_RECORD_CLASSES];
 };
 
 struct exec_closure_cache *exec_local_closures(void);

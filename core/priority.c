@@ -87,14 +87,18 @@
  * accepted when armed: counted, never refused.
  *
  * Time limit.  With @time_limit_ns, each runner notes under the lock which
- * item it runs and since when.  A clock event device of the platform's
- * (@watchdog: an hrtimer in the kernel, a thread in userspace; the one a
- * timer base uses) is programmed for the earliest time an item now running
- * overruns; its handler reports each item that has, once, while the item
- * still runs, so an item stuck for good is reported too.  The device works
- * whether or not the underlying executor has a free thread.  An item that
- * overran and returns before the handler saw it is reported on return.  An
- * item within its limit is never reported.
+ * item it runs and since when.  The executor is a client of the stall
+ * watchdog (@wd, core/watchdog.c), whose one clock event device (an hrtimer
+ * in the kernel, a thread in userspace) serves every pool and every time
+ * limit: each pass of the device asks the executor, under the lock, which
+ * items have overrun and when its next item may, and the device is
+ * programmed for the earliest such time; a runner that starts an item due
+ * before that time asks for it at once (exec_watchdog_arm()).  Each item
+ * that has overrun is reported once, while it still runs, so an item stuck
+ * for good is reported too.  The device works whether or not the
+ * underlying executor has a free thread.  An item that overran and returns
+ * before a pass saw it is reported on return.  An item within its limit is
+ * never reported.
  */
 #include "stats_count.h"
 
@@ -146,18 +150,6 @@ struct exec_prio_runner {
 };
 
 /**
- * struct exec_prio_watchdog - reports items that overrun the time limit
- * @ce: the clock event device; its handler is exec_prio_watchdog_fn()
- * @prio: its executor; set at creation
- * @at: L: the time @ce is programmed for; EXEC_TIME_NEVER if none
- */
-struct exec_prio_watchdog {
-	struct exec_clockev ce;
-	struct exec_priority *prio;
-	u64 at;
-};
-
-/**
  * struct exec_priority - a priority executor
  * @ex: the abstract executor
  * @underlying: runs the runners; set at creation
@@ -193,7 +185,12 @@ struct exec_prio_watchdog {
  * @idle_wq: exec_priority_destroy() waits here for @nr_running to reach
  *	0, exec_prio_wait_idle() for everything to be done
  * @room_wq: submitters wait here for room below @queue_limit
- * @watchdog: with a time limit, its clock event device; set at creation
+ * @wd: I: with a time limit, the executor as the watchdog's client, on its
+ *	list from creation until the last reference goes (@watched); its
+ *	link W:
+ * @wd_at: L: with a time limit, the time the watchdog's device will look
+ *	at the executor by; EXEC_TIME_NEVER if no item needs a look
+ * @watched: I: @wd is on the watchdog's list
  * @runners: the @max_running runners; set at creation
  * @probe: times one item's wait at a time (core/stats_count.h)
  * @stats: L: items started and completed, the longest run and wait
@@ -234,7 +231,9 @@ struct exec_priority {
 	struct exec_prio_runner *free_runners;
 	wait_queue_head_t idle_wq;
 	wait_queue_head_t room_wq;
-	struct exec_prio_watchdog *watchdog;
+	struct exec_wd_client wd;
+	u64 wd_at;
+	bool watched;
 	struct exec_prio_runner *runners;
 	struct exec_stats_probe probe;
 	struct exec_stats_run stats;
@@ -258,10 +257,8 @@ static void exec_prio_put(struct exec_priority *p)
 {
 	if (!atomic_dec_and_test(&p->refs))
 		return;
-	if (p->watchdog) {
-		exec_clockev_stop(&p->watchdog->ce);
-		kfree(p->watchdog);
-	}
+	if (p->watched)
+		exec_watchdog_remove_client(&p->wd);
 	exec_timers_free(&p->ex);
 	exec_executor_fini(&p->ex);
 	/* A managed queue's last item is done: the underlying may go. */
@@ -341,7 +338,6 @@ static void exec_prio_watch_start(struct exec_priority *p,
 				  struct exec_prio_runner *r,
 				  struct exec_work *work)
 {
-	struct exec_prio_watchdog *wd = p->watchdog;
 	u64 due;
 
 	r->item = exec_work_symbol(work);
@@ -349,9 +345,9 @@ static void exec_prio_watch_start(struct exec_priority *p,
 	r->busy = true;
 	r->reported = false;
 	due = r->started_ns + p->time_limit_ns;
-	if (due < wd->at) {
-		wd->at = due;
-		exec_clockev_program(&wd->ce, EXEC_CLOCK_MONOTONIC, due);
+	if (due < p->wd_at) {
+		p->wd_at = due;
+		exec_watchdog_arm(due);
 	}
 }
 
@@ -372,51 +368,50 @@ static u64 exec_prio_watch_end(struct exec_priority *p,
 }
 
 /*
- * The watchdog's clock event: in hard interrupt context in the kernel, on
- * the device's thread in userspace.  Reports, one at a time and without
- * the lock, each item that has overrun and not been reported, then
- * programs the device for the next item that may.
+ * The watchdog's look (struct exec_wd_client): in hard interrupt context in
+ * the kernel, on the device's thread in userspace.  Marks as reported, and
+ * hands to the watchdog, at most @max items that have overrun; *@next is
+ * when the next item that may overrun will, or now if more have than @max.
  */
-static void exec_prio_watchdog_fn(struct exec_clockev *ce)
+static unsigned int exec_prio_wd_check(struct exec_wd_client *c,
+				       struct exec_wd_late *late,
+				       unsigned int max, u64 *next)
 {
-	struct exec_prio_watchdog *wd = container_of(ce,
-						     struct exec_prio_watchdog,
-						     ce);
-	struct exec_priority *p = wd->prio;
-	struct exec_prio_runner *r, *late;
-	u64 now, next, ran = 0;
-	const void *item = NULL;
+	struct exec_priority *p = container_of(c, struct exec_priority, wd);
+	struct exec_prio_runner *r;
+	unsigned int i, nr = 0;
 	unsigned long flags;
-	unsigned int i;
+	u64 now;
 
-	for (;;) {
-		raw_spin_lock_irqsave(&p->lock, flags);
-		now = ktime_get_ns();
-		next = EXEC_TIME_NEVER;
-		late = NULL;
-		for (i = 0; i < p->max_running && !late; i++) {
-			r = &p->runners[i];
-			if (!r->busy || r->reported)
-				continue;
-			if (now - r->started_ns >= p->time_limit_ns)
-				late = r;
-			else
-				next = min(next, r->started_ns +
-						 p->time_limit_ns);
-		}
-		if (late) {
-			late->reported = true;
-			item = late->item;
-			ran = now - late->started_ns;
+	raw_spin_lock_irqsave(&p->lock, flags);
+	now = ktime_get_ns();
+	*next = EXEC_TIME_NEVER;
+	for (i = 0; i < p->max_running; i++) {
+		r = &p->runners[i];
+		if (!r->busy || r->reported)
+			continue;
+		if (now - r->started_ns < p->time_limit_ns) {
+			*next = min(*next, r->started_ns + p->time_limit_ns);
+		} else if (nr < max) {
+			r->reported = true;
+			late[nr].item = r->item;
+			late[nr++].ran_ns = now - r->started_ns;
 		} else {
-			wd->at = next;
-			exec_clockev_program(ce, EXEC_CLOCK_MONOTONIC, next);
+			*next = now;
 		}
-		raw_spin_unlock_irqrestore(&p->lock, flags);
-		if (!late)
-			return;
-		exec_prio_report(p, item, ran, true);
 	}
+	p->wd_at = *next;
+	raw_spin_unlock_irqrestore(&p->lock, flags);
+	return nr;
+}
+
+/* The watchdog's report of an item that is still running. */
+static void exec_prio_wd_report(struct exec_wd_client *c,
+				const struct exec_wd_late *late)
+{
+	struct exec_priority *p = container_of(c, struct exec_priority, wd);
+
+	exec_prio_report(p, late->item, late->ran_ns, true);
 }
 
 /* Under @lock: @work goes to the back of @level; @now is 0 without aging. */
@@ -1021,27 +1016,18 @@ static unsigned long exec_priority_pending(struct exec_executor *ex)
 	return READ_ONCE(p->nr_queued) + READ_ONCE(p->nr_again);
 }
 
-/* The watchdog of an executor with a time limit; a thread in userspace. */
-static int exec_prio_watchdog_create(struct exec_priority *p)
+/* An executor with a time limit goes under the watchdog. */
+static int exec_prio_watch(struct exec_priority *p)
 {
-	struct exec_prio_watchdog *wd;
 	int ret;
 
-	wd = kzalloc(sizeof(*wd), GFP_KERNEL);
-	if (!wd)
-		return -ENOMEM;
-	wd->prio = p;
-	wd->at = EXEC_TIME_NEVER;
-	ret = exec_clockev_init(&wd->ce, exec_prio_watchdog_fn);
+	p->wd.check = exec_prio_wd_check;
+	p->wd.report = exec_prio_wd_report;
+	p->wd_at = EXEC_TIME_NEVER;
+	ret = exec_watchdog_add_client(&p->wd);
 	if (!ret)
-		ret = exec_clockev_start(&wd->ce);
-	if (ret) {
-		exec_clockev_stop(&wd->ce);
-		kfree(wd);
-		return ret;
-	}
-	p->watchdog = wd;
-	return 0;
+		p->watched = true;
+	return ret;
 }
 
 /* Every runner starts on the free list, idle. */
@@ -1065,7 +1051,7 @@ static void exec_prio_init_runners(struct exec_priority *p)
  * @cfg: what it is; checked by the caller
  *
  * Context: Process context; may sleep.
- * Return: 0; -ENOMEM; the error of the watchdog's device.
+ * Return: 0; -ENOMEM; the error of starting the watchdog's device.
  */
 int exec_prio_create(struct exec_priority **priop,
 		     struct exec_executor *underlying,
@@ -1117,7 +1103,7 @@ int exec_prio_create(struct exec_priority **priop,
 	init_waitqueue_head(&p->room_wq);
 	exec_prio_init_runners(p);
 	if (p->time_limit_ns) {
-		ret = exec_prio_watchdog_create(p);
+		ret = exec_prio_watch(p);
 		if (ret)
 			goto err_free_timers;
 	}

@@ -21,9 +21,13 @@
 # other header of core/, core/internal.h least of all; the platform's
 # files in user/ include core/platform.h and nothing of core/ or user/io/
 # besides; core/extension.h includes core/platform.h only, and
-# core/platform.h no header of core/.  A file that fails names each
-# function and its length, or each line.  Ends with "layout: N passed, N
-# failed".
+# core/platform.h no header of core/; and the group and future submission
+# paths (core/group.c, core/future.c) allocate nothing of their own: their
+# per-call records come from the record cache (exec_record_alloc(),
+# core/executor.c), so a kmalloc()/kzalloc() there is allowed only in the
+# functions of ALLOC_ALLOW, which make long-lived objects (issue 39).  A
+# file that fails names each function and its length, or each line.  Ends
+# with "layout: N passed, N failed".
 
 set -u
 # shellcheck source=scripts/check-lib.sh
@@ -44,6 +48,41 @@ FIGURE_ALLOW=(
 	"core/timer_wheel.h|(4.2 ms, 268 ms): thousands|the wheel's geometry"
 	"core/timer.c|to 100 ms), and every timer|the kernel's hrtimer hang cap"
 )
+
+# Files whose submission paths take their records from the record cache,
+# and the functions there that may allocate directly: "FILE|FUNCTION".
+ALLOC_FILES='core/group.c core/future.c'
+ALLOC_ALLOW=(
+	"core/group.c|exec_group_create_key"
+)
+# A direct allocation of the core (core/internal.h's wrappers included).
+ALLOC_CALL='(^|[^A-Za-z0-9_])(k[mz]alloc|kcalloc|kmemdup|exec_kzalloc_obj)[[:space:]]*[(]'
+
+# direct_allocs FILE: "LINE: NAME-LINE" of each direct allocation of FILE
+# outside the functions ALLOC_ALLOW names for it.
+direct_allocs()
+{
+	local entry allow=
+
+	for entry in "${ALLOC_ALLOW[@]}"; do
+		case "$1" in
+		*"${entry%%|*}") allow="$allow ${entry#*|}" ;;
+		esac
+	done
+	awk -v call="$ALLOC_CALL" -v allow="$allow" '
+		/^[A-Za-z].*\(/ && !/;[ \t]*$/ {
+			head = $0
+			name = $0
+			sub(/\(.*/, "", name)
+			sub(/.*[ *(]/, "", name)
+		}
+		/^}/ { head = ""; name = "" }
+		head != "" && $0 !~ /^[ \t]*(\*|\/\*|\/\/)/ && $0 ~ call {
+			if (index(" " allow " ", " " name " ") == 0)
+				printf "%d: in %s\n", NR, head
+		}
+	' "$1"
+}
 
 # long_functions FILE: "LINES NAME-LINE" for each function over MAX_LINES.
 long_functions()
@@ -170,6 +209,18 @@ for f in "$@"; do
 			printf '%s\n' "$bad" | sed 's/^/    /'
 		fi
 	fi
+	case " $ALLOC_FILES " in
+	*" ${f#"$top"/} "*)
+		allocs=$(direct_allocs "$f")
+		if [ -z "$allocs" ]; then
+			pass
+		else
+			fail "$f: an allocation of its own on a submission" \
+				"path (exec_record_alloc(), core/executor.c):"
+			printf '%s\n' "$allocs" | sed 's/^/    /'
+		fi
+		;;
+	esac
 	figs=$(figures "$f")
 	if [ -z "$figs" ]; then
 		pass

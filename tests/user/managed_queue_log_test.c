@@ -38,6 +38,11 @@ static void mq_log_item(struct exec_work *work)
 	exec_test_gate_pass(&log->gate);
 }
 
+static void mq_log_gate_fn(void *arg)
+{
+	exec_test_gate_pass(&((struct mq_log *)arg)->gate);
+}
+
 static void mq_log_report_reaches_the_callback(struct kunit *test)
 {
 	struct exec_managed_queue_attr attr = {
@@ -120,8 +125,82 @@ static void wd_log_report_reaches_the_callback(struct kunit *test)
 	pthread_mutex_unlock(&log.lock);
 }
 
+/* The process's threads, from /proc/self/status; -1 if unreadable. */
+static long mq_nr_threads(void)
+{
+	char line[128];
+	long n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+#define MQ_TIMED_QUEUES	8
+
+/*
+ * Time limits are served by the stall watchdog's one device: managed
+ * queues with a time limit start no thread of their own (the first may
+ * start the shared device's), and each queue's stuck item is reported.
+ */
+static void mq_time_limits_share_one_device(struct kunit *test)
+{
+	struct exec_managed_queue_attr attr = {
+		.name = "mq-log",
+		.time_limit_ns = 20ULL * 1000 * 1000,
+	};
+	static struct mq_log log = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct exec_managed_queue *q[MQ_TIMED_QUEUES];
+	struct exec_thread_pool_attr pattr = {
+		.nr_threads = MQ_TIMED_QUEUES,
+	};
+	struct exec_thread_pool *pool;
+	struct exec_executor *ex;
+	long before;
+	int i;
+
+	atomic_set(&log.count, 0);
+	exec_test_gate_init(&log.gate);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &pattr), 0);
+	KUNIT_ASSERT_EQ(test, exec_managed_queue_create(&q[0],
+				exec_thread_pool_executor(pool), &attr), 0);
+	before = mq_nr_threads();
+	KUNIT_ASSERT_GT(test, before, 0L);
+	for (i = 1; i < MQ_TIMED_QUEUES; i++)
+		KUNIT_ASSERT_EQ(test, exec_managed_queue_create(&q[i],
+					exec_thread_pool_executor(pool),
+					&attr), 0);
+	KUNIT_EXPECT_EQ(test, mq_nr_threads(), before);
+
+	/* One item each, held at the gate past the limit: reported, each. */
+	exec_user_set_log(mq_log_fn, &log);
+	for (i = 0; i < MQ_TIMED_QUEUES; i++) {
+		ex = exec_managed_queue_executor(q[i]);
+		KUNIT_EXPECT_EQ(test, exec_submit_fn(ex, mq_log_gate_fn, &log),
+				0);
+	}
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&log.count,
+							 MQ_TIMED_QUEUES,
+							 EXEC_TEST_TIMEOUT_MS));
+	exec_test_gate_open(&log.gate);
+	for (i = 0; i < MQ_TIMED_QUEUES; i++) {
+		KUNIT_EXPECT_EQ(test,
+				exec_managed_queue_wait_until_complete(q[i]), 0);
+		KUNIT_EXPECT_EQ(test, exec_managed_queue_destroy(q[i]), 0L);
+	}
+	exec_user_set_log(NULL, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&log.count), MQ_TIMED_QUEUES);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0);
+}
+
 static struct kunit_case exec_managed_queue_log_cases[] = {
 	KUNIT_CASE(mq_log_report_reaches_the_callback),
+	KUNIT_CASE(mq_time_limits_share_one_device),
 	KUNIT_CASE(wd_log_report_reaches_the_callback),
 	{}
 };

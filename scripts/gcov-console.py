@@ -49,8 +49,11 @@ def parse(log):
     files = {}
     cur = None
     data = bytearray()
-    with open(log, encoding="utf-8", errors="replace") as f:
-        text = KMSG.sub("", f.read())
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            text = KMSG.sub("", f.read())
+    except OSError as e:
+        fail(f"{log}: {e.strerror}")
     for num, line in enumerate(text.split("\n"), 1):
         m = LINE.match(line.rstrip("\r"))
         if not m:

@@ -63,9 +63,10 @@
  * can write them beside the .gcno files of the build and run gcov
  * (scripts/gcov-console.py, make coverage-kernel): a "file" line with its
  * path, its bytes in hex, 64 a line, each line with its offset, and an
- * "end" line with the size and zlib's CRC-32, by which the host tells a
- * line that a kernel message cut from a whole file.  Hex, because no run of
- * hex digits can look like a kernel report to the log check.  gcov keeps
+ * "end" line with the size and zlib's CRC-32, by which the host checks
+ * that it has the file whole (a kernel message may land inside a line: the
+ * host takes it out).  Hex, because no run of hex digits can look like a
+ * kernel report to the log check.  gcov keeps
  * the counters of an unloaded module (gcov_persist=1), so the module exit
  * paths are counted; a run without any .gcda file fails.
  * If the initramfs has a program /check (kunit-qemu.sh --run), it runs it

@@ -8,6 +8,8 @@
 #   make check           the whole test command (see README.md)
 #   make coverage        gcov's line and branch coverage of core/ and user/
 #                        by the userspace suites (Documentation/testing.rst)
+#   make coverage-kernel the same of core/ and kernel/ by the KUnit suites in
+#                        QEMU, on a gcov test kernel (kernel/kernel.mk)
 #   make install         headers, libraries, pkg-config and CMake files, man
 #                        pages
 #   make uninstall       remove what `make install` put in place

@@ -29,6 +29,11 @@
 #                         the same on the KCSAN test kernel
 #                         (scripts/kernel-config-kcsan), failing on any
 #                         data race report
+#   make coverage-kernel  (on demand, not in make check) the line and branch
+#                         coverage of core/ and kernel/ by the KUnit suites,
+#                         on the gcov test kernel
+#                         (scripts/kernel-config-gcov), printed as make
+#                         coverage prints the userspace suites'
 #
 # A driver author builds the same way by hand, in the source tree:
 #
@@ -122,7 +127,7 @@ check-kernel:
 		$(TEST_KERNEL_OUT)/exec_example.ko
 
 kernel-test-modules:
-	$(call exec_kbuild,$(TEST_KDIR),$(TEST_KERNEL_OUT),CONFIG_EXEC_EXAMPLE=m CONFIG_EXEC_KUNIT_TEST=m)
+	$(call exec_kbuild,$(TEST_KDIR),$(TEST_KERNEL_OUT),CONFIG_EXEC_EXAMPLE=m CONFIG_EXEC_KUNIT_TEST=m $(if $(EXEC_GCOV),EXEC_GCOV=$(EXEC_GCOV)))
 
 # The CPU hotplug suite alone (exec_hotplug_test.ko), on 4 CPUs: it takes
 # CPUs 1-3 offline and back while per-CPU pools run work from each.
@@ -210,6 +215,43 @@ check-kernel-kcsan:
 		scripts/kcsan-reports.sh '$(KCSAN_LOG)' || status=1; \
 	exit $$status
 
+# --- coverage of the modules by the KUnit suites ----------------------------
+#
+# The gcov test kernel (scripts/kernel-config-gcov: CONFIG_GCOV_KERNEL, no
+# KASAN nor kmemleak), cached under the name "gcov"; the test modules built
+# with gcov's counters (Kbuild's EXEC_GCOV=1) in a directory of their own;
+# one boot with what check-kernel loads of KUnit (exec.ko, exec_test.ko and
+# exec_hotplug_test.ko, the freeze rounds, the trace events), after which
+# init prints the counters on the console (kunit-qemu.sh --gcov).
+# scripts/kernel-coverage.sh writes them back beside the .gcno files and
+# prints the table of make coverage for core/ and kernel/.  A failed KUnit
+# run fails the target, after the table.
+
+GCOV_KDIR ?=
+GCOV_KERNEL_OUT = $(KERNEL_OUT)/gcov
+GCOV_LOG = $(abspath $(O))/kunit-gcov/console.log
+
+coverage-kernel:
+	@kdir='$(GCOV_KDIR)'; \
+	if [ -z "$$kdir" ]; then \
+		kdir=$$(scripts/kernel-build.sh --print-build-dir \
+			--config scripts/kernel-config-gcov --name gcov) || \
+			exit 1; \
+	fi; \
+	$(SUBMAKE) kernel-test-modules TEST_KDIR="$$kdir" EXEC_GCOV=1 \
+		TEST_KERNEL_OUT='$(GCOV_KERNEL_OUT)' > /dev/null || exit 1; \
+	rm -f '$(GCOV_LOG)'; status=0; \
+	EXEC_KUNIT_LOG='$(GCOV_LOG)' \
+	scripts/kunit-qemu.sh --kernel "$$kdir" --quiet --gcov \
+		$(KUNIT_QEMU_ARGS) --trace-events --allow '$(KUNIT_ALLOW)' \
+		--append 'EXEC_FREEZE=$(FREEZE_ROUNDS)' \
+		$(GCOV_KERNEL_OUT)/exec.ko \
+		"$(GCOV_KERNEL_OUT)/exec_test.ko stress_tasks=$(STRESS_TASKS)" \
+		$(GCOV_KERNEL_OUT)/exec_hotplug_test.ko || status=1; \
+	scripts/kernel-coverage.sh '$(GCOV_KERNEL_OUT)' '$(GCOV_LOG)' || \
+		status=1; \
+	exit $$status
+
 # --- the loop driver on exec ------------------------------------------------
 #
 # scripts/exec-loop.sh takes drivers/block/loop.c from Debian's
@@ -264,4 +306,4 @@ check-kernel-exec-loop:
 
 .PHONY: kernel-modules check-kernel kernel-test-modules check-kernel-hotplug \
 	check-kernel-kcsan check-kernel-lockdep exec-loop-module \
-	check-kernel-exec-loop
+	check-kernel-exec-loop coverage-kernel

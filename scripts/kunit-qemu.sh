@@ -42,6 +42,12 @@
 #                     '=' that closes each) do not fail the run: the
 #                     caller judges them with scripts/kcsan-reports.sh,
 #                     which tells the project's races from the kernel's own
+#   --gcov            init prints every .gcda of /sys/kernel/debug/gcov/
+#                     on the console at the end of the run, in hex lines
+#                     that scripts/gcov-console.py turns back into files
+#                     (the kernel must have CONFIG_GCOV_KERNEL and the
+#                     modules be built with EXEC_GCOV=1); the run fails if
+#                     there is none
 #   --accel A         QEMU accelerator: tcg (default, or $EXEC_KUNIT_ACCEL)
 #                     or kvm
 #   --smp N           CPUs (default 2)
@@ -87,6 +93,7 @@ allow=
 expects=()
 kcsan_elsewhere=0
 kmemleak=0
+gcov=0
 smp=2
 # Software emulation by default: where /dev/kvm exists on these machines it
 # is nested KVM, on which QEMU aborts at boot ("failed to set MSR 0x10a")
@@ -123,6 +130,7 @@ while [ $# -gt 0 ]; do
 	--expect) expects+=("${2:?}"); shift ;;
 	--kcsan-elsewhere) kcsan_elsewhere=1 ;;
 	--kmemleak) kmemleak=1 ;;
+	--gcov) gcov=1 ;;
 	--accel) accel=${2:?}; shift ;;
 	--smp) smp=${2:?}; shift ;;
 	--memory) memory=${2:?}; shift ;;
@@ -207,6 +215,7 @@ cmdline="console=ttyS0 panic=-1 kasan.fault=report rdinit=/init"
 cmdline+=" EXEC_UNLOAD=$unload EXEC_HOLD_MS=$hold_ms"
 [ "$trace_events" = 0 ] || cmdline+=" EXEC_TRACE_EVENTS=1"
 [ "$kmemleak" = 0 ] || cmdline+=" EXEC_KMEMLEAK=1"
+[ "$gcov" = 0 ] || cmdline+=" EXEC_GCOV=1"
 [ -z "$append" ] || cmdline+=" $append"
 
 echo "kunit-qemu: booting $bzimage ($accel, $smp CPUs, $memory) with ${names[*]}"

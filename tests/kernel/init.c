@@ -58,6 +58,17 @@
  * reports nothing younger than 5 s), and prints every report; an
  * unreferenced object allocated through our modules fails the run, one
  * the kernel allocated for itself (no frame of ours) is only listed.
+ * With EXEC_GCOV=1 (kunit-qemu.sh --gcov), at the very end, it prints every
+ * .gcda file under /sys/kernel/debug/gcov/ on the console, so that the host
+ * can write them beside the .gcno files of the build and run gcov
+ * (scripts/gcov-console.py, make coverage-kernel): a "file" line with its
+ * path, its bytes in hex, 64 a line, each line with its offset, and an
+ * "end" line with the size and zlib's CRC-32, by which the host checks
+ * that it has the file whole (a kernel message may land inside a line: the
+ * host takes it out).  Hex, because no run of hex digits can look like a
+ * kernel report to the log check.  gcov keeps
+ * the counters of an unloaded module (gcov_persist=1), so the module exit
+ * paths are counted; a run without any .gcda file fails.
  * If the initramfs has a program /check (kunit-qemu.sh --run), it runs it
  * once every module is loaded, before the rest: the program prints its
  * results as KTAP, which the script counts as it counts KUnit's, and a
@@ -83,14 +94,19 @@
  *	exec-init: kmemleak: the kernel's own, from FRAME
  *	exec-init: kmemleak WHEN: N objects of ours, N of the kernel's own
  *	exec-init: failed kmemleak: ...
+ *	exec-gcov: file PATH / exec-gcov: data OFFSET HEX /
+ *	exec-gcov: end PATH SIZE CRC32
+ *	exec-init: gcov: N files, N bytes / exec-init: failed gcov: ...
  *	exec-init: done: N loaded, N unloaded, N failed
  *
  * The last one is printed on every path that gets that far; its absence
  * means init itself died or hung.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,16 +140,13 @@ struct module_entry {
 static struct module_entry modules[MAX_MODULES];
 static int nr_modules;
 
-static void say(const char *fmt, ...)
+static void vsay(const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[MAX_LINE + 512];
-	va_list ap;
 	int len;
 
-	len = snprintf(buf, sizeof(buf), "exec-init: ");
-	va_start(ap, fmt);
+	len = snprintf(buf, sizeof(buf), "%s", prefix);
 	len += vsnprintf(buf + len, sizeof(buf) - len, fmt, ap);
-	va_end(ap);
 	if (len > (int)sizeof(buf) - 2)
 		len = sizeof(buf) - 2;
 	buf[len++] = '\n';
@@ -144,6 +157,15 @@ static void say(const char *fmt, ...)
 	 */
 	if (write(STDOUT_FILENO, buf, len) < 0)
 		return;	/* nowhere else to report to */
+}
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("exec-init: ", fmt, ap);
+	va_end(ap);
 }
 
 static void sleep_ms(unsigned int ms)
@@ -868,6 +890,163 @@ static int check_left_behind(void)
 	return left;
 }
 
+#define GCOV_DIR	DEBUGFS "/gcov"
+/* Bytes of a .gcda per console line: 128 hex digits. */
+#define GCOV_LINE_BYTES	64
+
+static unsigned int gcov_files;
+static unsigned long gcov_bytes;
+static int gcov_errors;
+
+static void gcov_say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("exec-gcov: ", fmt, ap);
+	va_end(ap);
+}
+
+/* zlib's CRC-32 (reflected, polynomial 0xedb88320), a bit at a time. */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p,
+			     size_t len)
+{
+	int k;
+
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320U & -(crc & 1));
+	}
+	return ~crc;
+}
+
+/* Fills @buf from @fd up to @size bytes; returns the count, -1 on error. */
+static ssize_t read_full(int fd, unsigned char *buf, size_t size)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < size) {
+		n = read(fd, buf + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/*
+ * Prints one .gcda on the console, framed as the top of this file says.
+ * debugfs gives the file no size: it is read to its end.
+ */
+static void gcov_print(const char *path)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char buf[GCOV_LINE_BYTES];
+	char digits[2 * GCOV_LINE_BYTES + 1];
+	unsigned long size = 0;
+	uint32_t crc = 0;
+	ssize_t n, i;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		say("failed gcov: %s: errno %d (%s)", path, errno,
+		    strerror(errno));
+		gcov_errors++;
+		return;
+	}
+	gcov_say("file %s", path);
+	while ((n = read_full(fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < n; i++) {
+			digits[2 * i] = hex[buf[i] >> 4];
+			digits[2 * i + 1] = hex[buf[i] & 15];
+		}
+		digits[2 * n] = '\0';
+		gcov_say("data %lu %s", size, digits);
+		crc = crc32_update(crc, buf, n);
+		size += n;
+	}
+	if (n < 0) {
+		say("failed gcov: reading %s: errno %d (%s)", path, errno,
+		    strerror(errno));
+		gcov_errors++;
+	} else {
+		gcov_say("end %s %lu %08x", path, size, (unsigned int)crc);
+		gcov_files++;
+		gcov_bytes += size;
+	}
+	close(fd);
+}
+
+/* Prints every .gcda under @path (of @len bytes, in a buffer of @size). */
+static void gcov_walk(char *path, size_t len, size_t size)
+{
+	struct dirent *de;
+	struct stat st;
+	size_t n;
+	DIR *dir;
+
+	dir = opendir(path);
+	if (!dir) {
+		say("failed gcov: %s: errno %d (%s)", path, errno,
+		    strerror(errno));
+		gcov_errors++;
+		return;
+	}
+	while ((de = readdir(dir))) {
+		n = strlen(de->d_name);
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (len + 1 + n >= size) {
+			say("failed gcov: a path under %s is too long", path);
+			gcov_errors++;
+			continue;
+		}
+		path[len] = '/';
+		memcpy(path + len + 1, de->d_name, n + 1);
+		/* The .gcno beside each .gcda is a link to the build's. */
+		if (lstat(path, &st)) {
+			say("failed gcov: %s: errno %d (%s)", path, errno,
+			    strerror(errno));
+			gcov_errors++;
+		} else if (S_ISDIR(st.st_mode)) {
+			gcov_walk(path, len + 1 + n, size);
+		} else if (S_ISREG(st.st_mode) && n > 5 &&
+			   !strcmp(de->d_name + n - 5, ".gcda")) {
+			gcov_print(path);
+		}
+		path[len] = '\0';
+	}
+	closedir(dir);
+}
+
+/* 0 if every .gcda was printed and there was one at least, 1 otherwise. */
+static int gcov_dump(void)
+{
+	char path[MAX_LINE] = GCOV_DIR;
+	struct stat st;
+
+	if (stat(GCOV_DIR, &st)) {
+		say("failed gcov: no " GCOV_DIR " (CONFIG_GCOV_KERNEL off?)");
+		return 1;
+	}
+	gcov_walk(path, strlen(path), sizeof(path));
+	if (!gcov_files && !gcov_errors) {
+		say("failed gcov: no .gcda file under " GCOV_DIR
+		    " (modules built without EXEC_GCOV=1?)");
+		return 1;
+	}
+	say("gcov: %u files, %lu bytes", gcov_files, gcov_bytes);
+	return gcov_errors != 0;
+}
+
 static unsigned int env_uint(const char *name, unsigned int def)
 {
 	const char *v = getenv(name);
@@ -886,6 +1065,7 @@ int main(void)
 	/* 0: to be enabled; 1: enabled; -1: not asked for, or failed. */
 	int tracing = env_uint("EXEC_TRACE_EVENTS", 0) ? 0 : -1;
 	int kmemleak = env_uint("EXEC_KMEMLEAK", 0) != 0;
+	int gcov = env_uint("EXEC_GCOV", 0) != 0;
 	long long loads_end = 0, wait_ms;
 	struct stat st;
 
@@ -986,6 +1166,9 @@ int main(void)
 		fault_report(FAILSLAB_DIR);
 		fault_report(FAIL_PAGE_DIR);
 	}
+	/* Last: the counters then include the unload and the settle time. */
+	if (gcov)
+		failed += gcov_dump();
 	say("done: %d loaded, %d unloaded, %d failed", loaded, unloaded,
 	    failed);
 	sync();

@@ -149,7 +149,7 @@ esac
 cmdline="console=ttyS0 panic=-1 rdinit=/init EXEC_UNLOAD=1"
 [ "$load" = 0 ] || cmdline+=" EXEC_LOAD=$load"
 [ "$trace" = 0 ] ||
-	cmdline+=" trace_buf_size=16M trace_event=sched:sched_process_exit trace_clock=mono"
+	cmdline+=" trace_buf_size=16M trace_event=sched:sched_process_exit trace_clock=mono no_hash_pointers"
 
 # --- the benchmark kernel ------------------------------------------------------
 

@@ -198,6 +198,10 @@ static unsigned int timer_samples = 2000;
 module_param(timer_samples, uint, 0444);
 MODULE_PARM_DESC(timer_samples, "timer_lateness: timers (default 2000)");
 
+static unsigned int timer_settle_ms;
+module_param(timer_settle_ms, uint, 0444);
+MODULE_PARM_DESC(timer_settle_ms, "timer_lateness: sleep between the executor's creation and the first arm, in ms (default 0)");
+
 static unsigned long churn_timers = 100000;
 module_param(churn_timers, ulong, 0444);
 MODULE_PARM_DESC(churn_timers, "timer_churn: timers (default 100000)");
@@ -1477,6 +1481,8 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 		items[k].deadline = KB_LATE_MIN_NS +
 			kb_rand_below(&rng, KB_LATE_MAX_NS - KB_LATE_MIN_NS + 1);
 	}
+	if (timer_settle_ms)
+		msleep(timer_settle_ms);
 	kb_late.total = n;
 	kb_late.wq = e.q.wq;
 	kb_late.impl = impl;

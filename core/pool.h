@@ -64,15 +64,6 @@ struct exec_pool_grow;
  * from the scheduler, which a module cannot hook).
  */
 #define EXEC_POOL_LOCAL_CHECK_NS	20000
-/*
- * While the worker makes no progress (kept off its CPU by another task
- * until the scheduler's tick), the check backs off, doubling its period
- * up to this: at a fixed 20 us a stalled worker's CPU took an interrupt
- * every 20 us, which under load kept that CPU in the interrupt and the
- * worker off it for milliseconds (Documentation/benchmarks.rst, "The
- * kernel benchmark under load").
- */
-#define EXEC_POOL_LOCAL_CHECK_MAX_NS	(1280 * 1000)
 
 /*
  * How often (in nanoseconds) a spinning worker looks at the shared queue
@@ -184,9 +175,6 @@ struct exec_pool_grow;
  *	the arming CPU: checks that the worker gets through the items it was
  *	left (exec_pool_local_check())
  * @local_seq: A: @run_seq when @local_timer was armed or last looked
- * @local_period: A: the delay of @local_timer's next look: doubled at each
- *	look that finds no progress, back to EXEC_POOL_LOCAL_CHECK_NS at one
- *	that does and when the timer is armed anew
  * @nr_hints: O, read by the manager: exec_blocking_begin() nesting
  * @stats: O, read by exec_executor_stats(): its longest run and queue wait
  * @nr_self_submitted: O, read by exec_executor_stats(): items it put in
@@ -233,7 +221,6 @@ struct exec_pool_worker {
 	unsigned long flush_ack;
 	struct exec_cpu_timer local_timer;
 	unsigned long local_seq;
-	u64 local_period;
 	unsigned long wd_seq;
 	u64 wd_since;
 	bool wd_reported;

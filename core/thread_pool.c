@@ -95,15 +95,11 @@ static void exec_pool_wake_one(struct exec_thread_pool *pool)
 }
 
 /*
- * A per-CPU pool's worker checks, while items wait, that it gets through
- * the items left to it (exec_pool_leave_local()): if it has neither
- * started nor finished one since the last look (blocked in an item, or
- * kept off its CPU), another worker is woken.  The first look comes
- * EXEC_POOL_LOCAL_CHECK_NS after the arm; each look that finds no progress
- * doubles the wait for the next, up to EXEC_POOL_LOCAL_CHECK_MAX_NS, as
- * the wake-up it could give is given by then: a worker kept off its CPU
- * until the tick is not helped by an interrupt of that CPU every 20 us.
- * Hard interrupt context, on the worker's CPU.
+ * A per-CPU pool's worker checks, every EXEC_POOL_LOCAL_CHECK_NS while
+ * items wait, that it gets through the items left to it
+ * (exec_pool_leave_local()): if it has neither started nor finished one
+ * since the last look (blocked in an item, or kept off its CPU), another
+ * worker is woken.  Hard interrupt context, on the worker's CPU.
  */
 static u64 exec_pool_local_check(struct exec_cpu_timer *t)
 {
@@ -115,17 +111,11 @@ static u64 exec_pool_local_check(struct exec_cpu_timer *t)
 	if (exec_pool_worker_idle(w) || !exec_pool_has_work(pool) ||
 	    (READ_ONCE(pool->state) & EXEC_POOL_CLOSED))
 		return 0;
-	if (seq == READ_ONCE(w->local_seq)) {
-		if (atomic_read(&pool->nr_idle) &&
-		    !atomic_read(&pool->nr_spinning))
-			exec_pool_wake_one(pool);
-		w->local_period = min_t(u64, 2 * w->local_period,
-					EXEC_POOL_LOCAL_CHECK_MAX_NS);
-	} else {
-		w->local_period = EXEC_POOL_LOCAL_CHECK_NS;
-	}
+	if (seq == READ_ONCE(w->local_seq) && atomic_read(&pool->nr_idle) &&
+	    !atomic_read(&pool->nr_spinning))
+		exec_pool_wake_one(pool);
 	WRITE_ONCE(w->local_seq, seq);
-	return w->local_period;
+	return EXEC_POOL_LOCAL_CHECK_NS;
 }
 
 /*
@@ -160,7 +150,6 @@ static bool exec_pool_leave_local(struct exec_thread_pool *pool,
 		return false;
 	if (!exec_cpu_timer_pending(&local->local_timer)) {
 		WRITE_ONCE(local->local_seq, READ_ONCE(local->run_seq));
-		local->local_period = EXEC_POOL_LOCAL_CHECK_NS;
 		exec_cpu_timer_arm(&local->local_timer,
 				   EXEC_POOL_LOCAL_CHECK_NS);
 	}

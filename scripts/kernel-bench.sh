@@ -11,7 +11,7 @@
 # Usage: kernel-bench.sh [OPTION]... [PARAM=VALUE]...
 #
 # PARAM=VALUE pairs are exec_kbench.ko's module parameters (tasks=, hops=,
-# samples=, timer_samples=, churn_timers=, strands=, serial_tasks=, churn_strands=,
+# samples=, timer_samples=, timer_settle_ms=, churn_timers=, strands=, serial_tasks=, churn_strands=,
 # blocking_tasks=, cpu_tasks=, threads=, producers=, runs=, only=); see
 # bench/kernel/exec_kbench.c.
 #

@@ -11,7 +11,7 @@
 # Usage: kernel-bench.sh [OPTION]... [PARAM=VALUE]...
 #
 # PARAM=VALUE pairs are exec_kbench.ko's module parameters (tasks=, hops=,
-# samples=, timer_samples=, churn_timers=, strands=, serial_tasks=, churn_strands=,
+# samples=, timer_samples=, timer_settle_ms=, churn_timers=, strands=, serial_tasks=, churn_strands=,
 # blocking_tasks=, cpu_tasks=, threads=, producers=, runs=, only=); see
 # bench/kernel/exec_kbench.c.
 #
@@ -42,13 +42,19 @@
 #   --timeout SEC     QEMU's time limit (default 900)
 #   --log FILE        the console log (default build/kernel-bench/console.log)
 #   --table-only FILE print the table of an existing console log and exit
-#   --trace N         trace N samples of each wakeup_latency run (module
-#                     parameter trace_samples=N) on the benchmark kernel
-#                     built with event tracing as well
+#   --trace N         trace N samples of each wakeup_latency run and N
+#                     timed items of each timer_lateness run of libexec,
+#                     libexec:percpu, hrtimer:percpu and hrtimer:unbound
+#                     (module parameter trace_samples=N) on the benchmark
+#                     kernel built with event tracing as well
 #                     (scripts/kernel-config-bench-trace, cached as
 #                     "benchtrace"), and print where each sample's time
-#                     went (scripts/kernel-trace-wakeup.py on the console
-#                     log); use with only=wakeup_latency
+#                     went (scripts/kernel-trace-wakeup.py and
+#                     scripts/kernel-trace-timer.py on the console log);
+#                     use with only=wakeup_latency or only=timer_lateness,
+#                     e.g. `--load --trace 100 only=timer_lateness runs=3`;
+#                     the ring buffer's clock is CLOCK_MONOTONIC
+#                     (trace_clock=mono), the clock of the items' deadlines
 #
 # Environment:
 #   EXEC_KERNEL_CACHE   cache directory, shared with kernel-build.sh
@@ -143,7 +149,7 @@ esac
 cmdline="console=ttyS0 panic=-1 rdinit=/init EXEC_UNLOAD=1"
 [ "$load" = 0 ] || cmdline+=" EXEC_LOAD=$load"
 [ "$trace" = 0 ] ||
-	cmdline+=" trace_buf_size=16M trace_event=sched:sched_process_exit"
+	cmdline+=" trace_buf_size=16M trace_event=sched:sched_process_exit trace_clock=mono no_hash_pointers"
 
 # --- the benchmark kernel ------------------------------------------------------
 
@@ -408,7 +414,13 @@ status=0
 print_table "$log" "$label" || status=1
 if [ "$trace" != 0 ]; then
 	echo
-	python3 "$here/kernel-trace-wakeup.py" "$log" || status=1
+	if grep -q '"bench":"wakeup_latency"' "$log"; then
+		python3 "$here/kernel-trace-wakeup.py" "$log" || status=1
+	fi
+	if grep -q '"bench":"timer_lateness"' "$log"; then
+		python3 "$here/kernel-trace-timer.py" --samples 5 "$log" ||
+			status=1
+	fi
 fi
 [ "$qemu_status" = 0 ] || { log "QEMU failed or timed out"; status=1; }
 if [ "$load" != 0 ]; then

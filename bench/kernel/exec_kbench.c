@@ -198,6 +198,10 @@ static unsigned int timer_samples = 2000;
 module_param(timer_samples, uint, 0444);
 MODULE_PARM_DESC(timer_samples, "timer_lateness: timers (default 2000)");
 
+static unsigned int timer_settle_ms;
+module_param(timer_settle_ms, uint, 0444);
+MODULE_PARM_DESC(timer_settle_ms, "timer_lateness: sleep between the executor's creation and the first arm, in ms (default 0)");
+
 static unsigned long churn_timers = 100000;
 module_param(churn_timers, ulong, 0444);
 MODULE_PARM_DESC(churn_timers, "timer_churn: timers (default 100000)");
@@ -237,7 +241,7 @@ MODULE_PARM_DESC(load, "spinning processes the guest's user space runs during th
 
 static unsigned int trace_samples;
 module_param(trace_samples, uint, 0444);
-MODULE_PARM_DESC(trace_samples, "wakeup_latency: samples of each run traced, from its middle (default 0: none; needs a kernel with event tracing)");
+MODULE_PARM_DESC(trace_samples, "wakeup_latency: samples of each run traced, from its middle; timer_lateness: timed items of each run of libexec, libexec:percpu, hrtimer:percpu and hrtimer:unbound traced, from the middle of their deadlines (default 0: none; needs a kernel with event tracing)");
 
 /* Period of wakeup_latency's submissions. */
 #define KB_WAKE_PERIOD_NS	(200 * NSEC_PER_USEC)
@@ -881,6 +885,32 @@ static const char * const kb_trace_events[][2] __maybe_unused = {
 	{ "exec_kbench", "kb_mark" },
 };
 
+/*
+ * And for timer_lateness (kb_late_trace_*()): each hrtimer's expiry with
+ * its function (the item's own for hrtimer then queue_work(), libexec's
+ * clock event device or a watcher's timed sleep, the tick), libexec's
+ * hand-over of a due item, the wake-up as it ends (its flags say whether
+ * the wakee is to preempt the current task, when both are on the CPU that
+ * records it), migrations, the reschedule interrupt that carries a remote
+ * preemption, and the runtime and vruntime of the current task at every
+ * update of the fair class's clock (in the wake-up's preemption check
+ * too), and libexec's parks.  The item's run is kb_late.
+ */
+static const char * const kb_late_trace_events[][2] __maybe_unused = {
+	{ "sched", "sched_wakeup" },
+	{ "sched", "sched_migrate_task" },
+	{ "sched", "sched_stat_runtime" },
+	{ "timer", "hrtimer_expire_entry" },
+	{ "irq_vectors", "reschedule_entry" },
+	{ "exec", "exec_timer_fire" },
+	{ "exec", "exec_worker_park" },
+	{ "exec", "exec_worker_wake" },
+	{ "workqueue", "workqueue_queue_work" },
+	{ "exec_kbench", "kb_late" },
+};
+
+static bool kb_selected(const char *name);
+
 static void kb_trace_setup(void)
 {
 #ifdef CONFIG_EVENT_TRACING
@@ -894,6 +924,14 @@ static void kb_trace_setup(void)
 					kb_trace_events[i][1], 1))
 			pr_warn("trace: no event %s:%s\n",
 				kb_trace_events[i][0], kb_trace_events[i][1]);
+	if (!kb_selected("timer_lateness"))
+		return;
+	for (i = 0; i < ARRAY_SIZE(kb_late_trace_events); i++)
+		if (trace_set_clr_event(kb_late_trace_events[i][0],
+					kb_late_trace_events[i][1], 1))
+			pr_warn("trace: no event %s:%s\n",
+				kb_late_trace_events[i][0],
+				kb_late_trace_events[i][1]);
 #else
 	if (trace_samples)
 		pr_warn("trace: this kernel has no event tracing\n");
@@ -1200,6 +1238,7 @@ static unsigned long kb_delay_jiffies_now(u64 deadline)
  * @deadline: the deadline it was armed for, on kb_timer_now()'s clock
  * @ran_ns: when its function started
  * @runs: how many times its function ran
+ * @traced: it is in the run's traced window (kb_late_trace_window())
  */
 struct kb_late_item {
 	union {
@@ -1214,6 +1253,7 @@ struct kb_late_item {
 	u64 deadline;
 	u64 ran_ns;
 	atomic_t runs;
+	bool traced;
 };
 
 static struct {
@@ -1221,10 +1261,35 @@ static struct {
 	atomic_t ran;
 	struct completion done;
 	struct workqueue_struct *wq;	/* the hrtimer impls' workqueue */
+	enum kb_impl impl;
+	atomic_t traced_left;		/* traced items yet to run */
+	struct hrtimer trace_on;	/* starts the traced window */
 } kb_late;
+
+/*
+ * The item's address that the events of its expiry print: libexec's
+ * exec_timer_fire names the exec_work, hrtimer_expire_entry the hrtimer.
+ */
+static const void *kb_late_trace_item(const struct kb_late_item *it)
+{
+	if (kb_is_libexec(kb_late.impl))
+		return &it->et.work;
+	return &it->hw.hr;
+}
+
+/* A traced item ran: its mark, and the window's end after the last one. */
+static void kb_late_trace_ran(struct kb_late_item *it, u64 now)
+{
+	trace_kb_late(kb_impl_names[kb_late.impl], kb_late_trace_item(it),
+		      it->deadline, now);
+	if (atomic_dec_and_test(&kb_late.traced_left))
+		tracing_off();
+}
 
 static void kb_late_ran(struct kb_late_item *it, u64 now)
 {
+	if (unlikely(it->traced))
+		kb_late_trace_ran(it, now);
 	it->ran_ns = now;
 	atomic_inc(&it->runs);
 	if (atomic_inc_return(&kb_late.ran) == kb_late.total)
@@ -1309,6 +1374,51 @@ static int kb_late_arm(const struct kb_exec *e, struct kb_late_item *it)
 	}
 }
 
+static enum hrtimer_restart kb_late_trace_on(struct hrtimer *t)
+{
+	tracing_on();
+	return HRTIMER_NORESTART;
+}
+
+/* How far ahead of its first deadline a traced window starts. */
+#define KB_LATE_TRACE_LEAD_NS	(2 * NSEC_PER_MSEC)
+
+/*
+ * With @trace_samples, the runs of the thread-run impls whose timer is
+ * precise (libexec's pools, an hrtimer then queue_work()) trace a window
+ * of @trace_samples items: those whose deadlines, offsets from the run's
+ * start in @items, come first from the middle of the deadlines on.  The
+ * ring buffer is turned on by an hrtimer KB_LATE_TRACE_LEAD_NS before the
+ * window's first deadline, so that what runs before it (the vruntime of
+ * the CPUs' tasks) is in the trace, and off by the run of the window's
+ * last item (kb_late_trace_ran()).  Returns the window's first offset,
+ * or 0 for no window; items in it are marked.
+ */
+static u64 kb_late_trace_window(enum kb_impl impl, struct kb_late_item *items,
+				u64 *lat, unsigned int n)
+{
+	unsigned int k, want = min(trace_samples, n - n / 2), in = 0;
+	u64 first, last;
+
+	if (!IS_ENABLED(CONFIG_EVENT_TRACING) || !want ||
+	    (impl != KB_LIBEXEC && impl != KB_LIBEXEC_PERCPU &&
+	     impl != KB_HRTIMER_WQ && impl != KB_HRTIMER_WQ_UNBOUND))
+		return 0;
+	/* @lat is free until the run has ended: the offsets, sorted. */
+	for (k = 0; k < n; k++)
+		lat[k] = items[k].deadline;
+	sort(lat, n, sizeof(*lat), kb_u64_cmp, NULL);
+	first = lat[n / 2];
+	last = lat[n / 2 + want - 1];
+	for (k = 0; k < n; k++) {
+		items[k].traced = items[k].deadline >= first &&
+				  items[k].deadline <= last;
+		in += items[k].traced;
+	}
+	atomic_set(&kb_late.traced_left, in);
+	return first;
+}
+
 /*
  * Cancels every timer and waits until none is running, so that the items
  * can be freed: after a failure some may still be armed, and even after all
@@ -1348,7 +1458,7 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 	unsigned int n = timer_samples, k, pending, bad = 0, early = 0;
 	struct kb_exec e = { .impl = impl };
 	struct kb_late_item *items, *it;
-	u64 rng = KB_TIMER_SEED, t0, last = 0, *lat;
+	u64 rng = KB_TIMER_SEED, t0, last = 0, *lat, window;
 	struct kb_line line;
 	int err = 0;
 
@@ -1371,12 +1481,23 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 		items[k].deadline = KB_LATE_MIN_NS +
 			kb_rand_below(&rng, KB_LATE_MAX_NS - KB_LATE_MIN_NS + 1);
 	}
+	if (timer_settle_ms)
+		msleep(timer_settle_ms);
 	kb_late.total = n;
 	kb_late.wq = e.q.wq;
+	kb_late.impl = impl;
 	atomic_set(&kb_late.ran, 0);
 	init_completion(&kb_late.done);
+	window = kb_late_trace_window(impl, items, lat, n);
 
 	t0 = kb_timer_now(impl);
+	if (window) {
+		kb_hrtimer_setup(&kb_late.trace_on, kb_late_trace_on);
+		hrtimer_start(&kb_late.trace_on,
+			      ns_to_ktime(t0 + window - min(window,
+					  KB_LATE_TRACE_LEAD_NS)),
+			      HRTIMER_MODE_ABS);
+	}
 	for (k = 0; k < n; k++) {
 		it = &items[k];
 		it->deadline += t0;
@@ -1386,6 +1507,10 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 	}
 	if (!err && !wait_for_completion_timeout(&kb_late.done, KB_TIMEOUT))
 		err = -ETIMEDOUT;
+	if (window) {
+		hrtimer_cancel(&kb_late.trace_on);
+		tracing_off();
+	}
 	pending = kb_late_quiesce(&e, items, n);
 	if (impl != KB_HRTIMER && kb_exec_destroy(&e) && !err)
 		err = -EDEADLK;

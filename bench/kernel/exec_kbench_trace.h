@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The trace event of exec_kbench.ko, events/exec_kbench/kb_mark: the
- * benchmark's own marks in a traced wakeup_latency sample (module parameter
- * trace_samples=), which scripts/kernel-trace-wakeup.py reads from the
- * dumped ring buffer.  exec_kbench.c creates it.
+ * The trace events of exec_kbench.ko, events/exec_kbench/: kb_mark, the
+ * benchmark's own marks in a traced wakeup_latency sample, and kb_late, the
+ * run of a traced timer_lateness item (module parameter trace_samples=),
+ * which scripts/kernel-trace-wakeup.py and scripts/kernel-trace-timer.py
+ * read from the dumped ring buffer.  exec_kbench.c creates them.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM exec_kbench
@@ -38,6 +39,40 @@ TRACE_EVENT(kb_mark,
 	),
 
 	TP_printk("kb-trace %s {%s}", __entry->what, __entry->impl)
+);
+
+/*
+ * A traced timer_lateness item of @impl ran: @item is what the events of its
+ * expiry name (the exec_work of a libexec item, which exec:exec_timer_fire
+ * prints; the hrtimer of an hrtimer then queue_work() item, which
+ * timer:hrtimer_expire_entry prints), @deadline and @ran its deadline and
+ * the start of its function, in nanoseconds of the run's clock
+ * (CLOCK_MONOTONIC).
+ */
+TRACE_EVENT(kb_late,
+
+	TP_PROTO(const char *impl, const void *item, u64 deadline, u64 ran),
+
+	TP_ARGS(impl, item, deadline, ran),
+
+	TP_STRUCT__entry(
+		__array(char, impl, KB_TRACE_IMPL_LEN)
+		__field(const void *, item)
+		__field(u64, deadline)
+		__field(u64, ran)
+	),
+
+	TP_fast_assign(
+		strscpy(__entry->impl, impl, sizeof(__entry->impl));
+		__entry->item = item;
+		__entry->deadline = deadline;
+		__entry->ran = ran;
+	),
+
+	TP_printk("kb-late {%s} item=%p deadline=%llu ran=%llu",
+		  __entry->impl, __entry->item,
+		  (unsigned long long)__entry->deadline,
+		  (unsigned long long)__entry->ran)
 );
 
 #endif /* _EXEC_KBENCH_TRACE_H */

@@ -347,20 +347,6 @@ static bool cfx_block(struct cfx *fx, struct citem *blockers,
 
 #define CFX_MAX_WIDTH	2
 
-/* Until @fx's executor counts @n items not yet started. */
-static bool cfx_wait_pending(struct cfx *fx, unsigned long n)
-{
-	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
-	unsigned int spins = 0;
-
-	while (exec_pending_count(fx->ex) < n) {
-		if (exec_test_expired(deadline))
-			return false;
-		exec_test_relax(&spins);
-	}
-	return true;
-}
-
 /* A queued item is taken back: it does not run, it is discarded once. */
 static void cancel_queued_one(struct kunit *test, const struct cfx_kind *kind)
 {
@@ -651,7 +637,7 @@ static void flush_does_not_wait_for_later_items(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, exec_test_thread_start(&t, csync_flush,
 							      &c, "cflush"), 0);
 		/* The marker is queued once the pending count shows it. */
-		KUNIT_EXPECT_TRUE(test, cfx_wait_pending(&fx, pending + 1));
+		KUNIT_EXPECT_TRUE(test, exec_test_wait_pending(fx.ex, pending + 1));
 		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex, &items[1].work), 0);
 		exec_test_gate_open(&gate);
 		KUNIT_EXPECT_TRUE_MSG(test, exec_test_thread_join(&t,

@@ -112,6 +112,21 @@ static inline bool exec_test_gate_wait_for(struct exec_test_gate *gate, int n)
 					EXEC_TEST_TIMEOUT_MS);
 }
 
+/* Waits until @ex counts @n items not yet started; false after the timeout. */
+static inline bool exec_test_wait_pending(struct exec_executor *ex,
+					  unsigned long n)
+{
+	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	unsigned int spins = 0;
+
+	while (exec_pending_count(ex) < n) {
+		if (exec_test_expired(deadline))
+			return false;
+		exec_test_relax(&spins);
+	}
+	return true;
+}
+
 /*
  * An item that counts its runs and the runs that overlapped another run of
  * it; its first run waits at @gate (open it for none), and each run sleeps

@@ -190,20 +190,6 @@ static bool gx_join(struct exec_test_thread *t)
 	return exec_test_thread_join(t, EXEC_TEST_TIMEOUT_MS);
 }
 
-/* Wait until @ex has @n items queued; false after the timeout. */
-static bool gx_wait_pending(struct exec_executor *ex, unsigned long n)
-{
-	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
-	unsigned int spins = 0;
-
-	while (exec_pending_count(ex) < n) {
-		if (exec_test_expired(deadline))
-			return false;
-		exec_test_relax(&spins);
-	}
-	return true;
-}
-
 /* Submit items [first, first + n) to @ex through the group. */
 static void gx_submit(struct gx_fx *fx, struct exec_executor *ex,
 		      unsigned int first, unsigned int n)
@@ -379,7 +365,7 @@ static void group_notify_runs_once_on_its_executor_when_empty(struct kunit *test
 	KUNIT_EXPECT_EQ(test,
 			exec_group_wait(fx->g, EXEC_TEST_TIMEOUT_MS * GX_MS), 0);
 	/* Handed to the loop by the thread that emptied the group. */
-	KUNIT_EXPECT_TRUE(test, gx_wait_pending(fx->notify_ex, 1));
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_pending(fx->notify_ex, 1));
 	KUNIT_EXPECT_EQ(test, exec_group_notify(fx->g, fx->notify_ex,
 						gx_notify, fx), -EBUSY);
 	KUNIT_EXPECT_EQ(test, exec_group_destroy(fx->g), -EBUSY);

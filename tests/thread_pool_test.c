@@ -558,20 +558,6 @@ static int helper_flush(void *arg)
 	return exec_executor_flush(fx->ex);
 }
 
-/* Waits until @n items are queued on @fx's pool. */
-static bool fx_wait_pending(struct pool_fx *fx, unsigned long n)
-{
-	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
-	unsigned int spins = 0;
-
-	while (exec_pending_count(fx->ex) < n) {
-		if (exec_test_expired(deadline))
-			return false;
-		exec_test_relax(&spins);
-	}
-	return true;
-}
-
 /*
  * A flush waits behind a running item, its marker queued after another
  * item; shutdown_hard discards both, and the flush returns -ECANCELED at
@@ -590,7 +576,7 @@ static void pool_flush_whose_marker_is_discarded_ecanceled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_submit(fx->ex, &fx->items[0].work), 0);
 	KUNIT_ASSERT_EQ(test, exec_test_thread_start(&fx->helper, helper_flush,
 						     fx, "pool-flush"), 0);
-	KUNIT_EXPECT_TRUE(test, fx_wait_pending(fx, 2));
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_pending(fx->ex, 2));
 	KUNIT_EXPECT_FALSE(test, exec_test_thread_done(&fx->helper));
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_shutdown_hard(fx->pool), 2L);
 	/* The gate is still closed: the flush did not wait for the run. */

@@ -319,6 +319,39 @@ static void offline_cpus_ignored_nice_unset_long_name_cut(struct kunit *test)
 }
 
 /*
+ * A name and a CPU mask of the caller's, to be wiped and freed once the
+ * executor that was given them is created: it must have copied them.
+ */
+struct ta_gone {
+	char *name;
+	unsigned long *mask;
+};
+
+static bool ta_gone_new(struct kunit *test, struct ta_fx *fx,
+			const char *name, struct ta_gone *g)
+{
+	g->name = kzalloc(16, GFP_KERNEL);
+	g->mask = kzalloc(sizeof(fx->cpus), GFP_KERNEL);
+	if (!g->name || !g->mask) {
+		kfree(g->name);
+		kfree(g->mask);
+		KUNIT_FAIL(test, "out of memory");
+		return false;
+	}
+	strcpy(g->name, name);
+	memcpy(g->mask, fx->cpus, sizeof(fx->cpus));
+	return true;
+}
+
+static void ta_gone_wipe(struct ta_fx *fx, struct ta_gone *g)
+{
+	memset(g->name, 'x', 15);
+	memset(g->mask, 0, sizeof(fx->cpus));
+	kfree(g->name);
+	kfree(g->mask);
+}
+
+/*
  * The thread-per-task executor copies its attributes: the name and the
  * mask may go away once it is created.
  */
@@ -327,28 +360,17 @@ static void tpt_copies_name_and_mask(struct kunit *test)
 	struct exec_thread_attr attr = { .nr_cpu_bits = EXEC_TEST_CPU_BITS };
 	struct ta_fx *fx = ta_fx_create(test);
 	struct exec_thread_per_task *tpt;
-	unsigned long *mask;
-	char *name;
+	struct ta_gone g;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
-	name = kzalloc(16, GFP_KERNEL);
-	mask = kzalloc(sizeof(fx->cpus), GFP_KERNEL);
-	if (!name || !mask) {
-		kfree(name);
-		kfree(mask);
+	if (!ta_gone_new(test, fx, "ta-copy", &g)) {
 		kfree(fx);
-		KUNIT_FAIL(test, "out of memory");
 		return;
 	}
-	strcpy(name, "ta-copy");
-	memcpy(mask, fx->cpus, sizeof(fx->cpus));
-	attr.name = name;
-	attr.cpus = mask;
+	attr.name = g.name;
+	attr.cpus = g.mask;
 	KUNIT_ASSERT_EQ(test, exec_thread_per_task_create_attr(&tpt, &attr), 0);
-	memset(name, 'x', 15);
-	memset(mask, 0, sizeof(fx->cpus));
-	kfree(name);
-	kfree(mask);
+	ta_gone_wipe(fx, &g);
 	KUNIT_EXPECT_EQ(test, ta_run(test, fx,
 				     exec_thread_per_task_executor(tpt),
 				     "ta-copy/"), TA_THREADS);
@@ -382,29 +404,18 @@ static void growing_pool_copies_name_and_mask(struct kunit *test)
 	};
 	struct ta_fx *fx = ta_fx_create(test);
 	struct exec_thread_pool *pool;
-	unsigned long *mask;
+	struct ta_gone g;
 	unsigned int i;
-	char *name;
 
 	KUNIT_ASSERT_NOT_NULL(test, fx);
-	name = kzalloc(16, GFP_KERNEL);
-	mask = kzalloc(sizeof(fx->cpus), GFP_KERNEL);
-	if (!name || !mask) {
-		kfree(name);
-		kfree(mask);
+	if (!ta_gone_new(test, fx, "ta-grow", &g)) {
 		kfree(fx);
-		KUNIT_FAIL(test, "out of memory");
 		return;
 	}
-	strcpy(name, "ta-grow");
-	memcpy(mask, fx->cpus, sizeof(fx->cpus));
-	attr.thread.name = name;
-	attr.thread.cpus = mask;
+	attr.thread.name = g.name;
+	attr.thread.cpus = g.mask;
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
-	memset(name, 'x', 15);
-	memset(mask, 0, sizeof(fx->cpus));
-	kfree(name);
-	kfree(mask);
+	ta_gone_wipe(fx, &g);
 	for (i = 0; i < TA_THREADS; i++)
 		fx->items[i].work.func = ta_blocking_item_func;
 	/* And its manager thread, "ta-grow/m". */

@@ -47,6 +47,9 @@
  *                                  early cascades: false / true
  *   exec_clockev_init/start/stop/fini()
  *   exec_clockev_program()         (re)program one clock's event
+ *   exec_clockev_commit()          after the owner's unlock: arm what
+ *                                  program() recorded (nothing / the
+ *                                  timerfd, a system call)
  *   exec_parker_park_until()       park, but no later than a deadline
  *   exec_symbol_name()             a function's name for a report (%ps /
  *                                  dladdr(), else its address)
@@ -268,6 +271,7 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  *   int exec_clockev_start(struct exec_clockev *ce);
  *   void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
  *                             u64 when);
+ *   static inline void exec_clockev_commit(struct exec_clockev *ce);
  *   void exec_clockev_stop(struct exec_clockev *ce);
  *   void exec_clockev_fini(struct exec_clockev *ce);
  *   void exec_parker_sleep_until(struct exec_parker *parker,
@@ -280,6 +284,12 @@ u64 exec_parker_first_deadline(const u64 *when, unsigned int *clock);
  * raw spinlock, from any context, with an absolute time on @clock
  * (EXEC_TIME_NEVER: no event needed); the device calls @handler, from any
  * context it likes, no sooner than that time; it may call it spuriously.
+ * A backend whose arm is a system call may only record the time in
+ * program(), and arm it in exec_clockev_commit() (static inline in its
+ * header), which the owner calls after it drops the lock that program()
+ * ran under: a userspace thread that enters the kernel while it holds a
+ * spinlock may be preempted on the way out, and everyone waiting for the
+ * lock then waits for it to get a CPU back.
  * stop() waits until @handler is not running and never will again.
  *
  * exec_parker_sleep_until() is exec_parker_sleep() bounded by absolute

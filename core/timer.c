@@ -480,6 +480,21 @@ static u64 exec_timer_now(enum exec_clock clock, u64 *now)
 	return *now;
 }
 
+/*
+ * Drops @base's lock, then lets the clock event device take what the
+ * section programmed (exec_clockev_commit()): in userspace that is a system
+ * call, and a thread that makes one while it holds the lock can be
+ * preempted on its way out of the kernel, every other user of the base
+ * then waiting for it to get a CPU back.  Every unlock of a base's lock
+ * that is not nested in another lock goes through here.
+ */
+static void exec_timer_unlock(struct exec_timer_base *base,
+			      unsigned long flags)
+{
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_clockev_commit(&base->clockev);
+}
+
 static void exec_timer_arm_device(struct exec_timer_base *base,
 				  enum exec_clock clock, u64 at)
 {
@@ -649,7 +664,7 @@ static void exec_timer_cascade_early(struct exec_timer_base *base)
 			more = exec_timer_early_ready(base, clock) &&
 			       exec_wheel_cascade_early(&base->wheel[clock],
 							EXEC_TIMER_EARLY_BATCH);
-			raw_spin_unlock_irqrestore(&base->lock, flags);
+			exec_timer_unlock(base, flags);
 			if (!more)
 				break;
 		}
@@ -759,7 +774,7 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 
 	raw_spin_lock_irqsave(&base->lock, flags);
 	if (base->handing) {
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		return;
 	}
 	base->handing = true;
@@ -770,7 +785,7 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 		tail = base->due_tail;
 		base->due_tail = &base->due;
 		base->left_by = EXEC_TIME_NEVER;
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		for (; list; list = next) {
 			next = READ_ONCE(list->next);
 			t = exec_work_timer(list);
@@ -802,7 +817,7 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 	if (left)
 		exec_timer_leave_due(base, left, left_tail);
 	base->handing = false;
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_timer_unlock(base, flags);
 	preempt_enable();
 }
 
@@ -967,13 +982,13 @@ static void exec_timer_expire(struct exec_clockev *ce)
 			now = 0;
 			exec_timer_sync_device(base, clock, false, &now);
 		}
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		return;
 	}
 	for (pass = 0; pass < EXEC_TIMER_EXPIRE_PASSES; pass++) {
 		raw_spin_lock_irqsave(&base->lock, flags);
 		due = exec_timer_advance(base, 0);
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		if (!due)
 			break;
 		exec_timer_hand_over(base);
@@ -1050,7 +1065,7 @@ static int exec_timer_move(struct exec_timer_target *target,
 		 */
 		WRITE_ONCE(t->expires, deadline);
 	}
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_timer_unlock(base, flags);
 	if (moved)
 		exec_target_work_finished(target);
 	if (due)
@@ -1088,18 +1103,18 @@ static int __exec_timer_arm(struct exec_timer_target *target,
 	if (unlikely(t->link == EXEC_TIMER_CANCELLED)) {
 		t->link = EXEC_TIMER_IDLE;
 		exec_timer_release(t);
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		exec_timer_wake_sync(t);
 		return 0;
 	}
 	if (unlikely(target->dead || base->dead)) {
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		exec_timer_release(t);
 		return -ESHUTDOWN;
 	}
 	t->link = EXEC_TIMER_IDLE;
 	due = exec_timer_enqueue(base, t, clock, deadline);
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_timer_unlock(base, flags);
 	return due;
 }
 
@@ -1271,14 +1286,14 @@ static int exec_timer_cancel_pending(struct exec_timer *t)
 		   (link != EXEC_TIMER_CANCELLED &&
 		    cmpxchg(&t->link, link, EXEC_TIMER_CANCELLED) != link)) {
 		/* Starting (exec_timer_start_fired()): look again. */
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		return -EAGAIN;
 	} else if (link != EXEC_TIMER_CANCELLED) {
 		ret = 1;
 	}
 	if (ret > 0)
 		exec_stats_inc(&target->nr_cancelled);
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_timer_unlock(base, flags);
 	if (ret > 0)
 		exec_trace_timer_cancel(target->ex, &t->work);
 	if (ret == 2) {
@@ -1447,7 +1462,7 @@ static int exec_timer_flush_pending(struct exec_timer *t)
 			ret = -EAGAIN;
 		}
 	}
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_timer_unlock(base, flags);
 	if (due)
 		exec_timer_hand_over(base);
 	return ret;
@@ -1702,7 +1717,7 @@ static struct exec_work **exec_timer_run_unlink(struct exec_timer *t,
 	/* Cancelled, or moved (and maybe due again): no run now. */
 	if (link != EXEC_TIMER_FIRED)
 		rec->cancelled = true;
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_timer_unlock(base, flags);
 	return link;
 }
 
@@ -2041,7 +2056,7 @@ long exec_timers_shutdown(struct exec_executor *ex)
 	base = target->base;
 	raw_spin_lock_irqsave(&base->lock, flags);
 	if (target->dead) {
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		return 0;
 	}
 	target->dead = true;
@@ -2050,7 +2065,7 @@ long exec_timers_shutdown(struct exec_executor *ex)
 	/* Every item is counted when filed, or queued as due (enqueue). */
 	armed = target->owns_base || target->nr_arms;
 	list = exec_timers_collect(base, target, target->owns_base);
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_timer_unlock(base, flags);
 
 	if (target->owns_base)
 		exec_clockev_stop(&base->clockev);
@@ -2061,7 +2076,7 @@ long exec_timers_shutdown(struct exec_executor *ex)
 		exec_timer_hand_over(base);
 		raw_spin_lock_irqsave(&base->lock, flags);
 		busy = base->handing || base->due;
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		if (busy)
 			exec_backoff(&spins);
 	}
@@ -2222,7 +2237,7 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 		return false;
 	raw_spin_lock_irqsave(&base->lock, flags);
 	if (base->dead || base->watcher) {
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		return false;
 	}
 	WRITE_ONCE(base->watcher, parker);
@@ -2232,7 +2247,7 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 		when[clock] = exec_timer_backend_ns(clock,
 						    base->programmed[clock]);
 	}
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_timer_unlock(base, flags);
 	return true;
 }
 
@@ -2288,7 +2303,7 @@ void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 		exec_timer_advance(base, keep ? EXEC_TIMER_BACKSTOP : 0);
 	/* Also what it left for itself at its last pass. */
 	due = base->due;
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	exec_timer_unlock(base, flags);
 	if (due)
 		exec_timer_hand_over_to(base, ex, keep);
 }
@@ -2320,7 +2335,7 @@ void exec_timer_test_set_realtime_offset(s64 offset)
 			exec_timer_program_at(base, EXEC_CLOCK_REALTIME,
 					      base->programmed[EXEC_CLOCK_REALTIME],
 					      EXEC_TIMER_FORCE, &now);
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+		exec_timer_unlock(base, flags);
 		/* Items the new time made due go now. */
 		if (!dead)
 			exec_timer_expire(&base->clockev);

@@ -225,6 +225,8 @@ void exec_watchdog_arm(u64 at)
 	raw_spin_lock_irqsave(&exec_wd_arm_lock, flags);
 	exec_wd_program_locked(at);
 	raw_spin_unlock_irqrestore(&exec_wd_arm_lock, flags);
+	/* Out of the lock: core/platform.h says why. */
+	exec_clockev_commit(&exec_wd.ce);
 }
 
 /* Under exec_wd_lock: fills @reports from @nr on with stalled pools. */

@@ -114,6 +114,8 @@ int exec_clockev_init(struct exec_clockev *ce,
 	ce->handler = handler;
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		ce->when[clock] = EXEC_TIME_NEVER;
+		ce->seq[clock] = 0;
+		ce->applied[clock] = 0;
 		ce->tfd[clock] = -1;
 	}
 	ce->stop_fd = -1;
@@ -170,7 +172,6 @@ err_close:
  */
 int exec_clockev_start(struct exec_clockev *ce)
 {
-	unsigned int clock;
 	int ret = 0;
 
 	/* Pairs with the release below: the fds and thread are set up. */
@@ -190,19 +191,14 @@ int exec_clockev_start(struct exec_clockev *ce)
 			break;
 		}
 		/*
-		 * Pairs with the acquire at the top and in program(): from
-		 * here on program() arms the timerfds itself.  A time
-		 * programmed before is armed below; one programmed in
-		 * between is armed twice, with the same or a newer value
-		 * (program() runs under the base's lock, this does not, so
-		 * the later of the two writers wins either way: both write
-		 * ce->when before arming).
+		 * Pairs with the acquire at the top: the fds and thread are
+		 * set up.  From here on commits arm the timerfds; what was
+		 * recorded before is armed here, through the same loop as a
+		 * commit's, so that this arm and a racing commit's leave the
+		 * newer time armed whichever lands last.
 		 */
 		smp_store_release(&ce->state, EXEC_CLOCKEV_RUNNING);
-		for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++)
-			if (READ_ONCE(ce->when[clock]) != EXEC_TIME_NEVER)
-				exec_clockev_set(ce, clock,
-						 READ_ONCE(ce->when[clock]));
+		exec_clockev_apply(ce);
 		break;
 	case EXEC_CLOCKEV_RUNNING:
 		break;
@@ -219,10 +215,12 @@ int exec_clockev_start(struct exec_clockev *ce)
  * @clock: EXEC_CLOCK_MONOTONIC or EXEC_CLOCK_REALTIME
  * @when: absolute time on the system clock, or EXEC_TIME_NEVER to disarm
  *
- * Arms the clock's timerfd: one system call, and no wake-up of the thread
- * unless the time comes.
+ * Records the time only: the clock's timerfd is armed by the
+ * exec_clockev_commit() that follows the owner's unlock (one system call
+ * then, and no wake-up of the thread unless the time comes).
  *
- * Context: Any context; called under the timer base's lock.
+ * Context: Any context; called under the owner's lock (a timer base's, the
+ * watchdog's), which serialises the calls for one device.
  */
 void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
 			  u64 when)
@@ -230,9 +228,48 @@ void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
 	if (READ_ONCE(ce->when[clock]) == when)
 		return;
 	WRITE_ONCE(ce->when[clock], when);
-	/* Pairs with the release in start(): the timerfds exist. */
-	if (smp_load_acquire(&ce->state) == EXEC_CLOCKEV_RUNNING)
-		exec_clockev_set(ce, clock, when);
+	/* Pairs with the acquires in commit() and exec_clockev_apply(). */
+	smp_store_release(&ce->seq[clock], ce->seq[clock] + 1);
+}
+
+/**
+ * exec_clockev_apply - arm the timerfds for what program() recorded
+ * @ce: the device
+ *
+ * exec_clockev_commit()'s slow path.  Commits may run at once in several
+ * threads, each arming the time it read, so a commit arms again until no
+ * program() came between its read of @seq and its arm: an arm of an older
+ * time that lands last was made by a commit that then finds @seq moved and
+ * arms the newer one.  The timerfd's own lock orders the arms, and the
+ * read of @seq after it sees every program() whose commit armed before.
+ * Before start(), nothing is armed: start() arms what was recorded.
+ *
+ * Context: Any context; not under the owner's lock (that is the point).
+ */
+void exec_clockev_apply(struct exec_clockev *ce)
+{
+	unsigned long seq, armed;
+	unsigned int clock;
+
+	/* The records before the look at @state: pairs with start()'s. */
+	smp_mb();
+	if (READ_ONCE(ce->state) != EXEC_CLOCKEV_RUNNING)
+		return;
+	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
+		/* Pairs with the release in program(): @when is its. */
+		seq = smp_load_acquire(&ce->seq[clock]);
+		if (seq == READ_ONCE(ce->applied[clock]))
+			continue;
+		do {
+			armed = seq;
+			exec_clockev_set(ce, clock, READ_ONCE(ce->when[clock]));
+			/* The arm before the second look at @seq. */
+			smp_mb();
+			/* Pairs with the release in program(), as above. */
+			seq = smp_load_acquire(&ce->seq[clock]);
+		} while (seq != armed);
+		WRITE_ONCE(ce->applied[clock], armed);
+	}
 }
 
 /**

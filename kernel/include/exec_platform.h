@@ -297,6 +297,14 @@ struct exec_clockev {
 };
 
 /*
+ * program() arms the hrtimer itself, under the owner's raw spinlock, where
+ * nothing preempts it: nothing is left for the commit after the unlock.
+ */
+static inline void exec_clockev_commit(struct exec_clockev *ce)
+{
+}
+
+/*
  * The device is an hrtimer, whose handler runs in hard interrupt context:
  * the wheel's early cascades are left to the executor's idle threads
  * (core/timer.c).

@@ -803,8 +803,12 @@ void exec_user_slab_fork(enum exec_fork_event event);
  * struct exec_clockev - a timer base's clock event device: one timerfd per
  * clock, and a thread asleep in poll() on them.  See user/clockev.c.
  * @handler: called by the thread when a programmed time has come
- * @when: A: per clock, the programmed time, on the system clock; written
- *	under the base's lock, read by start()
+ * @when: L(the owner's lock): per clock, the programmed time, on the
+ *	system clock; read locklessly by start() and exec_clockev_apply()
+ * @seq: L(the owner's lock): per clock, bumped with a release by each
+ *	program() that changes @when; read with an acquire by commit()
+ * @applied: A: per clock, the @seq whose @when a commit has armed (a
+ *	plain store: a late one only costs a later commit one more arm)
  * @state: A: EXEC_CLOCKEV_IDLE, _RUNNING, _STOPPING, _STOPPED
  * @lock: serialises start and stop; lives until exec_clockev_fini()
  * @tfd: per clock, the timerfd; created by start()
@@ -814,12 +818,35 @@ void exec_user_slab_fork(enum exec_fork_event event);
 struct exec_clockev {
 	void (*handler)(struct exec_clockev *ce);
 	u64 when[2];
+	unsigned long seq[2];
+	unsigned long applied[2];
 	int state;
 	pthread_mutex_t lock;
 	int tfd[2];
 	int stop_fd;
 	struct exec_thread thread;
 };
+
+void exec_clockev_apply(struct exec_clockev *ce);
+
+/*
+ * program() only records the time here; the timerfd is armed by the
+ * commit that follows the unlock of the owner's lock, since a system call
+ * made under a userspace spinlock is a point where its holder can be
+ * preempted (core/platform.h).  Nothing to arm: two loads.
+ */
+static inline bool exec_clockev_unarmed(const struct exec_clockev *ce,
+					unsigned int clock)
+{
+	/* Pairs with the release in exec_clockev_program(). */
+	return smp_load_acquire(&ce->seq[clock]) != READ_ONCE(ce->applied[clock]);
+}
+
+static inline void exec_clockev_commit(struct exec_clockev *ce)
+{
+	if (exec_clockev_unarmed(ce, 0) || exec_clockev_unarmed(ce, 1))
+		exec_clockev_apply(ce);
+}
 
 /*
  * The clock event device is a thread here, which may take the wheel's early

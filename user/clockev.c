@@ -118,6 +118,7 @@ int exec_clockev_init(struct exec_clockev *ce,
 		ce->applied[clock] = 0;
 		ce->tfd[clock] = -1;
 	}
+	atomic_set(&ce->committing, 0);
 	ce->stop_fd = -1;
 	ce->state = EXEC_CLOCKEV_IDLE;
 	exec_user_lock_init(&ce->lock);
@@ -232,6 +233,8 @@ void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
 	smp_store_release(&ce->seq[clock], ce->seq[clock] + 1);
 }
 
+static void exec_clockev_arm_recorded(struct exec_clockev *ce);
+
 /**
  * exec_clockev_apply - arm the timerfds for what program() recorded
  * @ce: the device
@@ -248,13 +251,25 @@ void exec_clockev_program(struct exec_clockev *ce, unsigned int clock,
  */
 void exec_clockev_apply(struct exec_clockev *ce)
 {
+	/*
+	 * Counted before the look at @state, which a commit makes out of
+	 * the owner's lock: stop() closes the timerfds only once no commit
+	 * that saw the device running is left.  The count is fully ordered:
+	 * before the look, as stop()'s store is before its look at the
+	 * count, and after the records (for start()).
+	 */
+	atomic_inc_return(&ce->committing);
+	if (READ_ONCE(ce->state) == EXEC_CLOCKEV_RUNNING)
+		exec_clockev_arm_recorded(ce);
+	/* Fully ordered: the arms before it, for stop()'s acquire. */
+	atomic_dec_return(&ce->committing);
+}
+
+static void exec_clockev_arm_recorded(struct exec_clockev *ce)
+{
 	unsigned long seq, armed;
 	unsigned int clock;
 
-	/* The records before the look at @state: pairs with start()'s. */
-	smp_mb();
-	if (READ_ONCE(ce->state) != EXEC_CLOCKEV_RUNNING)
-		return;
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		/* Pairs with the release in program(): @when is its. */
 		seq = smp_load_acquire(&ce->seq[clock]);
@@ -289,11 +304,18 @@ void exec_clockev_stop(struct exec_clockev *ce)
 
 	pthread_mutex_lock(&ce->lock);
 	if (ce->state == EXEC_CLOCKEV_RUNNING) {
-		/* Pairs with the acquire in exec_clockev_thread(). */
-		smp_store_release(&ce->state, EXEC_CLOCKEV_STOPPING);
+		/*
+		 * Pairs with the acquire in exec_clockev_thread(); fully
+		 * ordered, before the look at @committing below, as
+		 * exec_clockev_apply()'s count is before its look at @state.
+		 */
+		smp_store_mb(ce->state, EXEC_CLOCKEV_STOPPING);
 		n = write(ce->stop_fd, &one, sizeof(one));
 		WARN_ON_ONCE(n != sizeof(one));
 		exec_thread_join(&ce->thread);
+		/* Pairs with exec_clockev_apply()'s fully ordered count. */
+		while (atomic_read_acquire(&ce->committing))
+			exec_backoff_sleep();
 		exec_clockev_close(ce);
 	}
 	/* Read without the lock by start(), which a later arm still calls. */

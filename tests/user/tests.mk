@@ -16,7 +16,8 @@ TEST_SRC := $(wildcard tests/*.c) tests/user/runner.c tests/user/thread_self.c \
 	tests/user/outstanding_io_test.c tests/user/fork_test.c \
 	tests/user/timer_backlog_test.c tests/user/loop_fd_test.c \
 	tests/user/slab_test.c tests/user/loop_scheduler_fd_test.c \
-	tests/user/stats_show_test.c tests/user/library_exit_test.c
+	tests/user/stats_show_test.c tests/user/library_exit_test.c \
+	tests/user/clockev_test.c
 TEST_OBJ := $(patsubst %.c,$(O)/%.o,$(TEST_SRC))
 TEST_BIN := $(O)/exec-tests
 CPPFLAGS_TEST = -Itests/user -Itests $(CPPFLAGS_LIB)

@@ -809,6 +809,8 @@ void exec_user_slab_fork(enum exec_fork_event event);
  *	program() that changes @when; read with an acquire by commit()
  * @applied: A: per clock, the @seq whose @when a commit has armed (a
  *	plain store: a late one only costs a later commit one more arm)
+ * @committing: A: commits under way that may arm; stop() waits for none
+ *	before it closes the timerfds (pairs as exec_clockev_apply() says)
  * @state: A: EXEC_CLOCKEV_IDLE, _RUNNING, _STOPPING, _STOPPED
  * @lock: serialises start and stop; lives until exec_clockev_fini()
  * @tfd: per clock, the timerfd; created by start()
@@ -820,6 +822,7 @@ struct exec_clockev {
 	u64 when[2];
 	unsigned long seq[2];
 	unsigned long applied[2];
+	atomic_t committing;
 	int state;
 	pthread_mutex_t lock;
 	int tfd[2];

@@ -4,7 +4,7 @@
  * event loop (examples/loop/), beside that library's own cross-thread
  * wake-up, measured in the same run, interleaved.
  *
- *	loop-wake glib|uv [SAMPLES]
+ *	loop-wake glib|uv|glib-invoke|glib-split [SAMPLES]
  *
  * A host thread runs the library's loop; this thread, one sample at a
  * time, 200 us apart, alternately submits an item to the loop executor
@@ -13,6 +13,15 @@
  * g_main_context_iteration() returns; uv_async_send(): until the async
  * callback runs).  Prints the median and the 99th percentile of each, in
  * ns, and their ratios.
+ *
+ * glib-invoke adds a third sample to each round: a function run on the
+ * context the way a GLib program runs one from another thread,
+ * g_main_context_invoke() (an idle source attached, the context woken),
+ * until it starts; a second reference, reported beside the first.
+ * glib-split times, on the host thread, the return from the context's
+ * poll, through a poll function of its own (g_main_context_set_poll_func()),
+ * and splits each latency there: the wake-up (until poll() returns) and
+ * what the host runs before the item starts, or the iteration returns.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -39,6 +48,11 @@ static unsigned long long *lw_exec_lat, *lw_native_lat;
 static atomic_ulong lw_exec_n, lw_native_n;
 static atomic_ullong lw_native_stamp;
 static atomic_int lw_stop;
+static unsigned long long *lw_invoke_lat, lw_poll_ns;
+static unsigned long long *lw_exec_after, *lw_native_after;
+static atomic_ulong lw_invoke_n;
+static atomic_ullong lw_invoke_stamp;
+static bool lw_split;
 
 static unsigned long long lw_now(void)
 {
@@ -52,25 +66,47 @@ static void lw_item_fn(struct exec_work *work)
 {
 	struct lw_item *it = (struct lw_item *)work;
 
-	lw_exec_lat[atomic_fetch_add(&lw_exec_n, 1)] =
-		lw_now() - it->submit_ns;
+	unsigned long long now = lw_now();
+	unsigned long k = atomic_load(&lw_exec_n);
+
+	if (lw_split)
+		lw_exec_after[k] = now - lw_poll_ns;
+	lw_exec_lat[k] = now - it->submit_ns;
+	atomic_store(&lw_exec_n, k + 1);
 }
 
 static void lw_native_seen(unsigned long long t)
 {
 	unsigned long long s = atomic_exchange(&lw_native_stamp, 0);
 
-	if (s)
-		lw_native_lat[atomic_fetch_add(&lw_native_n, 1)] = t - s;
+	unsigned long k = atomic_load(&lw_native_n);
+
+	if (!s)
+		return;
+	if (lw_split)
+		lw_native_after[k] = t - lw_poll_ns;
+	lw_native_lat[k] = t - s;
+	atomic_store(&lw_native_n, k + 1);
 }
 
 /* GLib */
 static GMainContext *lw_ctx;
 
+/* glib-split: when the context's poll returned, on the host thread. */
+static gint lw_glib_poll(GPollFD *fds, guint nfds, gint timeout)
+{
+	gint ret = g_poll(fds, nfds, timeout);
+
+	lw_poll_ns = lw_now();
+	return ret;
+}
+
 static void *lw_glib_host(void *arg)
 {
 	GSource *src = exec_glib_source_new(lw_loop);
 
+	if (lw_split)
+		g_main_context_set_poll_func(lw_ctx, lw_glib_poll);
 	g_main_context_push_thread_default(lw_ctx);
 	g_source_attach(src, lw_ctx);
 	while (!atomic_load(&lw_stop)) {
@@ -86,6 +122,16 @@ static void *lw_glib_host(void *arg)
 static void lw_glib_wake(void)
 {
 	g_main_context_wakeup(lw_ctx);
+}
+
+static gboolean lw_glib_invoked(gpointer data)
+{
+	unsigned long long t = lw_now();
+	unsigned long k = atomic_load(&lw_invoke_n);
+
+	lw_invoke_lat[k] = t - atomic_exchange(&lw_invoke_stamp, 0);
+	atomic_store(&lw_invoke_n, k + 1);
+	return G_SOURCE_REMOVE;
 }
 
 /* libuv */
@@ -139,23 +185,59 @@ static void lw_wait(atomic_ulong *count, unsigned long want)
 	while (atomic_load(count) < want);
 }
 
+/* Sorts @lat and returns its median and 99th percentile. */
+static void lw_stats(unsigned long long *lat, unsigned long n,
+		     unsigned long long *med, unsigned long long *p99)
+{
+	qsort(lat, n, sizeof(*lat), lw_cmp);
+	*med = lat[n / 2];
+	*p99 = lat[n * 99 / 100];
+}
+
+/* glib-split: the medians of the two parts of each latency in @lat. */
+static void lw_print_split(const char *what, unsigned long long *lat,
+			   unsigned long long *after, unsigned long n)
+{
+	unsigned long long *before = calloc(n, sizeof(*before)), bm, am, x;
+	unsigned long k;
+
+	if (!before)
+		return;
+	for (k = 0; k < n; k++)
+		before[k] = lat[k] - after[k];
+	lw_stats(before, n, &bm, &x);
+	lw_stats(after, n, &am, &x);
+	printf("  %s: until poll() returns median %llu ns, after it %llu ns\n",
+	       what, bm, am);
+	free(before);
+}
+
+static int lw_alloc(unsigned long n, unsigned long long **a)
+{
+	*a = calloc(n, sizeof(**a));
+	return *a ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 0) : 5000, k;
-	bool glib = argc > 1 && !strcmp(argv[1], "glib");
+	bool invoke = argc > 1 && !strcmp(argv[1], "glib-invoke");
+	bool glib = argc > 1 && (!strcmp(argv[1], "glib") || invoke ||
+				 !strcmp(argv[1], "glib-split"));
 	void (*wake)(void) = glib ? lw_glib_wake : lw_uv_wake;
 	struct lw_item *items;
-	unsigned long long em, e99, nm, n99;
+	unsigned long long em, e99, nm, n99, im, i99;
 	pthread_t host;
 
 	if (argc < 2 || (!glib && strcmp(argv[1], "uv")) || !n) {
-		fprintf(stderr, "usage: loop-wake glib|uv [SAMPLES]\n");
+		fprintf(stderr, "usage: loop-wake glib|uv|glib-invoke|glib-split [SAMPLES]\n");
 		return 2;
 	}
+	lw_split = !strcmp(argv[1], "glib-split");
 	items = calloc(n, sizeof(*items));
-	lw_exec_lat = calloc(n, sizeof(*lw_exec_lat));
-	lw_native_lat = calloc(n, sizeof(*lw_native_lat));
-	if (!items || !lw_exec_lat || !lw_native_lat ||
+	if (!items || lw_alloc(n, &lw_exec_lat) ||
+	    lw_alloc(n, &lw_native_lat) || lw_alloc(n, &lw_invoke_lat) ||
+	    lw_alloc(n, &lw_exec_after) || lw_alloc(n, &lw_native_after) ||
 	    exec_loop_create(&lw_loop))
 		return 1;
 	if (glib) {
@@ -178,6 +260,11 @@ int main(int argc, char **argv)
 		atomic_store(&lw_native_stamp, lw_now());
 		wake();
 		lw_wait(&lw_native_n, k + 1);
+		if (!invoke)
+			continue;
+		atomic_store(&lw_invoke_stamp, lw_now());
+		g_main_context_invoke(lw_ctx, lw_glib_invoked, NULL);
+		lw_wait(&lw_invoke_n, k + 1);
 	}
 	atomic_store(&lw_stop, 1);
 	if (glib)
@@ -190,16 +277,22 @@ int main(int argc, char **argv)
 			atomic_load(&lw_exec_n), atomic_load(&lw_native_n), n);
 		return 1;
 	}
-	qsort(lw_exec_lat, n, sizeof(*lw_exec_lat), lw_cmp);
-	qsort(lw_native_lat, n, sizeof(*lw_native_lat), lw_cmp);
-	em = lw_exec_lat[n / 2];
-	e99 = lw_exec_lat[n * 99 / 100];
-	nm = lw_native_lat[n / 2];
-	n99 = lw_native_lat[n * 99 / 100];
+	if (lw_split) {
+		lw_print_split("exec item", lw_exec_lat, lw_exec_after, n);
+		lw_print_split("g_main_context_wakeup()", lw_native_lat,
+			       lw_native_after, n);
+	}
+	lw_stats(lw_exec_lat, n, &em, &e99);
+	lw_stats(lw_native_lat, n, &nm, &n99);
 	printf("%s: %lu samples each; exec item: median %llu ns, p99 %llu ns; %s: median %llu ns, p99 %llu ns; ratio median %.2f, p99 %.2f\n",
 	       argv[1], n, em, e99,
 	       glib ? "g_main_context_wakeup()" : "uv_async_send()", nm, n99,
 	       (double)em / nm, (double)e99 / n99);
+	if (invoke) {
+		lw_stats(lw_invoke_lat, n, &im, &i99);
+		printf("  second reference, g_main_context_invoke() from this thread: median %llu ns, p99 %llu ns; exec item's ratio to it median %.2f, p99 %.2f\n",
+		       im, i99, (double)em / im, (double)e99 / i99);
+	}
 	exec_loop_destroy(lw_loop);
 	if (glib)
 		g_main_context_unref(lw_ctx);

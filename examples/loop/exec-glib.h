@@ -25,18 +25,46 @@ struct exec_glib_source {
 	GSource source;
 	struct exec_loop *loop;			/* or: */
 	struct exec_loop_scheduler *ls;
+	gpointer tag;				/* the descriptor's */
+	gboolean dispatching;			/* the items run */
+	gboolean muted;				/* by a nested dispatch */
 };
 
-/* No prepare or check: GLib dispatches a source whose fd polled ready. */
+/*
+ * No prepare or check: GLib dispatches a source whose fd polled ready.
+ *
+ * The source may recurse (g_source_set_can_recurse()): GLib would
+ * otherwise block it around every dispatch, taking its descriptor out of
+ * the context's poll set and putting it back, and each of those writes
+ * the context's own wake-up descriptor: the first before the items run,
+ * the second after, and the next iteration then polls and reads for
+ * nothing.  Blocked it only needs to be in a nested iteration of the
+ * context that an item runs; there the descriptor, readable until the
+ * items are done, would have the nested loop spin, so the nested
+ * dispatch mutes it and the outer one, leaving, listens again.
+ */
 static gboolean exec_glib_dispatch(GSource *source, GSourceFunc callback,
 				   gpointer data)
 {
 	struct exec_glib_source *src = (struct exec_glib_source *)source;
 
+	if (src->dispatching) {
+		if (!src->muted) {
+			src->muted = TRUE;
+			g_source_modify_unix_fd(source, src->tag, 0);
+		}
+		return G_SOURCE_CONTINUE;
+	}
+	src->dispatching = TRUE;
 	if (src->ls)
 		exec_loop_scheduler_run_ready(src->ls);
 	else
 		exec_loop_run_ready(src->loop);
+	src->dispatching = FALSE;
+	if (src->muted) {
+		src->muted = FALSE;
+		g_source_modify_unix_fd(source, src->tag, G_IO_IN);
+	}
 	return G_SOURCE_CONTINUE;
 }
 
@@ -56,7 +84,8 @@ static inline GSource *exec_glib_source_new_fd(int fd)
 		return NULL;
 	src = (struct exec_glib_source *)
 		g_source_new(&exec_glib_source_funcs, sizeof(*src));
-	g_source_add_unix_fd(&src->source, fd, G_IO_IN);
+	src->tag = g_source_add_unix_fd(&src->source, fd, G_IO_IN);
+	g_source_set_can_recurse(&src->source, TRUE);
 	g_source_set_name(&src->source, "libexec loop");
 	return &src->source;
 }

@@ -126,6 +126,17 @@ static void la_host_fired(unsigned long long deadline)
 #if defined(LA_GLIB)
 static GMainContext *la_ctx;
 static GSource *la_src;
+static int la_glib_ready_polls;
+
+/* Counts the context's polls that found a descriptor ready. */
+static gint la_glib_poll(GPollFD *fds, guint nfds, gint timeout)
+{
+	gint ret = g_poll(fds, nfds, timeout);
+
+	if (ret > 0)
+		la_glib_ready_polls++;
+	return ret;
+}
 
 static gboolean la_glib_timeout(gpointer data)
 {
@@ -136,6 +147,7 @@ static gboolean la_glib_timeout(gpointer data)
 static int la_host_init(void)
 {
 	la_ctx = g_main_context_new();
+	g_main_context_set_poll_func(la_ctx, la_glib_poll);
 	la_src = la_ls ? exec_glib_scheduler_source_new(la_ls) :
 			 exec_glib_source_new(la_loop);
 	if (!la_src)
@@ -187,6 +199,62 @@ static void la_host_detach(void)
 static void la_host_fini(void)
 {
 	g_main_context_unref(la_ctx);
+}
+
+/* Whatever the context has to do, done without sleeping. */
+static void la_glib_settle(void)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		g_main_context_iteration(la_ctx, FALSE);
+}
+
+static struct la_item la_one, la_nest, la_nest_child;
+static int la_nested_polls, la_nested_child_ran;
+
+/* An item that runs the context's iterations, as a modal dialog would. */
+static void la_nest_fn(struct exec_work *work)
+{
+	int before = la_glib_ready_polls, i;
+
+	la_fn(work);
+	for (i = 0; i < 5; i++)
+		g_main_context_iteration(la_ctx, FALSE);
+	la_nested_polls = la_glib_ready_polls - before;
+	la_nested_child_ran = la_nest_child.order != 0;
+}
+
+/*
+ * An item submitted to the idle context costs it one poll that finds
+ * something, and no later one (the source's dispatch writes nothing to the
+ * context's own wake-up).  An item that runs a nested iteration: the source
+ * is not dispatched inside it, nor does the nested loop find its
+ * descriptor ready again and again; what the item submitted runs after.
+ */
+static void la_glib_wakeups(void)
+{
+	int ran = la_ran;
+
+	la_glib_settle();
+	la_glib_ready_polls = 0;
+	la_init(&la_one, -1, 0);
+	LA_CHECK(exec_submit(la_ex, &la_one.timer.work) == 0);
+	la_host_run(ran + 1, 1000);
+	la_glib_settle();
+	LA_CHECK(la_ran == ran + 1);
+	LA_CHECK(la_glib_ready_polls == 1);
+
+	la_init(&la_nest, -1, 0);
+	exec_timer_init(&la_nest.timer, la_nest_fn, la_discard);
+	la_init(&la_nest_child, -1, 1);
+	la_nest.child = &la_nest_child;
+	LA_CHECK(exec_submit(la_ex, &la_nest.timer.work) == 0);
+	la_host_run(ran + 3, 1000);
+	LA_CHECK(la_ran == ran + 3);
+	LA_CHECK(!la_nested_child_ran);
+	LA_CHECK(la_nested_polls <= 2);
+	LA_CHECK(la_nest_child.order > la_nest.order);
 }
 #elif defined(LA_UV)
 static uv_loop_t la_uv;
@@ -430,6 +498,9 @@ static int la_round(void)
 		return 1;
 	}
 	la_run_everything();
+#if defined(LA_GLIB)
+	la_glib_wakeups();
+#endif
 	la_destroy_discards();
 	return 0;
 }

@@ -629,7 +629,6 @@ bool exec_executor_defers_freely(struct exec_executor *ex);
  * the loops' wakers, are core/extension.h's.
  */
 int exec_timers_create(struct exec_executor *ex);
-void exec_serial_sys_exit(void);
 void exec_serial_test_add_queued(struct exec_serial *serial, int n);
 void exec_timers_share_lazily(struct exec_executor *ex,
 			      struct exec_executor *from);
@@ -720,7 +719,6 @@ void exec_thread_attr_free(struct exec_thread_attr *attr);
 
 /* Execution contexts (core/context.c). */
 void exec_executor_context_release(struct exec_executor *ex);
-void exec_static_context_release(void);
 
 /*
  * The priority executor core (core/priority.c), which the managed queue
@@ -801,14 +799,12 @@ void exec_watchdog_remove_client(struct exec_wd_client *c);
 void exec_watchdog_arm(u64 at);
 unsigned long exec_watchdog_test_reports(void);
 unsigned long exec_watchdog_test_pool_reports(struct exec_thread_pool *pool);
-void exec_watchdog_exit(void);
-
-/* Default executor teardown, for the kernel module's exit. */
-void exec_default_shutdown(void);
 
 /*
  * The library-wide state across fork() (exec_default_fork() and the rest)
- * is core/platform.h's: the userspace backend's fork handlers call it.
+ * and the library's teardown (exec_default_shutdown() and the rest) are
+ * core/platform.h's: the userspace backend's fork handlers call the one,
+ * the kernel module's exit the other.
  */
 
 /*

@@ -45,15 +45,36 @@
 #define EXEC_WORK_CANCELING	(1UL << EXEC_WORK_FLAG_BITS)
 
 /*
- * The bits of a plain item's flags above its private ones: the thread-pool
- * worker that last started it (core/pool_rerun.h), kept after the run as a
- * workqueue's work_struct keeps its last pool.  Workers are cache-line
- * aligned, so their addresses leave these low bits clear.  A priority
- * executor with several runners writes there the index + 1 of its runner
- * instead (exec_prio_runner_name()): no worker's address is that small.
+ * The bits of a plain item's flags above its private ones: the address of
+ * the runner that last started it, a thread pool's worker
+ * (core/pool_rerun.h) or a priority executor's runner (with several of
+ * them, core/priority.c), kept after the run as a workqueue's work_struct
+ * keeps its last pool.  Both kinds are cache-line aligned, so their
+ * addresses leave these low bits clear, and both read a name back with
+ * exec_work_runner_of().  An executor names its runners by address
+ * rather than by a number of its own so that a name written by another
+ * executor, the item's previous one, points outside its runners: it can
+ * never read as one of them.
  */
 #define EXEC_WORK_RUNNER_SHIFT	6
 #define EXEC_WORK_RUNNER_MASK	(~0UL << EXEC_WORK_RUNNER_SHIFT)
+
+/*
+ * The runner that @flags name among the @nr runners of @size bytes of the
+ * array @runners, or NULL: the item never ran, or last ran elsewhere (a
+ * stale name may point anywhere, so only the start of a runner of the
+ * array counts).
+ */
+static inline void *exec_work_runner_of(unsigned long flags, void *runners,
+					size_t size, unsigned long nr)
+{
+	unsigned long name = flags & EXEC_WORK_RUNNER_MASK;
+	unsigned long offset = name - (unsigned long)runners;
+
+	if (!name || offset >= nr * size || offset % size)
+		return NULL;
+	return (char *)runners + offset / size * size;
+}
 
 /*
  * Internal submission flag: the item was accepted earlier (a timed item that

@@ -45,15 +45,36 @@
 #define EXEC_WORK_CANCELING	(1UL << EXEC_WORK_FLAG_BITS)
 
 /*
- * The bits of a plain item's flags above its private ones: the thread-pool
- * worker that last started it (core/pool_rerun.h), kept after the run as a
- * workqueue's work_struct keeps its last pool.  Workers are cache-line
- * aligned, so their addresses leave these low bits clear.  A priority
- * executor with several runners writes there the index + 1 of its runner
- * instead (exec_prio_runner_name()): no worker's address is that small.
+ * The bits of a plain item's flags above its private ones: the address of
+ * the runner that last started it, a thread pool's worker
+ * (core/pool_rerun.h) or a priority executor's runner (with several of
+ * them, core/priority.c), kept after the run as a workqueue's work_struct
+ * keeps its last pool.  Both kinds are cache-line aligned, so their
+ * addresses leave these low bits clear, and both read a name back with
+ * exec_work_runner_of().  An executor names its runners by address
+ * rather than by a number of its own so that a name written by another
+ * executor, the item's previous one, points outside its runners: it can
+ * never read as one of them.
  */
 #define EXEC_WORK_RUNNER_SHIFT	6
 #define EXEC_WORK_RUNNER_MASK	(~0UL << EXEC_WORK_RUNNER_SHIFT)
+
+/*
+ * The runner that @flags name among the @nr runners of @size bytes of the
+ * array @runners, or NULL: the item never ran, or last ran elsewhere (a
+ * stale name may point anywhere, so only the start of a runner of the
+ * array counts).
+ */
+static inline void *exec_work_runner_of(unsigned long flags, void *runners,
+					size_t size, unsigned long nr)
+{
+	unsigned long name = flags & EXEC_WORK_RUNNER_MASK;
+	unsigned long offset = name - (unsigned long)runners;
+
+	if (!name || offset >= nr * size || offset % size)
+		return NULL;
+	return (char *)runners + offset / size * size;
+}
 
 /*
  * Internal submission flag: the item was accepted earlier (a timed item that
@@ -629,7 +650,6 @@ bool exec_executor_defers_freely(struct exec_executor *ex);
  * the loops' wakers, are core/extension.h's.
  */
 int exec_timers_create(struct exec_executor *ex);
-void exec_serial_sys_exit(void);
 void exec_serial_test_add_queued(struct exec_serial *serial, int n);
 void exec_timers_share_lazily(struct exec_executor *ex,
 			      struct exec_executor *from);
@@ -720,7 +740,6 @@ void exec_thread_attr_free(struct exec_thread_attr *attr);
 
 /* Execution contexts (core/context.c). */
 void exec_executor_context_release(struct exec_executor *ex);
-void exec_static_context_release(void);
 
 /*
  * The priority executor core (core/priority.c), which the managed queue
@@ -801,14 +820,12 @@ void exec_watchdog_remove_client(struct exec_wd_client *c);
 void exec_watchdog_arm(u64 at);
 unsigned long exec_watchdog_test_reports(void);
 unsigned long exec_watchdog_test_pool_reports(struct exec_thread_pool *pool);
-void exec_watchdog_exit(void);
-
-/* Default executor teardown, for the kernel module's exit. */
-void exec_default_shutdown(void);
 
 /*
  * The library-wide state across fork() (exec_default_fork() and the rest)
- * is core/platform.h's: the userspace backend's fork handlers call it.
+ * and the library's teardown (exec_default_shutdown() and the rest) are
+ * core/platform.h's: the userspace backend's fork handlers call the one,
+ * the kernel module's exit the other.
  */
 
 /*

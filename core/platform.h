@@ -103,10 +103,12 @@
  * and the core gives the backends, declared at the end of this file: its
  * fault points, which the backends' own allocations and thread starts go
  * through; exec_timer_sys_init(), which the backend's initialisation calls
- * first (module init / the library's constructor); and its state across
+ * first (module init / the library's constructor); its teardown, for the
+ * module's exit; the report a statistics file shows; and its state across
  * fork(), for the userspace library's fork handlers.  A backend includes
  * this header and the public ones, never core/internal.h
- * (scripts/check-layout.sh checks user/).
+ * (scripts/check-layout.sh checks user/, and kernel/ but for the test
+ * modules of kernel/tests/).
  *
  * The parker is a binary permit, as in LockSupport.park(): unpark() makes the
  * permit available and wakes the owner if it sleeps; park() consumes the
@@ -315,6 +317,28 @@ bool exec_fault_alloc(void);
 
 /* The library-wide timer state: the backend's initialisation, first. */
 void exec_timer_sys_init(void);
+
+/*
+ * The library's teardown, for the kernel module's exit (kernel/module.c),
+ * once no other module uses exec.ko, in this order: the inline executor's
+ * execution context, whose services are shut down and destroyed while the
+ * default pool can still run what they submit; the default executor (the
+ * built-in pool's queue run, its threads joined, the record caches
+ * freed); the stall watchdog; the strands' cache.  A userspace process
+ * never tears the library down; its tests take these steps
+ * (tests/user/library_exit_test.c).
+ */
+void exec_static_context_release(void);
+void exec_default_shutdown(void);
+void exec_watchdog_exit(void);
+void exec_serial_sys_exit(void);
+
+/*
+ * What a statistics file of exec_stats_file_add() shows (core/stats.c):
+ * @ex's report, as lines handed to @emit, under the file's @name.
+ */
+void exec_stats_show(struct exec_executor *ex, const char *name,
+		     void (*emit)(void *ctx, const char *line), void *ctx);
 
 /*
  * The core's state across fork(), for the userspace library's

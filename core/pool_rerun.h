@@ -76,18 +76,12 @@ static inline bool exec_pool_may_rerun(unsigned long flags)
 static inline struct exec_pool_worker *
 exec_pool_runner_of(struct exec_thread_pool *pool, unsigned long flags)
 {
-	unsigned long runner = flags & EXEC_WORK_RUNNER_MASK;
-	unsigned long offset = runner - (unsigned long)pool->workers;
-
 	/* The item's private bits below a worker's address. */
 	BUILD_BUG_ON(EXEC_WORK_CANCELING >= 1UL << EXEC_WORK_RUNNER_SHIFT);
 	BUILD_BUG_ON(__alignof__(struct exec_pool_worker) <
 		     1UL << EXEC_WORK_RUNNER_SHIFT);
-	/* A stale name may point anywhere: only a whole worker of ours. */
-	if (!runner || offset >= pool->nr_slots * sizeof(*pool->workers) ||
-	    offset % sizeof(*pool->workers))
-		return NULL;
-	return &pool->workers[offset / sizeof(*pool->workers)];
+	return exec_work_runner_of(flags, pool->workers,
+				   sizeof(*pool->workers), pool->nr_slots);
 }
 
 /*

@@ -35,11 +35,11 @@
  * twice at once, and neither does a thread pool (core/pool_rerun.h); so
  * here, under the lock that every take and every run's end hold anyway, and
  * with no atomic operation but the one that clears the pending bit: a
- * runner that starts a plain item names itself (its index + 1) in the
- * item's flags, in that RMW.  A runner
- * that takes an item whose flags name another runner whose @run is that
- * item hands it to that runner (@again) and takes the next; the item stays
- * pending, so it cannot be submitted a third time.  The runner whose run
+ * runner that starts a plain item names itself (its address, as a thread
+ * pool worker does) in the item's flags, in that RMW.  A runner that takes
+ * an item whose flags name another runner whose @run is that item hands it
+ * to that runner (@again) and takes the next; the item stays pending, so
+ * it cannot be submitted a third time.  The runner whose run
  * returns runs its @again item next, in the same section of the lock,
  * before anything else and past the batch limit, so a flush that waits for
  * the run waits for the rerun too, and nothing is stranded.  Items there
@@ -134,6 +134,9 @@ struct exec_prio_level {
  * @again: L: @run, submitted again while it runs and taken by another
  *	runner, which handed it here: it runs next, after @run returns; still
  *	pending meanwhile.  NULL if none; with @max_running above 1 only
+ *
+ * Cache-line aligned: its address is its name in the flags of the items it
+ * runs (EXEC_WORK_RUNNER_MASK), as a thread pool worker's is.
  */
 struct exec_prio_runner {
 	struct exec_work work;
@@ -147,7 +150,7 @@ struct exec_prio_runner {
 	struct exec_work *run;
 	unsigned long run_seq;
 	struct exec_work *again;
-};
+} ____cacheline_aligned;
 
 /**
  * struct exec_priority - a priority executor
@@ -488,18 +491,17 @@ static struct exec_work *exec_prio_take(struct exec_priority *p)
 
 /*
  * The name of runner @r in the flags of the items it runs
- * (EXEC_WORK_RUNNER_MASK): its index + 1, so that no thread pool worker's
- * address, and no timed item's target, reads as a runner of ours.  0, for
+ * (EXEC_WORK_RUNNER_MASK): its address, as a thread pool worker's.  0, for
  * no name, with a single runner, which has nobody to hand items to.
  */
 static unsigned long exec_prio_runner_name(struct exec_priority *p,
 					   struct exec_prio_runner *r)
 {
-	BUILD_BUG_ON(EXEC_PRIORITY_MAX_RUNNING >
-		     (EXEC_WORK_RUNNER_MASK >> EXEC_WORK_RUNNER_SHIFT));
+	BUILD_BUG_ON(__alignof__(struct exec_prio_runner) <
+		     1UL << EXEC_WORK_RUNNER_SHIFT);
 	if (p->max_running == 1)
 		return 0;
-	return (unsigned long)(r - p->runners + 1) << EXEC_WORK_RUNNER_SHIFT;
+	return (unsigned long)r;
 }
 
 /*
@@ -511,11 +513,8 @@ static unsigned long exec_prio_runner_name(struct exec_priority *p,
 static struct exec_prio_runner *exec_prio_named(struct exec_priority *p,
 						struct exec_work *work)
 {
-	unsigned long i = READ_ONCE(work->flags) >> EXEC_WORK_RUNNER_SHIFT;
-
-	if (!i || i > p->max_running)
-		return NULL;
-	return &p->runners[i - 1];
+	return exec_work_runner_of(READ_ONCE(work->flags), p->runners,
+				   sizeof(*p->runners), p->max_running);
 }
 
 /* Under @lock: the runner that runs @work now, or NULL. */

@@ -222,13 +222,11 @@ bool exec_ls_stats(struct exec_executor *ex, struct exec_stats *st);
 void exec_timers_stats(struct exec_executor *ex, struct exec_stats *st);
 
 /*
- * The statistics files (kernel: debugfs).  exec_stats_show() writes an
- * executor's report as lines handed to @emit; the backends create and
- * remove the files (exec_stats_file_add() of core/platform.h; the
- * userspace backend has none).
+ * The statistics files (kernel: debugfs).  exec_stats_show(), the report
+ * that a file shows, and the files' creation and removal
+ * (exec_stats_file_add(); the userspace backend has none) are
+ * core/platform.h's.
  */
-void exec_stats_show(struct exec_executor *ex, const char *name,
-		     void (*emit)(void *ctx, const char *line), void *ctx);
 void exec_pool_show_workers(struct exec_executor *ex,
 			    void (*emit)(void *ctx, const char *line),
 			    void *ctx);

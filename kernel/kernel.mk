@@ -24,7 +24,7 @@
 #   make check-kernel-exec-loop
 #                         the same against the test kernel, booted with the
 #                         stock loop driver beside it: the checks of
-#                         tests/kernel/exec_loop_check.c on both
+#                         tests/guest/exec_loop_check.c on both
 #   make check-kernel-kcsan
 #                         the same on the KCSAN test kernel
 #                         (scripts/kernel-config-kcsan), failing on any
@@ -259,7 +259,7 @@ coverage-kernel:
 # with scripts/coccinelle/workqueue-to-exec.cocci, makes the edits that let
 # it load beside the stock driver and builds exec_loop.ko; nothing of it is
 # in the repository.  The check boots exec.ko, the stock loop.ko and
-# exec_loop.ko, and init runs tests/kernel/exec_loop_check.c (static) on
+# exec_loop.ko, and init runs tests/guest/exec_loop_check.c (static) on
 # both drivers, then unloads the modules: one boot, with kmemleak.  The
 # same boot loads the semantic patch's own test, tests/coccinelle/
 # wq_sample.c as written for workqueues and converted
@@ -294,7 +294,7 @@ check-kernel-exec-loop:
 		--symvers '$(TEST_KERNEL_OUT)/Module.symvers' \
 		--out "$$out/sample" || exit 1; \
 	gcc -static -O2 -Wall -Wextra -Werror -pthread \
-		-o "$$out/exec_loop_check" tests/kernel/exec_loop_check.c || \
+		-o "$$out/exec_loop_check" tests/guest/exec_loop_check.c || \
 		exit 1; \
 	EXEC_KUNIT_LOG='$(EXEC_LOOP_LOG)' \
 	$(CHECK_RUN) kernel-exec-loop '$(CHECK_RESULTS)' -- \

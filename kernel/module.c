@@ -23,7 +23,9 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
-#include "internal.h"
+#include <exec/exec.h>
+
+#include "platform.h"
 #include "exec_kernel.h"
 
 /*

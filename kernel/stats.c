@@ -15,7 +15,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "stats_count.h"
+#include "platform.h"
 #include "exec_kernel.h"
 
 /* /sys/kernel/debug/exec; set at module load, removed at unload. */

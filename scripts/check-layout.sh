@@ -20,7 +20,11 @@
 # loops driven by other event loops) includes core/extension.h and no
 # other header of core/, core/internal.h least of all; the platform's
 # files in user/ include core/platform.h and nothing of core/ or user/io/
-# besides; core/extension.h includes core/platform.h only, and
+# besides; the kernel module's files in kernel/ (its init and exit, the
+# debugfs files, the platform) include core/platform.h and nothing else of
+# core/, core/internal.h and core/stats_count.h least of all, while the
+# test modules of kernel/tests/, which test the core's internals, may;
+# core/extension.h includes core/platform.h only, and
 # core/platform.h no header of core/; and the group and future submission
 # paths (core/group.c, core/future.c) allocate nothing of their own: their
 # per-call records come from the record cache (exec_record_alloc(),
@@ -99,17 +103,21 @@ long_functions()
 
 # guarded_includes FILE: the headers of core/ and user/io/ that FILE
 # includes, as paths from the top, each found where the compiler finds it:
-# next to FILE for a quoted name, then in include/, core/, user/include/
-# (the userspace build's -I order).
+# next to FILE for a quoted name, then in include/, core/ and the
+# platform's include directory: kernel/include/ for a file of kernel/ (the
+# Kbuild's -I order), else user/include/ (the userspace build's).
 guarded_includes()
 {
-	local dir name path
+	local dir name path platform=user
 
 	dir=$(dirname "$1")
+	case "$(realpath "$1")" in
+	"$top"/kernel/*) platform=kernel ;;
+	esac
 	sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]([^">]+)[">].*/\1/p' "$1" |
 	while IFS= read -r name; do
 		for path in "$dir/$name" "$top/include/$name" "$top/core/$name" \
-			"$top/user/include/$name"; do
+			"$top/$platform/include/$name"; do
 			[ -f "$path" ] || continue
 			path=$(realpath "$path")
 			case "$path" in
@@ -131,6 +139,10 @@ includes_allowed()
 		find "$top/user/io" -maxdepth 1 -name '*.h' |
 			sed "s|^$top/||" ;;
 	user/* | */user/*)
+		echo core/platform.h ;;
+	kernel/tests/* | */kernel/tests/*)
+		echo - ;;
+	kernel/* | */kernel/*)
 		echo core/platform.h ;;
 	core/extension.h | */core/extension.h)
 		echo core/platform.h ;;

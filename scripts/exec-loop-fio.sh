@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # On demand: fio on exec_loop.ko against the stock loop driver, in the
-# same boot, alternating (tests/kernel/exec_loop_fio.c): 4 KiB random read
+# same boot, alternating (tests/guest/exec_loop_fio.c): 4 KiB random read
 # and random write, O_DIRECT, io_uring, queue depth 1 and 32, numjobs 1
 # and 2 (--group_reporting: a job group's summed IOPS and the latency of
 # all its I/O), on a disk bound to a filled file on tmpfs.  Prints, per
@@ -114,7 +114,7 @@ label+=" of ${runtime} s per run"
 	--out "$out/exec-loop" > "$out/exec-loop.log" 2>&1 ||
 	die "exec_loop.ko: see $out/exec-loop.log"
 gcc -static -O2 -Wall -Wextra -Werror -o "$out/exec_loop_fio" \
-	"$top/tests/kernel/exec_loop_fio.c"
+	"$top/tests/guest/exec_loop_fio.c"
 
 files=()
 while read -r lib; do

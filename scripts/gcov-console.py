@@ -4,7 +4,7 @@
 
 Usage: gcov-console.py CONSOLE_LOG BUILD_DIR
 
-With EXEC_GCOV=1 (scripts/kunit-qemu.sh --gcov), tests/kernel/init.c prints
+With EXEC_GCOV=1 (scripts/kunit-qemu.sh --gcov), tests/guest/init.c prints
 every .gcda under /sys/kernel/debug/gcov/ at the end of the run:
 
     exec-gcov: file /sys/kernel/debug/gcov/<absolute build path>.gcda

@@ -29,7 +29,7 @@
 #                     arithmetic at nice 0 in user space while the modules
 #                     load, and so while every workload runs, and kills them
 #                     once exec_kbench.ko's load has returned (EXEC_LOAD=L on
-#                     the kernel command line; tests/kernel/init.c); the
+#                     the kernel command line; tests/guest/init.c); the
 #                     module gets load=L, which it only echoes into each
 #                     JSON line ("load":L), and the table says "loaded";
 #                     on a machine shared with other work, run the script
@@ -387,7 +387,7 @@ rm -rf "$initramfs"
 mkdir -p "$initramfs/modules" "$initramfs/dev" "$initramfs/proc" \
 	"$initramfs/sys"
 gcc -static -Os -s -Wall -Wextra -Werror -o "$initramfs/init" \
-	"$top/tests/kernel/init.c"
+	"$top/tests/guest/init.c"
 cp "$out/exec/exec.ko" "$out/kbench/exec_kbench.ko" "$initramfs/modules/"
 {
 	echo "exec.ko "

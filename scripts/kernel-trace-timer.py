@@ -51,9 +51,8 @@ import re
 import statistics
 import sys
 
-LINE = re.compile(r'^\[\s*[0-9.]+\]\s+(?P<task>\S+)\s+(?P<cpu>\d+)'
-                  r'(?P<flags>\S*)\s+(?P<ts>\d+)us\S*\s*:\s+'
-                  r'(?P<event>\w+): (?P<rest>.*)$')
+from trace_stats import events, percentile, trimmed_mean
+
 LATE = re.compile(r'kb-late \{(?P<impl>.*)\} item=(?P<item>\S+) '
                   r'deadline=(?P<deadline>\d+) ran=(?P<ran>\d+)')
 FIELD = re.compile(r'(\w+)=(\S+)')
@@ -61,20 +60,8 @@ STEPS = ('expire', 'wake', 'switch', 'run', 'total')
 WAYS = ('woken:preempt', 'woken:tick', 'queued', 'running')
 
 
-def pid_of(task):
-    return task.rsplit('-', 1)[-1]
-
-
 def fields(rest):
     return dict(FIELD.findall(rest))
-
-
-def events(path):
-    for line in open(path, errors='replace'):
-        m = LINE.match(line.rstrip('\n'))
-        if m:
-            yield (int(m['ts']), int(m['cpu']), pid_of(m['task']),
-                   m['task'], m['flags'], m['event'], m['rest'])
 
 
 def impl_name(impl):
@@ -262,21 +249,11 @@ def print_windows(windows):
                       for k, v in top)))
 
 
-def trimmed_mean(values):
-    v = sorted(values)
-    return statistics.mean(v[:max(1, len(v) * 95 // 100)])
-
-
-def p90(values):
-    v = sorted(values)
-    return v[min(len(v) - 1, (len(v) * 9 + 9) // 10 - 1)]
-
-
 def cell(v):
     if not v:
         return '%18s' % '-'
     return '%7.1f /%4d /%5d' % (trimmed_mean(v), statistics.median(v),
-                                p90(v))
+                                percentile(v, 90))
 
 
 def print_sample(s):

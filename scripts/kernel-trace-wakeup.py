@@ -33,28 +33,16 @@ import re
 import statistics
 import sys
 
-LINE = re.compile(r'^\[\s*[0-9.]+\]\s+(?P<task>\S+)\s+(?P<cpu>\d+)\S*\s+'
-                  r'(?P<ts>\d+)us\S*\s*:\s+(?P<event>\w+): (?P<rest>.*)$')
+from trace_stats import events, percentile, trimmed_mean
+
 MARK = re.compile(r'kb-trace (?P<what>submit|return|start) \{(?P<impl>.*)\}')
 STEPS = ('submit', 'wake', 'sleep', 'switch', 'total')
-
-
-def pid_of(task):
-    return task.rsplit('-', 1)[-1]
-
-
-def events(path):
-    for line in open(path, errors='replace'):
-        m = LINE.match(line.rstrip('\n'))
-        if m:
-            yield (int(m['ts']), m['cpu'], pid_of(m['task']), m['event'],
-                   m['rest'])
 
 
 def samples(evs):
     """Yields (impl, {step: us}) per traced sample, or (impl, None)."""
     open_sample = None
-    for ts, cpu, pid, event, rest in evs:
+    for ts, cpu, pid, _, _, event, rest in evs:
         mark = MARK.search(rest)
         s = open_sample
         if mark and mark['what'] == 'submit':
@@ -90,16 +78,6 @@ def samples(evs):
                 yield s['impl'], None
 
 
-def trimmed_mean(values):
-    v = sorted(values)
-    return statistics.mean(v[:max(1, len(v) * 95 // 100)])
-
-
-def p90(values):
-    v = sorted(values)
-    return v[min(len(v) - 1, (len(v) * 9 + 9) // 10 - 1)]
-
-
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write(__doc__)
@@ -123,7 +101,8 @@ def main():
         for step in STEPS:
             v = [r[step] for r in rows]
             cells.append('%6.2f /%4d /%4d' %
-                         (trimmed_mean(v), statistics.median(v), p90(v)))
+                         (trimmed_mean(v), statistics.median(v),
+                          percentile(v, 90)))
         print('%-44s %7d' % (impl, len(rows)) +
               ''.join(' %18s' % c for c in cells))
     for impl in sorted(other):

@@ -20,7 +20,7 @@
 #                     unloading them (default 0), so that work a module
 #                     starts at load is in flight at unload
 #   --append ARGS     more kernel command line, e.g. "kunit.filter_glob=...",
-#                     or init's "EXEC_FREEZE=N" (tests/kernel/init.c); given
+#                     or init's "EXEC_FREEZE=N" (tests/guest/init.c); given
 #                     more than once, the arguments add up
 #   --trace-events    init enables the trace events of exec.ko in tracefs
 #                     once it is loaded, and fails the run unless each of
@@ -54,7 +54,7 @@
 #   --memory SIZE     guest memory (default 1G)
 #   --quiet           do not copy the console to stdout while it runs
 #   --run PROGRAM     a static program that init runs once the modules are
-#                     loaded (tests/kernel/init.c); it prints KTAP, counted
+#                     loaded (tests/guest/init.c); it prints KTAP, counted
 #                     as KUnit's is, and its failure fails the run
 #   --file PATH       copy PATH (a file of this machine, links followed)
 #                     into the initramfs at the same path, for --run's
@@ -173,7 +173,7 @@ mkdir -p "$initramfs/modules" "$initramfs/dev" "$initramfs/proc" \
 # Static and stripped: the initramfs holds no libc, and a smaller archive
 # unpacks faster under emulation.
 gcc -static -Os -s -Wall -Wextra -Werror -o "$initramfs/init" \
-	"$top/tests/kernel/init.c"
+	"$top/tests/guest/init.c"
 if [ -n "$run_program" ]; then
 	[ -f "$run_program" ] || die "no program '$run_program'"
 	cp "$run_program" "$initramfs/check"
@@ -290,7 +290,7 @@ if grep -qE '^(    )*not ok [0-9]+ ' "$plain"; then
 		head -n 20 > "$outdir/not-ok.txt"
 fi
 
-# init's own markers (tests/kernel/init.c).
+# init's own markers (tests/guest/init.c).
 for name in "${names[@]}"; do
 	grep -qxF "exec-init: loaded $name" "$plain" ||
 		problem "module $name did not load"

@@ -20,7 +20,7 @@
  *                      it), so the kernel's allocations on the
  *                      operation's behalf (kthread creation, debugfs, the
  *                      debugging tools' own records) fail in turn too.
- *                      Kernels with CONFIG_FAILSLAB only; tests/kernel/init.c
+ *                      Kernels with CONFIG_FAILSLAB only; tests/guest/init.c
  *                      lets it fail GFP_KERNEL allocations (ignore-gfp-wait
  *                      off) before the suites run.
  */

@@ -363,6 +363,82 @@ static void prio_reentrance_stress_counts_every_run(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(env.pool), 0L);
 }
 
+/* Gates @fx's next run as its first was: it waits at the gate. */
+static void pr_regate(struct exec_test_rerun_item *fx)
+{
+	atomic_set(&fx->started, 0);
+	exec_test_gate_init(&fx->gate);
+}
+
+/* As pr_hold(), on a thread pool of two workers: true once @fx is held. */
+static bool pr_pool_hold(struct kunit *test, struct exec_thread_pool *pool,
+			 struct exec_test_rerun_item *fx)
+{
+	struct exec_executor *ex = exec_thread_pool_executor(pool);
+	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	unsigned int spins = 0;
+
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
+	if (!exec_test_gate_wait_for(&fx->gate, 1))
+		return false;
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
+	while (exec_thread_pool_test_held(pool) != 1) {
+		if (exec_test_expired(deadline))
+			return false;
+		exec_test_relax(&spins);
+	}
+	return atomic_read(&fx->started) == 1;
+}
+
+/*
+ * An item's flags name the runner that last started it by its address,
+ * for a thread pool's workers and a priority executor's runners alike
+ * (core/internal.h, EXEC_WORK_RUNNER_MASK).  An item goes from a pool to
+ * a priority executor and back, each time with the name its last executor
+ * left: the name never reads as a runner of the next one, whose own
+ * hand-over still holds the item submitted again while it runs.
+ */
+static void prio_reentrance_item_moves_between_executors(struct kunit *test)
+{
+	struct exec_test_rerun_item *fx = exec_test_rerun_new(test, false);
+	struct exec_thread_pool_attr pattr = { .nr_threads = 2 };
+	struct exec_thread_pool *other;
+	struct exec_executor *oex;
+	struct pr_env env;
+
+	pr_env_create(test, &env);
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&other, &pattr), 0);
+	oex = exec_thread_pool_executor(other);
+	KUNIT_EXPECT_EQ(test, exec_submit(oex, &fx->work), 0);
+	KUNIT_EXPECT_GE(test, exec_work_flush(oex, &fx->work), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), 1);
+
+	/* Named by a worker of @other: none of the priority executor's. */
+	pr_regate(fx);
+	KUNIT_ASSERT_TRUE(test, pr_hold(test, env.ex, fx));
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, 3,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_executor_flush(env.ex), 0);
+	KUNIT_EXPECT_EQ(test, exec_priority_test_held(env.ex), 0U);
+
+	/* Named by a runner of the priority executor: none of @other's. */
+	pr_regate(fx);
+	KUNIT_ASSERT_TRUE(test, pr_pool_hold(test, other, fx));
+	exec_test_gate_open(&fx->gate);
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&fx->runs, 5,
+							 EXEC_TEST_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, exec_executor_flush(oex), 0);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_test_held(other), 0U);
+
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(other), 0L);
+	KUNIT_EXPECT_EQ(test, exec_priority_destroy(env.prio), 0L);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(env.pool), 0L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->runs), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->overlaps), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->discarded), 0);
+}
+
 static struct kunit_case exec_prio_reentrance_cases[] = {
 	KUNIT_CASE(prio_reentrance_held_item_runs_after_the_run),
 	KUNIT_CASE(prio_reentrance_cancel_takes_a_held_item_back),
@@ -370,6 +446,7 @@ static struct kunit_case exec_prio_reentrance_cases[] = {
 	KUNIT_CASE(prio_reentrance_work_flush_waits_for_the_rerun),
 	KUNIT_CASE(prio_reentrance_destroy_discards_the_held_item),
 	KUNIT_CASE(prio_reentrance_managed_queue_runs_the_held_item),
+	KUNIT_CASE(prio_reentrance_item_moves_between_executors),
 	KUNIT_CASE(prio_reentrance_stress_counts_every_run),
 	{}
 };

@@ -130,7 +130,7 @@
  * same one (the teardown of the one before) or holds the same place.
  *
  * @load is the loaded variant's count of spinning processes, which the
- * guest's init (tests/kernel/init.c, EXEC_LOAD) runs in user space while
+ * guest's init (tests/guest/init.c, EXEC_LOAD) runs in user space while
  * this module loads; the module only echoes it into each line ("load":L,
  * left out when 0), as userspace's exec-bench --load does.
  *
@@ -234,7 +234,7 @@ static char *only;
 module_param(only, charp, 0444);
 MODULE_PARM_DESC(only, "comma-separated workloads to run (default: all)");
 
-/* Only echoed: the guest's init runs the load (tests/kernel/init.c). */
+/* Only echoed: the guest's init runs the load (tests/guest/init.c). */
 static unsigned int load;
 module_param(load, uint, 0444);
 MODULE_PARM_DESC(load, "spinning processes the guest's user space runs during the load (default 0: none); only echoed into each line as \"load\"");

@@ -8,7 +8,7 @@
  * Parameters: stress_tasks, the number of tasks per stress configuration
  * (the default is small because the test kernel usually runs under
  * software emulation; the userspace runner's default is 10000000), and
- * freeze_test, which tests/kernel/init.c writes to once the suites have run
+ * freeze_test, which tests/guest/init.c writes to once the suites have run
  * (kernel/tests/freeze_test.c).
  */
 #include <linux/module.h>

@@ -5,7 +5,7 @@
  *
  * Not a KUnit case: KUnit runs a module's cases inside the loading task's
  * finit_module(), an uninterruptible wait that the freezer of user space
- * would wait for in vain.  So init (tests/kernel/init.c, EXEC_FREEZE=N)
+ * would wait for in vain.  So init (tests/guest/init.c, EXEC_FREEZE=N)
  * drives it through this module's freeze_test parameter, once every module
  * is loaded, with /sys/power/pm_test at "freezer":
  *
@@ -493,7 +493,7 @@ static const struct kernel_param_ops fz_param_ops = {
 };
 module_param_cb(freeze_test, &fz_param_ops, NULL, 0600);
 MODULE_PARM_DESC(freeze_test,
-		 "Write arm, freeze the system, write check: freezable pools through a suspend freeze (tests/kernel/init.c)");
+		 "Write arm, freeze the system, write check: freezable pools through a suspend freeze (tests/guest/init.c)");
 
 /**
  * exec_freeze_test_exit - release a round armed and never checked

@@ -6,7 +6,7 @@
  * allocation of the submitting task, of its workers and of a growing
  * pool's manager fails.
  *
- * The failures are the kernel's own: tests/kernel/init.c sets failslab and
+ * The failures are the kernel's own: tests/guest/init.c sets failslab and
  * fail_page_alloc at boot to fail every allocation (probability 100, any
  * gfp, order 0 up) of a task that has make_it_fail set, and of no other
  * (task-filter).  The case marks the test's task, and each worker marks
@@ -235,7 +235,7 @@ static void fixed_pool_runs_everything_without_memory(struct kunit *test)
 	mr_unmark_workers(fx);
 
 	KUNIT_EXPECT_TRUE_MSG(test, s.probes_ok,
-			      "allocations of a make_it_fail task succeed: fault injection not set (tests/kernel/init.c)");
+			      "allocations of a make_it_fail task succeed: fault injection not set (tests/guest/init.c)");
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->nr_workers), MR_WORKERS);
 	KUNIT_EXPECT_EQ(test, s.item_ret, 0);
 	KUNIT_EXPECT_EQ(test, s.timed_ret, 0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The fio comparison of exec_loop.ko with the stock loop driver
- * (scripts/exec-loop-fio.sh, on demand): tests/kernel/init.c runs it as
+ * (scripts/exec-loop-fio.sh, on demand): tests/guest/init.c runs it as
  * /check once exec.ko, loop.ko and exec_loop.ko are loaded.  Built static;
  * fio itself (Debian's, with its libraries) is in the initramfs.
  *

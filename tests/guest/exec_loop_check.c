@@ -2,7 +2,7 @@
 /*
  * The correctness check of exec_loop.ko (make check-kernel-exec-loop): the
  * kernel's loop driver converted to exec by scripts/exec-loop.sh, run in
- * QEMU beside the stock loop driver.  tests/kernel/init.c runs it as
+ * QEMU beside the stock loop driver.  tests/guest/init.c runs it as
  * /check once exec.ko, loop.ko and exec_loop.ko are loaded, and unloads
  * them afterwards.  Built static, like init.
  *

@@ -23,9 +23,10 @@
  * STOPPED, and a flush, after it raises @flush_epoch (both fully ordered),
  * wake them all; a thread that went idle (exec_idle_go()) looks at the
  * queue, the state and the epoch before it parks.  So submitting to a
- * scheduler whose threads are all busy makes no system call.  A thread that leaves a blocking run function (deadline, count)
- * with items still queued and threads asleep wakes one, so that a wake-up
- * it received is passed on rather than lost.
+ * scheduler whose threads are all busy makes no system call.  A thread
+ * that leaves a blocking run function (deadline, count) with items still
+ * queued and threads asleep wakes one, so that a wake-up it received is
+ * passed on rather than lost.
  *
  * Calls from outside the scheduler's threads that may touch it after its
  * last run function has returned (submissions, stop, work_finished) count

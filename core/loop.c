@@ -67,7 +67,11 @@ struct exec_loop {
 	struct exec_mpsc_split queue;
 	atomic_long_t nr_queued;
 	atomic_t state ____cacheline_aligned;
-	struct exec_idle idle;
+	/*
+	 * Read by every submitter, written as the runner sleeps and wakes:
+	 * the count, the list's head and the record share one line.
+	 */
+	struct exec_idle idle ____cacheline_aligned;
 	struct exec_idle_sleeper runner;
 	struct exec_parker parker;
 	struct exec_stats_probe probe;

@@ -61,7 +61,9 @@ ALLOC_ALLOW=(
 )
 # The one home of idle lists, and what a second one's declaration looks like.
 IDLE_HOME=core/idle.h
-IDLE_DECL='^[[:space:]]*(atomic_t|atomic_long_t|int|long|unsigned( int| long)?)[[:space:]]+nr_idle[[:space:]]*;|[*][[:space:]]*idle_list[[:space:]]*;'
+IDLE_TYPE='(atomic_t|atomic_long_t|int|long|unsigned( int| long)?)'
+IDLE_DECL="^[[:space:]]*$IDLE_TYPE[[:space:]]+nr_idle[[:space:]]*;"
+IDLE_DECL="$IDLE_DECL|[*][[:space:]]*idle_list[[:space:]]*;"
 
 # A direct allocation of the core (core/internal.h's wrappers included).
 ALLOC_CALL='(^|[^A-Za-z0-9_])(k[mz]alloc|kcalloc|kmemdup|exec_kzalloc_obj)[[:space:]]*[(]'

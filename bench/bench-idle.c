@@ -2,8 +2,9 @@
 /*
  * exec-bench: idle_cost, what an idle executor costs the machine.
  *
- * A pool of T workers is created and warmed up, left to settle, then sits
- * idle for D seconds, while this thread sleeps.  The figures are the CPU time
+ * A pool of T workers (or a loop executor's thread, or a loop scheduler's T
+ * threads) is created and warmed up, left to settle, then sits idle for D
+ * seconds, while this thread sleeps.  The figures are the CPU time
  * the whole process used in that time and the voluntary context switches its
  * threads made in it, each of which is a wakeup of a thread that then went
  * back to sleep: an idle executor should have neither.

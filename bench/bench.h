@@ -56,6 +56,7 @@ enum bench_kind {
 	BENCH_LOOP,		/* a loop executor on a thread of its own */
 	BENCH_SERIAL,		/* a serial executor over a thread pool */
 	BENCH_MANAGED_QUEUE,	/* a managed queue of a thread manager */
+	BENCH_LOOP_SCHEDULER,	/* a loop scheduler run by T threads */
 	/* References, not libexec's executors; first raw ones (bench-raw.c): */
 	BENCH_RAW_FUTEX,	/* wakeup_latency: a thread in FUTEX_WAIT */
 	BENCH_RAW_URING_TIMEOUT, /* timer_lateness: one re-armed timeout */
@@ -131,6 +132,9 @@ struct bench_opts {
  * @loop: the loop executor (loop)
  * @loop_thread: the thread donated to @loop
  * @loop_ret: what exec_loop_run() returned on @loop_thread
+ * @ls: the loop scheduler (loop_scheduler), with one unit of outstanding
+ *	work counted so that it does not stop when out of items
+ * @ls_threads: the @threads threads in exec_loop_scheduler_run() on @ls
  * @ref: the reference pool (condvar_pool), which has no @ex: submit to it
  *	with bench_ref_pool_submit()
  */
@@ -145,6 +149,8 @@ struct bench_exec {
 	struct exec_loop *loop;
 	pthread_t loop_thread;
 	int loop_ret;
+	struct exec_loop_scheduler *ls;
+	pthread_t *ls_threads;
 	struct bench_ref_pool *ref;
 };
 

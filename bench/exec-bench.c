@@ -69,6 +69,7 @@ static const struct bench_workload bench_workloads[] = {
 		.default_tasks = 1000000,
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
 			 BENCH_KIND_BIT(BENCH_LOOP) |
+			 BENCH_KIND_BIT(BENCH_LOOP_SCHEDULER) |
 			 BENCH_KIND_BIT(BENCH_SERIAL) |
 			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL),
 		.default_kind = BENCH_THREAD_POOL,
@@ -79,6 +80,7 @@ static const struct bench_workload bench_workloads[] = {
 		.default_samples = 20000,
 		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
 			 BENCH_KIND_BIT(BENCH_LOOP) |
+			 BENCH_KIND_BIT(BENCH_LOOP_SCHEDULER) |
 			 BENCH_KIND_BIT(BENCH_SERIAL) |
 			 BENCH_KIND_BIT(BENCH_RAW_FUTEX) |
 			 BENCH_KIND_BIT(BENCH_REF_CONDVAR_POOL),
@@ -125,7 +127,9 @@ static const struct bench_workload bench_workloads[] = {
 	}, {
 		.name = "idle_cost",
 		.run = bench_idle_cost,
-		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL),
+		.kinds = BENCH_KIND_BIT(BENCH_THREAD_POOL) |
+			 BENCH_KIND_BIT(BENCH_LOOP) |
+			 BENCH_KIND_BIT(BENCH_LOOP_SCHEDULER),
 		.default_kind = BENCH_THREAD_POOL,
 	}, {
 		.name = "blocking_mix",
@@ -147,6 +151,7 @@ static const char * const bench_kind_names[] = {
 	[BENCH_LOOP] = "loop",
 	[BENCH_SERIAL] = "serial",
 	[BENCH_MANAGED_QUEUE] = "managed_queue",
+	[BENCH_LOOP_SCHEDULER] = "loop_scheduler",
 	[BENCH_RAW_FUTEX] = "raw_futex",
 	[BENCH_RAW_URING_TIMEOUT] = "raw_uring_timeout",
 	[BENCH_REF_CONDVAR_POOL] = "condvar_pool",
@@ -184,7 +189,11 @@ static void bench_usage(FILE *f)
 	      "                   wakeup_latency, timer_lateness and timer_churn also\n"
 	      "                   take loop (a loop executor run by a dedicated\n"
 	      "                   thread) and serial (a serial executor over a pool\n"
-	      "                   of T threads); blocking_mix also takes\n"
+	      "                   of T threads); chain_latency, wakeup_latency\n"
+	      "                   and idle_cost also take loop_scheduler (a loop\n"
+	      "                   scheduler run by T threads, each in\n"
+	      "                   exec_loop_scheduler_run()), and idle_cost\n"
+	      "                   loop; blocking_mix also takes\n"
 	      "                   managed_queue (a managed queue of a thread\n"
 	      "                   manager whose pool starts T workers and grows\n"
 	      "                   under the default policy)\n"
@@ -582,6 +591,69 @@ static void *bench_loop_main(void *arg)
 	return NULL;
 }
 
+static void *bench_ls_main(void *arg)
+{
+	struct bench_exec *be = arg;
+	long n = exec_loop_scheduler_run(be->ls);
+
+	if (n < 0)
+		bench_err("exec_loop_scheduler_run: %s", strerror((int)-n));
+	return NULL;
+}
+
+/*
+ * A loop scheduler run by @threads threads, kept from stopping by one unit
+ * of outstanding work until bench_exec_destroy() stops it.
+ */
+static int bench_ls_create(struct bench_exec *be, unsigned int threads)
+{
+	unsigned int i;
+	int err;
+
+	err = exec_loop_scheduler_create(&be->ls);
+	if (err) {
+		bench_err("exec_loop_scheduler_create: %s", strerror(-err));
+		return -1;
+	}
+	be->ex = exec_loop_scheduler_executor(be->ls);
+	exec_on_work_started(be->ex);
+	be->ls_threads = calloc(threads, sizeof(*be->ls_threads));
+	if (!be->ls_threads) {
+		bench_err("out of memory");
+		return -1;
+	}
+	for (i = 0; i < threads; i++) {
+		err = pthread_create(&be->ls_threads[i], NULL, bench_ls_main,
+				     be);
+		if (err) {
+			bench_err("pthread_create: %s", strerror(err));
+			be->threads = i;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int bench_ls_destroy(struct bench_exec *be)
+{
+	unsigned int i;
+	long n;
+
+	/* Out of work once the unit goes: the scheduler stops itself. */
+	exec_on_work_finished(be->ex);
+	for (i = 0; be->ls_threads && i < be->threads; i++)
+		pthread_join(be->ls_threads[i], NULL);
+	free(be->ls_threads);
+	be->ls_threads = NULL;
+	n = exec_loop_scheduler_destroy(be->ls);
+	be->ls = NULL;
+	if (n) {
+		bench_err("exec_loop_scheduler_destroy: %ld", n);
+		return -1;
+	}
+	return 0;
+}
+
 int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 		      unsigned int threads)
 {
@@ -605,6 +677,11 @@ int bench_exec_create(struct bench_exec *be, enum bench_kind kind,
 			return -1;
 		}
 		return 0;
+	} else if (kind == BENCH_LOOP_SCHEDULER) {
+		if (bench_ls_create(be, threads)) {
+			bench_exec_destroy(be);
+			return -1;
+		}
 	} else if (kind == BENCH_LOOP) {
 		be->threads = 1;
 		err = exec_loop_create(&be->loop);
@@ -711,6 +788,8 @@ int bench_exec_destroy(struct bench_exec *be)
 		}
 		be->loop = NULL;
 	}
+	if (be->ls && bench_ls_destroy(be))
+		ret = -1;
 	if (be->ref) {
 		if (bench_ref_pool_stop(be->ref))
 			ret = -1;
@@ -813,7 +892,7 @@ static int bench_parse_kind(const char *s, enum bench_kind *kind)
 			return 0;
 		}
 	}
-	bench_err("--executor: unknown executor kind '%s' (thread_pool, loop, serial, managed_queue, raw_futex, raw_uring_timeout, condvar_pool, condvar_spare)",
+	bench_err("--executor: unknown executor kind '%s' (thread_pool, loop, serial, managed_queue, loop_scheduler, raw_futex, raw_uring_timeout, condvar_pool, condvar_spare)",
 		  s);
 	return -1;
 }

@@ -10,25 +10,25 @@
  *
  * exec_loop_run() sleeps on a parker when the queue is empty, until the
  * loop's next timed event if it can watch for it (exec_timers_watch()).
- * Its handshake with submitters:
- *
- *   submitter                           exec_loop_run()
- *   push item (xchg: full barrier)      smp_store_mb(sleeping, 1)
- *   if READ(sleeping): unpark           if queue empty and no exit: park
+ * It sleeps as the thread pool's workers do: its record, @runner, goes on
+ * the loop's idle list, @idle, a list of one (core/idle.h, whose handshake
+ * it is: a submitter, after its push's xchg(), claims and wakes the runner
+ * if @idle.nr_idle says it sleeps; an exit request, after its cmpxchg(),
+ * likewise), so a submission to a loop whose runner is busy makes no
+ * system call.
  *
  * A thread that drives a loop from a wait of its own (an I/O context's
  * thread, which waits for completions: user/io/) takes the same part
  * through exec_loop_sleep_begin() and exec_loop_sleep_end(), and the
  * submitter calls the waker it gave (exec_loop_set_waker()) instead of
- * the unpark.
+ * the unpark: the record's waker (exec_idle_set_waker()).
  *
  * A loop driven by another event loop (user/io/loop_fd.c) attaches a waker
  * while it is in use (exec_loop_attach_waker()), and exec_loop_run_armed()
- * leaves @sleeping set between its calls: the other loop's wait is the
- * sleep, and the waker ends it.  A submitter may then read the waker
- * while it is being attached: it is published with a release, after its
- * argument, and read with an acquire.
+ * leaves @runner on the idle list between its calls: the other loop's wait
+ * is the sleep, and the waker ends it.
  */
+#include "idle.h"
 #include "stats_count.h"
 
 #define EXEC_LOOP_RUNNING	0x1
@@ -40,7 +40,12 @@
  * @queue: items waiting, in submission order
  * @nr_queued: A: items pushed and not yet taken
  * @state: A: EXEC_LOOP_RUNNING, EXEC_LOOP_EXIT
- * @sleeping: A: exec_loop_run() is parked or about to park
+ * @idle: the loop's idle list (core/idle.h), of @runner only
+ * @runner: the record of the thread in a closure-executing function, on
+ *	@idle while it sleeps (or, with an attached waker, between two calls
+ *	of exec_loop_run_armed()); its waker, if any, is the one set with
+ *	exec_loop_set_waker() before the loop is used, or once, under
+ *	EXEC_LOOP_RUNNING, by exec_loop_attach_waker()
  * @parker: where exec_loop_run() sleeps
  * @probe: the queued item being timed (core/stats_count.h)
  * @stats: C: what the threads in its run functions ran; written by the
@@ -50,11 +55,8 @@
  *	creation, removed first thing by destroy
  * @nr_wakeups: A: sleeping exec_loop_run() woken for an item; counted on
  *	that path only, beside its unpark
- * @wake: wakes a runner that sleeps elsewhere, instead of the unpark, or
- *	NULL; set before the loop is used (exec_loop_set_waker()), or once,
- *	under EXEC_LOOP_RUNNING, by exec_loop_attach_waker()
- * @wake_arg: its argument, written before @wake
- * @wake_release: frees @wake_arg when the loop is destroyed, or NULL
+ * @wake_release: frees @runner's waker's argument when the loop is
+ *	destroyed, or NULL
  * @consume_lock: serialises the runner's pops with a cancel's unlink;
  *	raw, as a cancel may come from any context the loop's items run in
  * @run_work: C: the item being run, written before @run_seq turns odd
@@ -65,14 +67,17 @@ struct exec_loop {
 	struct exec_mpsc_split queue;
 	atomic_long_t nr_queued;
 	atomic_t state ____cacheline_aligned;
-	int sleeping;
+	/*
+	 * Read by every submitter, written as the runner sleeps and wakes:
+	 * the count, the list's head and the record share one line.
+	 */
+	struct exec_idle idle ____cacheline_aligned;
+	struct exec_idle_sleeper runner;
 	struct exec_parker parker;
 	struct exec_stats_probe probe;
 	struct exec_stats_run stats;
 	void *stats_file;
 	atomic_long_t nr_wakeups;
-	void (*wake)(void *arg);
-	void *wake_arg;
 	void (*wake_release)(void *arg);
 	raw_spinlock_t consume_lock ____cacheline_aligned;
 	struct exec_work *run_work;
@@ -94,16 +99,10 @@ static int exec_loop_submit(struct exec_executor *ex, struct exec_work *work,
 	exec_stats_submit(&loop->probe, work);
 	exec_mpsc_push(&loop->queue.q, work);
 	atomic_long_inc(&loop->nr_queued);
-	/* The push's xchg() orders it before this read; see the top. */
-	if (READ_ONCE(loop->sleeping)) {
-		void (*wake)(void *arg) = smp_load_acquire(&loop->wake);
-
-		if (wake)
-			wake(loop->wake_arg);
-		else
-			exec_parker_unpark(&loop->parker);
+	/* The push's xchg() orders it before this read; see core/idle.h. */
+	if (atomic_read(&loop->idle.nr_idle) &&
+	    exec_idle_wake_one(&loop->idle, EXEC_IDLE_CLAIMED))
 		atomic_long_inc(&loop->nr_wakeups);
-	}
 	return 0;
 }
 
@@ -120,8 +119,7 @@ static int exec_loop_submit(struct exec_executor *ex, struct exec_work *work,
 void exec_loop_set_waker(struct exec_loop *loop, void (*wake)(void *arg),
 			 void *arg)
 {
-	loop->wake = wake;
-	loop->wake_arg = arg;
+	exec_idle_set_waker(&loop->runner, wake, arg);
 }
 
 /**
@@ -134,11 +132,10 @@ void exec_loop_set_waker(struct exec_loop *loop, void (*wake)(void *arg),
  */
 bool exec_loop_sleep_begin(struct exec_loop *loop)
 {
-	/* Full barrier: pairs with the xchg() in the submitter's push. */
-	smp_store_mb(loop->sleeping, 1);
+	exec_idle_go(&loop->idle, &loop->runner, false);
 	if (!exec_mpsc_maybe_nonempty(&loop->queue.q))
 		return true;
-	WRITE_ONCE(loop->sleeping, 0);
+	exec_loop_sleep_end(loop);
 	return false;
 }
 
@@ -150,7 +147,9 @@ bool exec_loop_sleep_begin(struct exec_loop *loop)
  */
 void exec_loop_sleep_end(struct exec_loop *loop)
 {
-	WRITE_ONCE(loop->sleeping, 0);
+	unsigned long mark;
+
+	exec_idle_take(&loop->idle, &loop->runner, &mark);
 }
 
 /**
@@ -175,12 +174,11 @@ int exec_loop_attach_waker(struct exec_loop *loop, void (*wake)(void *arg),
 
 	if (atomic_cmpxchg(&loop->state, 0, EXEC_LOOP_RUNNING) != 0)
 		return -EBUSY;
-	if (!loop->wake) {
-		loop->wake_arg = *argp;
+	if (!exec_idle_waker(&loop->runner)) {
 		loop->wake_release = release;
-		smp_store_release(&loop->wake, wake);
-	} else if (loop->wake == wake) {
-		*argp = loop->wake_arg;
+		exec_idle_set_waker(&loop->runner, wake, *argp);
+	} else if (exec_idle_waker(&loop->runner) == wake) {
+		*argp = loop->runner.wake_arg;
 	} else {
 		ret = -EBUSY;
 	}
@@ -199,7 +197,8 @@ int exec_loop_attach_waker(struct exec_loop *loop, void (*wake)(void *arg),
  */
 void *exec_loop_waker_arg(struct exec_loop *loop, void (*wake)(void *arg))
 {
-	return smp_load_acquire(&loop->wake) == wake ? loop->wake_arg : NULL;
+	return exec_idle_waker(&loop->runner) == wake ?
+	       READ_ONCE(loop->runner.wake_arg) : NULL;
 }
 
 static unsigned long exec_loop_pending(struct exec_executor *ex)
@@ -273,7 +272,7 @@ int exec_loop_run(struct exec_loop *loop)
 	if (!loop)
 		return -EINVAL;
 	/* Submitters would call the waker, not unpark this thread. */
-	if (READ_ONCE(loop->wake))
+	if (exec_idle_waker(&loop->runner))
 		return -EBUSY;
 	ret = exec_loop_enter(loop, &frame);
 	if (ret)
@@ -291,8 +290,7 @@ int exec_loop_run(struct exec_loop *loop)
 		 * thread and then of this one.
 		 */
 		watching = exec_timers_watch(&loop->ex, &loop->parker, when);
-		/* Full barrier: pairs with the xchg() in the submitter's push. */
-		smp_store_mb(loop->sleeping, 1);
+		exec_idle_go(&loop->idle, &loop->runner, watching);
 		if (!exec_mpsc_maybe_nonempty(&loop->queue.q) &&
 		    !exec_loop_exiting(loop)) {
 			if (watching)
@@ -300,7 +298,7 @@ int exec_loop_run(struct exec_loop *loop)
 			else
 				exec_parker_park(&loop->parker);
 		}
-		WRITE_ONCE(loop->sleeping, 0);
+		exec_loop_sleep_end(loop);
 		/* It keeps the watch while it runs what came due. */
 		if (watching)
 			exec_timers_unwatch(&loop->ex, &loop->parker, true);
@@ -359,15 +357,21 @@ long exec_loop_run_armed(struct exec_loop *loop, void (*reset)(void *arg))
 	ret = exec_loop_enter(loop, &frame);
 	if (ret)
 		return ret;
-	/* Items submitted by those it runs need no wake-up yet. */
-	WRITE_ONCE(loop->sleeping, 0);
+	/*
+	 * Off the idle list, where the last call left it (none before the
+	 * first): items submitted by those it runs need no wake-up yet.  Only
+	 * this thread makes the record AWAKE, so AWAKE read here stays.
+	 */
+	if (READ_ONCE(loop->runner.state) != EXEC_IDLE_AWAKE)
+		exec_loop_sleep_end(loop);
 	nr = atomic_long_read(&loop->nr_queued);
 	while (done < nr && !exec_loop_exiting(loop) && exec_loop_run_one(loop))
 		done++;
 	if (reset)
-		reset(loop->wake_arg);
+		reset(loop->runner.wake_arg);
+	/* Items left: the wake-up it would have had from their submitter. */
 	if (!exec_loop_sleep_begin(loop))
-		loop->wake(loop->wake_arg);
+		exec_idle_wake(&loop->runner);
 	exec_loop_leave(loop, &frame);
 	return done;
 }
@@ -399,9 +403,9 @@ void exec_loop_make_loop_exit(struct exec_loop *loop)
 		if (!(old & EXEC_LOOP_RUNNING))
 			return;
 	} while (!atomic_try_cmpxchg(&loop->state, &old, old | EXEC_LOOP_EXIT));
-	/* The cmpxchg orders the bit before this read; see the top. */
-	if (READ_ONCE(loop->sleeping))
-		exec_parker_unpark(&loop->parker);
+	/* The cmpxchg orders the bit before this read; see core/idle.h. */
+	if (atomic_read(&loop->idle.nr_idle))
+		exec_idle_wake_one(&loop->idle, EXEC_IDLE_CLAIMED);
 }
 EXPORT_SYMBOL_GPL(exec_loop_make_loop_exit);
 
@@ -426,6 +430,8 @@ int exec_loop_create(struct exec_loop **loopp)
 	if (ret)
 		goto err_destroy_parker;
 	exec_mpsc_init(&loop->queue.q);
+	exec_idle_init(&loop->idle);
+	exec_idle_sleeper_init(&loop->runner, &loop->parker);
 	raw_spin_lock_init(&loop->consume_lock);
 	loop->stats_file = exec_stats_file_add(&loop->ex, "loop");
 	*loopp = loop;
@@ -469,8 +475,9 @@ long exec_loop_destroy(struct exec_loop *loop)
 	exec_parker_destroy(&loop->parker);
 	exec_executor_fini(&loop->ex);
 	raw_spin_lock_destroy(&loop->consume_lock);
+	exec_idle_fini(&loop->idle);
 	if (loop->wake_release)
-		loop->wake_release(loop->wake_arg);
+		loop->wake_release(loop->runner.wake_arg);
 	kfree(loop);
 	return discarded;
 }

@@ -16,20 +16,17 @@
  * word and refuse with -EBUSY while any thread runs.
  *
  * Idle threads sleep on parkers of sleep records taken from @spare (created
- * on demand, freed by destroy) and put on the idle list.  The handshakes:
- *
- *   submitter                           thread going to sleep
- *   push item (xchg: full barrier)      nr_idle++ (full barrier)
- *   if nr_idle: wake one idle thread    if queue empty, not stopped: park
- *
- *   stopper
- *   state |= STOPPED (full barrier)
- *   if nr_idle: wake every idle thread
- *
- * so submitting to a scheduler whose threads are all busy makes no system
- * call.  A thread that leaves a blocking run function (deadline, count)
- * with items still queued and threads asleep wakes one, so that a wake-up
- * it received is passed on rather than lost.
+ * on demand, freed by destroy) and put on the idle list, @idle: core/idle.h,
+ * the thread pool's mechanism, whose handshake is the scheduler's with
+ * three wakers.  A submitter, after its push (an xchg()), claims and wakes
+ * one sleeper if @idle.nr_idle says one sleeps; a stopper, after it sets
+ * STOPPED, and a flush, after it raises @flush_epoch (both fully ordered),
+ * wake them all; a thread that went idle (exec_idle_go()) looks at the
+ * queue, the state and the epoch before it parks.  So submitting to a
+ * scheduler whose threads are all busy makes no system call.  A thread
+ * that leaves a blocking run function (deadline, count) with items still
+ * queued and threads asleep wakes one, so that a wake-up it received is
+ * passed on rather than lost.
  *
  * Calls from outside the scheduler's threads that may touch it after its
  * last run function has returned (submissions, stop, work_finished) count
@@ -43,6 +40,7 @@
  * others, on the idle list, so a submission that wakes it costs what any
  * wake-up does and an idle scheduler none.
  */
+#include "idle.h"
 #include "stats_count.h"
 
 #define EXEC_LS_STOPPED		0x1
@@ -54,22 +52,19 @@
 
 /**
  * struct exec_ls_sleeper - where one thread in a run function sleeps
- * @next: L(idle_lock): link on the idle list or on the spare list
- * @idle: L(idle_lock): on the idle list
+ * @idle: its record on the idle list (core/idle.h), which sleeps on
+ *	@parker, or, for @watched, calls the other loop's waker instead
+ * @next: L(idle.lock): link on the spare list
  * @parker: the sleep itself; used by one thread at a time, the one that
  *	took the record from the spare list
- * @wake: instead of @parker, the waker of @watched (see the top); set once
- *	before the record is published
- * @wake_arg: its argument
- * @wake_release: frees @wake_arg when the scheduler is destroyed
+ * @wake_release: frees the waker's argument when the scheduler is
+ *	destroyed; @watched's only, set before it is published
  * @busy: A: a call of exec_ls_run_armed() is inside, for @watched
  */
 struct exec_ls_sleeper {
+	struct exec_idle_sleeper idle;
 	struct exec_ls_sleeper *next;
-	bool idle;
 	struct exec_parker parker;
-	void (*wake)(void *arg);
-	void *wake_arg;
 	void (*wake_release)(void *arg);
 	atomic_t busy;
 };
@@ -90,21 +85,18 @@ struct exec_ls_sleeper {
  * @probe: times one item's wait at a time (core/stats_count.h)
  * @nr_completed: A: items that returned, added by each run function in
  *	batches, at the latest before it sleeps or returns
- * @nr_wakeups: L(idle_lock): sleeping threads woken; written with
- *	WRITE_ONCE(), read without the lock
+ * @nr_wakeups: A: sleeping threads woken, counted by their wakers
  * @stats_file: the statistics file of the backend, or NULL; set at
  *	creation, removed first thing by destroy
  * @state: A: EXEC_LS_STOPPED, _DYING, _CLOSED, and the number of threads
  *	in run functions times EXEC_LS_RUNNER
- * @nr_idle: A: records on the idle list; written under @idle_lock
  * @runners: L(consume_lock): the threads inside run functions, for cancel
  *	and flush (struct exec_ls_runner)
  * @flush_epoch: A: raised by each flush (exec_ls_flush_once()); read by
  *	every run function between two items, beside @state
- * @idle_lock: guards the lists; raw, as hardirq submitters (timer expiry in
- *	the kernel) take it
- * @idle_list: L(idle_lock): records of threads parked or about to park
- * @spare: L(idle_lock): records not in use
+ * @idle: the idle threads' records (core/idle.h); its lock also guards
+ *	@spare
+ * @spare: L(idle.lock): records not in use
  * @watched: the record of the other event loop that drives the scheduler,
  *	or NULL; installed once with cmpxchg() (exec_ls_attach_waker())
  */
@@ -121,15 +113,13 @@ struct exec_loop_scheduler {
 	struct exec_stats_run stats;
 	struct exec_stats_probe probe;
 	atomic_long_t nr_completed;
-	unsigned long nr_wakeups;
+	atomic_long_t nr_wakeups;
 	void *stats_file;
 	struct exec_ls_runner *runners;
 
 	atomic_t state ____cacheline_aligned;
 	atomic_long_t flush_epoch;
-	atomic_t nr_idle;
-	raw_spinlock_t idle_lock;
-	struct exec_ls_sleeper *idle_list;
+	struct exec_idle idle;
 	struct exec_ls_sleeper *spare;
 	struct exec_ls_sleeper *watched;
 };
@@ -186,64 +176,30 @@ static void exec_ls_put(struct exec_loop_scheduler *ls)
 	atomic_dec_return(&ls->nr_users);
 }
 
-/* Ends the sleep of @s: its thread's, or the other loop's wait. */
-static void exec_ls_sleeper_wake(struct exec_ls_sleeper *s)
-{
-	if (s->wake)
-		s->wake(s->wake_arg);
-	else
-		exec_parker_unpark(&s->parker);
-}
-
-/*
- * Wakes one idle thread.  The record is unparked after the lock is dropped:
- * if its thread has woken meanwhile, the record's next user sees a spurious
- * wake-up, which parkers allow; records are freed only by destroy, after
- * every caller of this has left.
- */
+/* Wakes one idle thread, if one sleeps; see core/idle.h. */
 static void exec_ls_wake_one(struct exec_loop_scheduler *ls)
 {
-	struct exec_ls_sleeper *s;
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&ls->idle_lock, flags);
-	s = ls->idle_list;
-	if (s) {
-		ls->idle_list = s->next;
-		s->idle = false;
-		atomic_dec(&ls->nr_idle);
-		exec_stats_inc(&ls->nr_wakeups);
-	}
-	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
-	if (s)
-		exec_ls_sleeper_wake(s);
+	if (exec_idle_wake_one(&ls->idle, EXEC_IDLE_CLAIMED))
+		atomic_long_inc(&ls->nr_wakeups);
 }
 
 static void exec_ls_wake_all(struct exec_loop_scheduler *ls)
 {
-	struct exec_ls_sleeper *s;
-	unsigned long flags;
+	unsigned int nr = exec_idle_wake_all(&ls->idle);
 
-	raw_spin_lock_irqsave(&ls->idle_lock, flags);
-	while ((s = ls->idle_list)) {
-		ls->idle_list = s->next;
-		s->idle = false;
-		atomic_dec(&ls->nr_idle);
-		exec_stats_inc(&ls->nr_wakeups);
-		exec_ls_sleeper_wake(s);
-	}
-	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+	if (nr)
+		atomic_long_add(nr, &ls->nr_wakeups);
 }
 
 /* The caller is a run function or holds @nr_users. */
 static void __exec_ls_stop(struct exec_loop_scheduler *ls)
 {
 	/*
-	 * Fully ordered, then @nr_idle: pairs with the sleeper's
-	 * atomic_inc_return() of @nr_idle before it looks at the state.
+	 * Fully ordered, then @idle.nr_idle: pairs with the sleeper's full
+	 * barrier in exec_idle_go() before it looks at the state.
 	 */
 	atomic_fetch_or(EXEC_LS_STOPPED, &ls->state);
-	if (atomic_read(&ls->nr_idle))
+	if (atomic_read(&ls->idle.nr_idle))
 		exec_ls_wake_all(ls);
 }
 
@@ -262,8 +218,8 @@ static int exec_ls_submit(struct exec_executor *ex, struct exec_work *work,
 	exec_stats_submit(&ls->probe, work);
 	exec_mpsc_push(&ls->queue.q, work);
 	atomic_long_inc(&ls->nr_submitted);
-	/* The push's xchg() orders it before this read; see the top. */
-	if (atomic_read(&ls->nr_idle))
+	/* The push's xchg() orders it before this read; see core/idle.h. */
+	if (atomic_read(&ls->idle.nr_idle))
 		exec_ls_wake_one(ls);
 	if (outside)
 		exec_ls_put(ls);
@@ -405,11 +361,11 @@ exec_ls_sleeper_get(struct exec_loop_scheduler *ls)
 	struct exec_ls_sleeper *s;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&ls->idle_lock, flags);
+	raw_spin_lock_irqsave(&ls->idle.lock, flags);
 	s = ls->spare;
 	if (s)
 		ls->spare = s->next;
-	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+	raw_spin_unlock_irqrestore(&ls->idle.lock, flags);
 	if (s)
 		return s;
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -419,6 +375,7 @@ exec_ls_sleeper_get(struct exec_loop_scheduler *ls)
 		kfree(s);
 		return NULL;
 	}
+	exec_idle_sleeper_init(&s->idle, &s->parker);
 	return s;
 }
 
@@ -427,28 +384,22 @@ static void exec_ls_sleeper_put(struct exec_loop_scheduler *ls,
 {
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&ls->idle_lock, flags);
+	raw_spin_lock_irqsave(&ls->idle.lock, flags);
+	/* Off the idle list before another thread takes it. */
+	if (s->idle.pprev)
+		exec_idle_unlink(&ls->idle, &s->idle);
 	s->next = ls->spare;
 	ls->spare = s;
-	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+	raw_spin_unlock_irqrestore(&ls->idle.lock, flags);
 }
 
-/* Takes @s off the idle list unless a waker already did. */
+/* The thread of @s takes its state back, woken or not; see core/idle.h. */
 static void exec_ls_unidle(struct exec_loop_scheduler *ls,
 			   struct exec_ls_sleeper *s)
 {
-	struct exec_ls_sleeper **link;
-	unsigned long flags;
+	unsigned long mark;
 
-	raw_spin_lock_irqsave(&ls->idle_lock, flags);
-	if (s->idle) {
-		for (link = &ls->idle_list; *link != s; link = &(*link)->next)
-			;
-		*link = s->next;
-		s->idle = false;
-		atomic_dec(&ls->nr_idle);
-	}
-	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+	exec_idle_take(&ls->idle, &s->idle, &mark);
 }
 
 static inline void exec_ls_flush_ack(struct exec_loop_scheduler *ls,
@@ -456,20 +407,12 @@ static inline void exec_ls_flush_ack(struct exec_loop_scheduler *ls,
 
 /*
  * Puts @s on the idle list.  Full barrier after: the caller then looks at
- * the queue and the state; pairs with the xchg() of the submitter's push
- * and with the stopper's atomic_fetch_or().
+ * the queue, the state and the flush epoch (core/idle.h).
  */
 static void exec_ls_idle(struct exec_loop_scheduler *ls,
 			 struct exec_ls_sleeper *s)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&ls->idle_lock, flags);
-	s->idle = true;
-	s->next = ls->idle_list;
-	ls->idle_list = s;
-	atomic_inc_return(&ls->nr_idle);
-	raw_spin_unlock_irqrestore(&ls->idle_lock, flags);
+	exec_idle_go(&ls->idle, &s->idle, false);
 }
 
 /*
@@ -593,7 +536,7 @@ static long exec_ls_run(struct exec_loop_scheduler *ls, long max,
 	if (n > counted)
 		atomic_long_add(n - counted, &ls->nr_completed);
 	/* Pass on a wake-up this thread may have taken and not used. */
-	if (block && atomic_read(&ls->nr_idle) && !exec_ls_is_stopped(ls) &&
+	if (block && atomic_read(&ls->idle.nr_idle) && !exec_ls_is_stopped(ls) &&
 	    exec_mpsc_maybe_nonempty(&ls->queue.q))
 		exec_ls_wake_one(ls);
 	exec_ls_runner_remove(ls, &runner);
@@ -687,8 +630,8 @@ int exec_ls_attach_waker(struct exec_loop_scheduler *ls,
 		s = kzalloc(sizeof(*s), GFP_KERNEL);
 		if (!s)
 			return -ENOMEM;
-		s->wake = wake;
-		s->wake_arg = *argp;
+		exec_idle_sleeper_init(&s->idle, NULL);
+		exec_idle_set_waker(&s->idle, wake, *argp);
 		s->wake_release = release;
 		/* Fully ordered: publishes the record. */
 		old = cmpxchg(&ls->watched, NULL, s);
@@ -701,9 +644,9 @@ int exec_ls_attach_waker(struct exec_loop_scheduler *ls,
 		kfree(s);
 		s = old;
 	}
-	if (s->wake != wake)
+	if (exec_idle_waker(&s->idle) != wake)
 		return -EBUSY;
-	*argp = s->wake_arg;
+	*argp = s->idle.wake_arg;
 	return 0;
 }
 
@@ -722,7 +665,7 @@ void *exec_ls_waker_arg(struct exec_loop_scheduler *ls,
 	/* Pairs with the cmpxchg() of exec_ls_attach_waker(). */
 	struct exec_ls_sleeper *s = smp_load_acquire(&ls->watched);
 
-	return s && s->wake == wake ? s->wake_arg : NULL;
+	return s && exec_idle_waker(&s->idle) == wake ? s->idle.wake_arg : NULL;
 }
 
 /**
@@ -750,11 +693,13 @@ long exec_ls_run_armed(struct exec_loop_scheduler *ls,
 
 	if (atomic_cmpxchg(&s->busy, 0, 1))
 		return -EBUSY;
-	exec_ls_unidle(ls, s);
+	/* AWAKE only if the attach has not put it on the list yet. */
+	if (READ_ONCE(s->idle.state) != EXEC_IDLE_AWAKE)
+		exec_ls_unidle(ls, s);
 	nr = exec_ls_pending(&ls->ex);
 	if (nr)
 		ret = exec_ls_run(ls, nr, EXEC_TIME_NEVER, false);
-	reset(s->wake_arg);
+	reset(s->idle.wake_arg);
 	exec_ls_idle(ls, s);
 	if (exec_mpsc_maybe_nonempty(&ls->queue.q) && !exec_ls_is_stopped(ls))
 		exec_ls_wake_one(ls);
@@ -817,7 +762,7 @@ int exec_loop_scheduler_create(struct exec_loop_scheduler **lsp)
 	exec_timers_count_work(&ls->ex);
 	exec_mpsc_init(&ls->queue.q);
 	spin_lock_init(&ls->consume_lock);
-	raw_spin_lock_init(&ls->idle_lock);
+	exec_idle_init(&ls->idle);
 	ls->stats_file = exec_stats_file_add(&ls->ex, "loop-scheduler");
 	*lsp = ls;
 	return 0;
@@ -882,13 +827,13 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 	s = ls->watched;
 	if (s) {
 		if (s->wake_release)
-			s->wake_release(s->wake_arg);
+			s->wake_release(s->idle.wake_arg);
 		kfree(s);
 	}
 	exec_timers_free(&ls->ex);
 	exec_executor_fini(&ls->ex);
 	spin_lock_destroy(&ls->consume_lock);
-	raw_spin_lock_destroy(&ls->idle_lock);
+	exec_idle_fini(&ls->idle);
 	kfree(ls);
 	return discarded;
 }
@@ -927,7 +872,7 @@ bool exec_ls_stats(struct exec_executor *ex, struct exec_stats *st)
 			      st->started);
 	st->max_run_ns = READ_ONCE(ls->stats.max_run_ns);
 	st->max_wait_ns = READ_ONCE(ls->stats.max_wait_ns);
-	st->wakeups = READ_ONCE(ls->nr_wakeups);
+	st->wakeups = atomic_long_read(&ls->nr_wakeups);
 	return true;
 }
 

@@ -7,6 +7,7 @@
 #ifndef EXEC_CORE_POOL_H
 #define EXEC_CORE_POOL_H
 
+#include "idle.h"
 #include "internal.h"
 #include "stats_count.h"
 
@@ -111,16 +112,8 @@ struct exec_pool_grow;
  *	NULL; taken with xchg() by the owner or cmpxchg() by a spinning
  *	worker.
  * @pool: the pool
- * @idle_state: A: EXEC_IDLE_*, or the item a waker handed over with its
- *	claim (core/pool_idle.h)
- * @idle_next: L(idle_lock): link on the pool's idle list; WRITE_ONCE(), as
- *	wakers walk the list without the lock
- * @idle_pprev: L(idle_lock): the link that points at this worker on the
- *	idle list (where it stays once claimed), NULL while it is not on it
- * @idle_cpu: L(idle_lock): the CPU it went idle on, a hint for wakers, who
- *	read it without the lock
- * @watching: L(idle_lock): while idle, it also waits for the pool's next
- *	timed event (exec_timers_watch()); wakers prefer other idle workers
+ * @idle: its record on the pool's idle list (core/idle.h), which sleeps on
+ *	@parker; its fields carry their tags there
  * @steal_victim: O: next worker whose slot this one looks at while spinning
  * @steal_seen: O: item seen in that slot at the previous look
  * @next_streak: O: items in a row taken from @next
@@ -190,11 +183,7 @@ struct exec_pool_worker {
 	struct exec_frame frame;
 	struct exec_work *next;
 	struct exec_thread_pool *pool;
-	unsigned long idle_state;
-	struct exec_pool_worker *idle_next;
-	struct exec_pool_worker **idle_pprev;
-	int idle_cpu;
-	bool watching;
+	struct exec_idle_sleeper idle;
 	unsigned int steal_victim;
 	struct exec_work *steal_seen;
 	unsigned int next_streak;
@@ -242,13 +231,9 @@ struct exec_pool_worker {
  * @consume_lock: serialises pops from @queue
  * @nr_started: L(consume_lock): items popped from @queue, ever
  * @nr_spinning: A: workers spinning for work
- * @nr_idle: A: workers WAITING (core/pool_idle.h), counted before they
- *	store it and until just after they leave it
- * @idle_lock: guards the idle list's links; raw, as hardirq wakers take it
- *	when they walk it under the lock
- * @idle_list: L(idle_lock): workers by when they went idle, latest first,
- *	including claimed ones not yet idle again; read without the lock by
- *	wakers (stored with release)
+ * @idle: the idle workers' records (core/idle.h): @idle.nr_idle, read
+ *	first by submitters, and the idle list; its fields carry their tags
+ *	there
  * @state: A: EXEC_POOL_* bits
  * @flush_epoch: A: raised by each flush (exec_pool_flush_once()); read by
  *	every worker between two items, beside @state
@@ -299,9 +284,7 @@ struct exec_thread_pool {
 	/* Written whenever a worker starts or stops spinning. */
 	atomic_t nr_spinning ____cacheline_aligned;
 	/* Written when a worker parks or is woken: read first by submitters. */
-	atomic_t nr_idle ____cacheline_aligned;
-	raw_spinlock_t idle_lock;
-	struct exec_pool_worker *idle_list;
+	struct exec_idle idle ____cacheline_aligned;
 
 	unsigned long state ____cacheline_aligned;
 	atomic_long_t flush_epoch;
@@ -345,15 +328,10 @@ static inline bool exec_pool_has_work(struct exec_thread_pool *pool)
 	return exec_mpsc_maybe_nonempty(&pool->queue.q);
 }
 
-/* exec_pool_worker::idle_state, when it is not a handed item's address */
-#define EXEC_IDLE_AWAKE		0UL
-#define EXEC_IDLE_WAITING	1UL
-#define EXEC_IDLE_CLAIMED	2UL
-
 /* Whether @w is idle and no waker has claimed it yet. */
 static inline bool exec_pool_worker_idle(const struct exec_pool_worker *w)
 {
-	return READ_ONCE(w->idle_state) == EXEC_IDLE_WAITING;
+	return READ_ONCE(w->idle.state) == EXEC_IDLE_WAITING;
 }
 
 static inline unsigned int exec_pool_nr_used(struct exec_thread_pool *pool)

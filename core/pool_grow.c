@@ -96,7 +96,7 @@ static unsigned int exec_grow_slot_items(struct exec_thread_pool *pool)
 /* Items wait and no worker is idle to take them. */
 static bool exec_grow_wanted(struct exec_thread_pool *pool)
 {
-	return !atomic_read(&pool->nr_idle) &&
+	return !atomic_read(&pool->idle.nr_idle) &&
 	       (exec_pool_has_work(pool) || exec_grow_slot_items(pool));
 }
 

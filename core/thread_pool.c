@@ -17,16 +17,13 @@
  *
  * Sleeping and waking.  A worker out of work first spins for a while
  * (counted in @nr_spinning), looking at the queue and the other workers'
- * slots; then it puts itself on the idle list (@nr_idle), looks once more,
- * and parks.  A submitter, after publishing its item, wakes one parked worker
- * only if no worker is spinning and some worker is idle: submitting to a busy
- * or spinning pool makes no system call.  The handshake is a Dekker pattern:
- *
- *   submitter                          worker going to sleep
- *   publish item (xchg: full barrier)  nr_idle++ (full barrier)
- *   read nr_spinning, nr_idle          look at queue and slots
- *
- * so either the submitter sees the idle worker, or the worker sees the item.
+ * slots; then it puts itself on the idle list (@idle, core/idle.h), looks
+ * once more, and parks.  A submitter, after publishing its item, wakes one
+ * parked worker only if no worker is spinning and some worker is idle:
+ * submitting to a busy or spinning pool makes no system call.  The
+ * handshake is core/idle.h's, with @nr_spinning read beside @idle.nr_idle
+ * after the publishing xchg(): either the submitter sees the idle worker,
+ * or the worker, after exec_idle_go(), sees the item in the queue or a slot.
  * A submitter that finds a worker spinning relies on it: a spinning worker
  * that takes an item from the shared queue and sees more behind it wakes
  * the next sleeper itself, so wake-ups are passed on, never absorbed.
@@ -34,7 +31,7 @@
  * A submitter from outside the pool that is going to wake a parked worker
  * (it sees one idle and none spinning, before it publishes) hands the item
  * to that worker instead of the shared queue: it claims the worker with
- * the item (core/pool_idle.h: one cmpxchg() on the worker's state word, no
+ * the item (core/idle.h: one cmpxchg() on the worker's state word, no
  * lock), then wakes it, and the worker runs the item first thing.  It does
  * so only while the shared queue is empty, so an item never overtakes an
  * earlier one of the same submitter.  That spares the shared queue's push
@@ -75,10 +72,83 @@
  * meanwhile, and the workers exit.  The last guard released during a join
  * wakes every worker, so that one of them makes that check.
  */
-#include "pool_idle.h"
+#include "pool.h"
 #include "pool_rerun.h"
 
 static const struct exec_executor_ops exec_pool_ops;
+
+/*
+ * The pool's idle workers are records of core/idle.h, which has the
+ * handshake above and the claim; these say what the pool adds: a worker's
+ * counts of its wake-ups, and the items handed over with a claim.
+ */
+
+/* The worker goes idle; see exec_idle_go(). */
+static void exec_pool_go_idle(struct exec_pool_worker *w, bool watching)
+{
+	exec_idle_go(&w->pool->idle, &w->idle, watching);
+}
+
+/*
+ * The worker takes its state back after waiting (exec_idle_take()); *@handed
+ * is the item a waker handed over with its claim, or NULL.  Whether a waker
+ * claimed it.
+ */
+static bool exec_pool_unidle(struct exec_pool_worker *w,
+			     struct exec_work **handed)
+{
+	unsigned long mark;
+
+	*handed = NULL;
+	if (!exec_idle_take(&w->pool->idle, &w->idle, &mark))
+		return false;
+	exec_stats_inc(&w->nr_woken);
+	if (mark != EXEC_IDLE_CLAIMED) {
+		*handed = (struct exec_work *)mark;
+		exec_stats_inc(&w->nr_handed);
+	}
+	return true;
+}
+
+/*
+ * An exiting worker leaves the idle list: its slot may be started again by
+ * another thread.
+ */
+static void exec_pool_unlist(struct exec_pool_worker *w)
+{
+	exec_idle_unlist(&w->pool->idle, &w->idle);
+}
+
+/*
+ * Wakes one idle worker, handing it @work (not published anywhere else; or
+ * NULL), which it runs first thing.  Whether a worker was claimed, and so
+ * @work handed over: false when none was idle.
+ */
+static bool exec_pool_wake_one_with(struct exec_thread_pool *pool,
+				    struct exec_work *work)
+{
+	return exec_idle_wake_one(&pool->idle, work ? (unsigned long)work :
+						    EXEC_IDLE_CLAIMED);
+}
+
+/*
+ * Makes every worker look at the pool's state again, which the caller has
+ * changed, fully ordered.  Every slot's parker is unparked, not only the
+ * idle list's (exec_idle_wake_all()): a parked worker wakes, takes itself
+ * off WAITING and looks; one about to park finds the permit and does the
+ * same; one that goes idle after this looks at the state after storing
+ * WAITING with a full barrier, which pairs with the caller's change; a
+ * busy one only parks once for nothing.  A free slot's parker keeps the
+ * permit for its next thread.  No claim, and no look at the count: the
+ * wake-up does not depend on it, and ends after one pass.
+ */
+static void exec_pool_wake_all(struct exec_thread_pool *pool)
+{
+	unsigned int i, used = exec_pool_nr_used(pool);
+
+	for (i = 0; i < used; i++)
+		exec_parker_unpark(&pool->workers[i].parker);
+}
 
 /* The worker the calling thread is, if it is one of @pool's. */
 static struct exec_pool_worker *exec_pool_self(const struct exec_thread_pool *pool)
@@ -111,7 +181,7 @@ static u64 exec_pool_local_check(struct exec_cpu_timer *t)
 	if (exec_pool_worker_idle(w) || !exec_pool_has_work(pool) ||
 	    (READ_ONCE(pool->state) & EXEC_POOL_CLOSED))
 		return 0;
-	if (seq == READ_ONCE(w->local_seq) && atomic_read(&pool->nr_idle) &&
+	if (seq == READ_ONCE(w->local_seq) && atomic_read(&pool->idle.nr_idle) &&
 	    !atomic_read(&pool->nr_spinning))
 		exec_pool_wake_one(pool);
 	WRITE_ONCE(w->local_seq, seq);
@@ -157,7 +227,7 @@ static bool exec_pool_leave_local(struct exec_thread_pool *pool,
 }
 
 /*
- * After publishing an item: the submitter's half of the handshake.  @nr_idle
+ * After publishing an item: the submitter's half of the handshake.  @idle.nr_idle
  * first: it changes only when workers park or wake, so while they are busy
  * or spinning its line stays in the submitter's cache, where @nr_spinning's
  * changes with every item they take.  @self is the worker that submits, or
@@ -167,7 +237,7 @@ static bool exec_pool_leave_local(struct exec_thread_pool *pool,
 static void exec_pool_kick(struct exec_thread_pool *pool,
 			   struct exec_pool_worker *self, bool leave)
 {
-	if (atomic_read(&pool->nr_idle)) {
+	if (atomic_read(&pool->idle.nr_idle)) {
 		if (!atomic_read(&pool->nr_spinning) &&
 		    !(leave && exec_pool_leave_local(pool, self)))
 			exec_pool_wake_one(pool);
@@ -186,7 +256,7 @@ static void exec_pool_kick(struct exec_thread_pool *pool,
  * handed over while an earlier one waits there (the same submitter's,
  * seen by a worker that had just gone idle) would overtake it.
  *
- * @nr_idle first, as in exec_pool_kick(): the queue's state is the line
+ * @idle.nr_idle first, as in exec_pool_kick(): the queue's state is the line
  * that every pop writes, and reading it on every submission while the
  * workers were busy more than halved post_throughput; with the queue
  * looked at only when a worker is idle, post_throughput is that of the
@@ -195,7 +265,7 @@ static void exec_pool_kick(struct exec_thread_pool *pool,
 static bool exec_pool_hand_to_idle(struct exec_thread_pool *pool,
 				   struct exec_work *work)
 {
-	return atomic_read(&pool->nr_idle) &&
+	return atomic_read(&pool->idle.nr_idle) &&
 	       !atomic_read(&pool->nr_spinning) &&
 	       !exec_pool_has_work(pool) &&
 	       !exec_pool_leave_local(pool, NULL) &&
@@ -337,7 +407,7 @@ static unsigned long exec_pool_pending(struct exec_executor *ex)
 		if (READ_ONCE(pool->workers[i].next))
 			n++;
 		/* Handed over with a claim, the worker not yet awake. */
-		if (READ_ONCE(pool->workers[i].idle_state) > EXEC_IDLE_CLAIMED)
+		if (READ_ONCE(pool->workers[i].idle.state) > EXEC_IDLE_CLAIMED)
 			n++;
 		/* Handed to the worker that runs it, to run again. */
 		if (READ_ONCE(pool->workers[i].run_token) & EXEC_POOL_HELD)
@@ -563,13 +633,13 @@ static unsigned long exec_pool_set_state(struct exec_thread_pool *pool,
  * a full barrier (exec_pool_go_idle()), which orders these reads after it;
  * an item that slips in after them is run by the drain that EXEC_POOL_STOP
  * starts.  A worker that a waker claimed, or that has left WAITING itself,
- * is counted in @nr_idle until just after: as if these reads came just
+ * is counted in @idle.nr_idle until just after: as if these reads came just
  * before, which is a race the drain covers in the same way.
  */
 static bool exec_pool_join_done(struct exec_thread_pool *pool)
 {
 	return (READ_ONCE(pool->state) & EXEC_POOL_JOIN) &&
-	       atomic_read(&pool->nr_idle) == atomic_read(&pool->nr_live) &&
+	       atomic_read(&pool->idle.nr_idle) == atomic_read(&pool->nr_live) &&
 	       !atomic_long_read(&pool->nr_guards) &&
 	       !atomic_read(&pool->nr_submitting) &&
 	       !exec_pool_has_work(pool);
@@ -610,9 +680,9 @@ static bool exec_pool_retire_idle(struct exec_pool_worker *w, u64 deadline)
 	    exec_clock_read(EXEC_CLOCK_MONOTONIC) < deadline)
 		return false;
 	/*
-	 * exec_pool_unidle()'s decrement of @nr_idle was fully ordered
+	 * exec_pool_unidle()'s decrement of @idle.nr_idle was fully ordered
 	 * before this look: pairs with the submitter's publishing xchg()
-	 * before it reads @nr_idle.  Either the submitter did not count
+	 * before it reads @idle.nr_idle.  Either the submitter did not count
 	 * this worker, or this look sees its item.
 	 */
 	if (READ_ONCE(pool->state) || exec_pool_wait_over(pool)) {
@@ -662,7 +732,7 @@ static void exec_pool_flush_ack_idle(struct exec_pool_worker *w)
 	unsigned long epoch = atomic_long_read_acquire(&w->pool->flush_epoch);
 
 	if (epoch != w->flush_ack &&
-	    READ_ONCE(w->idle_state) == EXEC_IDLE_WAITING)
+	    READ_ONCE(w->idle.state) == EXEC_IDLE_WAITING)
 		/* Release: pairs with the flusher's load-acquire. */
 		smp_store_release(&w->flush_ack, epoch);
 }
@@ -1079,7 +1149,7 @@ static void exec_pool_free(struct exec_thread_pool *pool)
 	exec_timers_free(&pool->ex);
 	exec_executor_fini(&pool->ex);
 	spin_lock_destroy(&pool->consume_lock);
-	raw_spin_lock_destroy(&pool->idle_lock);
+	exec_idle_fini(&pool->idle);
 	kfree(pool->workers);
 	kfree(pool);
 }
@@ -1188,7 +1258,7 @@ static int exec_pool_alloc(struct exec_thread_pool **poolp,
 		goto err_fini_executor;
 	exec_mpsc_init(&pool->queue.q);
 	spin_lock_init(&pool->consume_lock);
-	raw_spin_lock_init(&pool->idle_lock);
+	exec_idle_init(&pool->idle);
 	init_waitqueue_head(&pool->room_wq);
 	init_waitqueue_head(&pool->join_wq);
 	pool->queue_limit = attr->queue_limit;
@@ -1202,6 +1272,8 @@ static int exec_pool_alloc(struct exec_thread_pool **poolp,
 		pool->workers[i].pool = pool;
 		pool->workers[i].index = i;
 		pool->workers[i].cpu = -1;
+		exec_idle_sleeper_init(&pool->workers[i].idle,
+				       &pool->workers[i].parker);
 		exec_cpu_timer_init(&pool->workers[i].local_timer,
 				    exec_pool_local_check);
 	}
@@ -1211,7 +1283,7 @@ static int exec_pool_alloc(struct exec_thread_pool **poolp,
 err_fini_executor:
 	exec_executor_fini(&pool->ex);
 	spin_lock_destroy(&pool->consume_lock);
-	raw_spin_lock_destroy(&pool->idle_lock);
+	exec_idle_fini(&pool->idle);
 err_free_workers:
 	kfree(pool->cpu_workers);
 	kfree(pool->workers);
@@ -1227,7 +1299,7 @@ static void exec_pool_free_unstarted(struct exec_thread_pool *pool)
 	exec_timers_free(&pool->ex);
 	exec_executor_fini(&pool->ex);
 	spin_lock_destroy(&pool->consume_lock);
-	raw_spin_lock_destroy(&pool->idle_lock);
+	exec_idle_fini(&pool->idle);
 	kfree(pool->cpu_workers);
 	kfree(pool->workers);
 	kfree(pool);
@@ -1763,8 +1835,8 @@ static int exec_pool_take_back(struct exec_executor *ex,
 		if (READ_ONCE(w->next) == work &&
 		    cmpxchg(&w->next, work, NULL) == work)
 			ret = 1;
-		else if (READ_ONCE(w->idle_state) == (unsigned long)work &&
-			 cmpxchg(&w->idle_state, (unsigned long)work,
+		else if (READ_ONCE(w->idle.state) == (unsigned long)work &&
+			 cmpxchg(&w->idle.state, (unsigned long)work,
 				 EXEC_IDLE_CLAIMED) == (unsigned long)work)
 			ret = 1;
 	}

@@ -29,7 +29,11 @@
 # paths (core/group.c, core/future.c) allocate nothing of their own: their
 # per-call records come from the record cache (exec_record_alloc(),
 # core/executor.c), so a kmalloc()/kzalloc() there is allowed only in the
-# functions of ALLOC_ALLOW, which make long-lived objects (issue 39).  A
+# functions of ALLOC_ALLOW, which make long-lived objects (issue 39); and
+# threads that sleep for want of work sleep on core/idle.h's records: no
+# other file declares an idle list or a count of idle threads of its own
+# (a field "nr_idle" or "*idle_list"), as the thread pool, the loop
+# scheduler and the loop executor each once did (issue 39).  A
 # file that fails names each function and its length, or each line.  Ends
 # with "layout: N passed, N failed".
 
@@ -59,6 +63,12 @@ ALLOC_FILES='core/group.c core/future.c'
 ALLOC_ALLOW=(
 	"core/group.c|exec_group_create_key"
 )
+# The one home of idle lists, and what a second one's declaration looks like.
+IDLE_HOME=core/idle.h
+IDLE_TYPE='(atomic_t|atomic_long_t|int|long|unsigned( int| long)?)'
+IDLE_DECL="^[[:space:]]*$IDLE_TYPE[[:space:]]+nr_idle[[:space:]]*;"
+IDLE_DECL="$IDLE_DECL|[*][[:space:]]*idle_list[[:space:]]*;"
+
 # A direct allocation of the core (core/internal.h's wrappers included).
 ALLOC_CALL='(^|[^A-Za-z0-9_])(k[mz]alloc|kcalloc|kmemdup|exec_kzalloc_obj)[[:space:]]*[(]'
 
@@ -230,6 +240,18 @@ for f in "$@"; do
 			fail "$f: an allocation of its own on a submission" \
 				"path (exec_record_alloc(), core/executor.c):"
 			printf '%s\n' "$allocs" | sed 's/^/    /'
+		fi
+		;;
+	esac
+	case "$f" in
+	*"$IDLE_HOME") ;;
+	*)
+		idle=$(grep -nE "$IDLE_DECL" "$f")
+		if [ -z "$idle" ]; then
+			pass
+		else
+			fail "$f: an idle list of its own ($IDLE_HOME):"
+			printf '%s\n' "$idle" | sed 's/^/    /'
 		fi
 		;;
 	esac

@@ -1152,7 +1152,7 @@ static void pool_item_for_a_parked_worker_is_handed_to_it(struct kunit *test)
 	second.order = &order;
 	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
 	ex = exec_thread_pool_executor(pool);
-	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&pool->nr_idle, 1,
+	KUNIT_ASSERT_TRUE(test, exec_test_wait_atomic_ge(&pool->idle.nr_idle, 1,
 							 EXEC_TEST_TIMEOUT_MS));
 	queued = atomic_long_read(&pool->nr_submitted);
 
@@ -1180,7 +1180,7 @@ static void pool_item_for_a_parked_worker_is_handed_to_it(struct kunit *test)
 
 /*
  * Outside submitters race to wake the pool's parked workers: each claims a
- * worker without a lock (core/pool_idle.h), so two of them may pick the
+ * worker without a lock (core/idle.h), so two of them may pick the
  * same one, and a worker may leave its idle state by itself (its spin, or
  * the deadline of a timed item it watches for) while a submitter claims
  * it.  Each submitter waits for its item to run and pauses, so that
@@ -1276,7 +1276,7 @@ static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
 	}
 	deadline = exec_test_deadline(2 * EXEC_TEST_TIMEOUT_MS);
 	do {
-		idle = atomic_read(&pool->nr_idle);
+		idle = atomic_read(&pool->idle.nr_idle);
 		low = min(low, idle);
 		high = max(high, idle);
 		for (i = 0, done = 0; i < CLAIM_SUBMITTERS; i++)
@@ -1300,18 +1300,18 @@ static void pool_racing_wakers_claim_each_idle_worker_once(struct kunit *test)
 	KUNIT_EXPECT_LE(test, high, CLAIM_WORKERS);
 
 	/* Quiet: every worker parks, counted once. */
-	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&pool->nr_idle,
+	KUNIT_EXPECT_TRUE(test, exec_test_wait_atomic_ge(&pool->idle.nr_idle,
 				CLAIM_WORKERS, EXEC_TEST_TIMEOUT_MS));
 	msleep(EXEC_TEST_SETTLE_MS);
-	raw_spin_lock_irqsave(&pool->idle_lock, flags);
+	raw_spin_lock_irqsave(&pool->idle.lock, flags);
 	for (i = 0; i < CLAIM_WORKERS; i++) {
 		w = &pool->workers[i];
-		waiting += exec_pool_worker_idle(w) && w->idle_pprev;
+		waiting += exec_pool_worker_idle(w) && w->idle.pprev;
 		woken += READ_ONCE(w->nr_woken);
 		handed += READ_ONCE(w->nr_handed);
 	}
-	raw_spin_unlock_irqrestore(&pool->idle_lock, flags);
-	KUNIT_EXPECT_EQ(test, atomic_read(&pool->nr_idle), CLAIM_WORKERS);
+	raw_spin_unlock_irqrestore(&pool->idle.lock, flags);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pool->idle.nr_idle), CLAIM_WORKERS);
 	KUNIT_EXPECT_EQ(test, waiting, CLAIM_WORKERS);
 	kunit_info(test, "%lu wake-ups, %lu items handed over, idle count %d-%d",
 		   woken, handed, low, high);

@@ -334,11 +334,55 @@ static void loop_fd_destroy_discards(struct kunit *test)
 			LF_PER_THREAD + LF_TIMED);
 }
 
+/*
+ * Armed between two calls, the loop is one sleeper on its idle list
+ * (core/idle.h): the first submission claims it and writes the
+ * descriptor, the others find no sleeper and write nothing, as they would
+ * find exec_loop_run()'s thread already woken.  So a burst costs the
+ * submitters one write, and the watcher one wake-up.
+ */
+static void loop_fd_one_write_per_sleep(struct kunit *test)
+{
+	static struct lf_fx fx;
+	struct exec_stats st;
+	u64 count = 0;
+	int fd, i;
+
+	memset(&fx, 0, sizeof(fx));
+	KUNIT_ASSERT_EQ(test, exec_loop_create(&fx.loop), 0);
+	fx.ex = exec_loop_executor(fx.loop);
+	fx.test = test;
+	fd = exec_loop_fd(fx.loop);
+	KUNIT_ASSERT_GE(test, fd, 0);
+	/* Armed: nothing queued, the attach's own write read back. */
+	KUNIT_EXPECT_EQ(test, exec_loop_run_ready(fx.loop), 0L);
+	KUNIT_EXPECT_FALSE(test, lf_readable(fx.loop));
+	for (i = 0; i < 3; i++) {
+		lf_init(&fx, &fx.items[0][i], 0, i + 1);
+		KUNIT_EXPECT_EQ(test, exec_submit(fx.ex,
+						  &fx.items[0][i].timer.work),
+				0);
+	}
+	KUNIT_EXPECT_EQ(test, read(fd, &count, sizeof(count)),
+			(ssize_t)sizeof(count));
+	KUNIT_EXPECT_EQ(test, count, 1ULL);
+	memset(&st, 0, sizeof(st));
+	KUNIT_EXPECT_EQ(test, exec_executor_stats(fx.ex, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.wakeups, 1ULL);
+	/* The count was read: the items are still there for the next call. */
+	KUNIT_EXPECT_EQ(test, exec_loop_run_ready(fx.loop), 3L);
+	KUNIT_EXPECT_EQ(test, fx.ran, 3);
+	KUNIT_EXPECT_EQ(test, fx.fifo_errors, 0);
+	KUNIT_EXPECT_FALSE(test, lf_readable(fx.loop));
+	KUNIT_EXPECT_EQ(test, exec_loop_destroy(fx.loop), 0L);
+}
+
 static struct kunit_case exec_loop_fd_cases[] = {
 	KUNIT_CASE(loop_fd_readable_while_work_waits),
 	KUNIT_CASE(loop_fd_epoll_level),
 	KUNIT_CASE(loop_fd_epoll_edge),
 	KUNIT_CASE(loop_fd_destroy_discards),
+	KUNIT_CASE(loop_fd_one_write_per_sleep),
 	{}
 };
 

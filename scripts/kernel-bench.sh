@@ -40,6 +40,14 @@
 #   --memory SIZE     guest memory (default 1G)
 #   --accel A         tcg (default, or $EXEC_KUNIT_ACCEL) or kvm
 #   --timeout SEC     QEMU's time limit (default 900)
+#   --append ARGS     more of the guest kernel's command line, e.g.
+#                     "clocksource=tsc tsc=reliable": under TCG the guest
+#                     finds its TSCs unsynchronized and reads the HPET for
+#                     every clock read, an emulated device access under
+#                     QEMU's global lock, which on a busy host makes the
+#                     timed paths that read the clock most the latest
+#                     (Documentation/benchmarks.rst, "The kernel benchmark
+#                     under load"); the table's header says what was added
 #   --log FILE        the console log (default build/kernel-bench/console.log)
 #   --table-only FILE print the table of an existing console log and exit
 #   --trace N         trace N samples of each wakeup_latency run and N
@@ -88,6 +96,7 @@ log=$top/build/kernel-bench/console.log
 table_only=
 trace=0
 load=0
+append=
 params=()
 
 log()
@@ -124,6 +133,7 @@ while [ $# -gt 0 ]; do
 	--memory) memory=${2:?}; shift ;;
 	--accel) accel=${2:?}; shift ;;
 	--timeout) timeout_s=${2:?}; shift ;;
+	--append) append=${2:?}; shift ;;
 	--log) log=${2:?}; shift ;;
 	--table-only) table_only=${2:?}; shift ;;
 	--trace) trace=${2:?}; shift ;;
@@ -148,6 +158,7 @@ esac
 [ "$load" = 0 ] || params+=("load=$load")
 cmdline="console=ttyS0 panic=-1 rdinit=/init EXEC_UNLOAD=1"
 [ "$load" = 0 ] || cmdline+=" EXEC_LOAD=$load"
+[ -z "$append" ] || cmdline+=" $append"
 [ "$trace" = 0 ] ||
 	cmdline+=" trace_buf_size=16M trace_event=sched:sched_process_exit trace_clock=mono no_hash_pointers"
 
@@ -341,6 +352,7 @@ fi
 
 [ "$trace" = 0 ] || label+=" with event tracing"
 label+=", QEMU $accel, $smp vCPUs"
+[ -z "$append" ] || label+=", guest command line + '$append'"
 
 # --- the modules -----------------------------------------------------------------
 

@@ -148,6 +148,23 @@ static inline void exec_backoff_any_context(unsigned int *spins)
 }
 
 /*
+ * The drain behind a gate, the one way a destroy waits for the calls that
+ * came in before it closed its executor: the caller has set its closing
+ * state with a fully ordered operation, so that a call that comes in
+ * after sees it and leaves at once; this waits, with the one back-off,
+ * until @users (read with acquire: pairs with each call's release as it
+ * leaves) is at most @floor (the caller's own reference, if it holds one).
+ * Process context.
+ */
+static inline void exec_drain_users(atomic_t *users, int floor)
+{
+	unsigned int spins = 0;
+
+	while (atomic_read_acquire(users) > floor)
+		exec_backoff(&spins);
+}
+
+/*
  * The one sleeping poll, for waits that may last a run or a flush (a run
  * to end, a flush's markers, threads to acknowledge): sleeps *@us to
  * twice that, the interval doubling up to a millisecond; *@us starts at

@@ -786,7 +786,6 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 {
 	struct exec_ls_sleeper *s;
 	struct exec_work *work;
-	unsigned int spins = 0;
 	long discarded;
 	int old;
 
@@ -809,9 +808,8 @@ long exec_loop_scheduler_destroy(struct exec_loop_scheduler *ls)
 	discarded = exec_timers_shutdown(&ls->ex);
 	/* Fully ordered, then @nr_users: pairs with exec_ls_get(). */
 	atomic_fetch_or(EXEC_LS_CLOSED, &ls->state);
-	/* Acquire: pairs with the release in exec_ls_put(). */
-	while (atomic_read_acquire(&ls->nr_users))
-		exec_backoff(&spins);
+	/* Its acquire pairs with the release in exec_ls_put(). */
+	exec_drain_users(&ls->nr_users, 0);
 	while ((work = exec_mpsc_pop_wait(&ls->queue.q))) {
 		exec_stats_dropped(&ls->probe, work);
 		discarded += exec_work_discard(work);

@@ -1285,7 +1285,6 @@ int exec_prio_wait_idle(struct exec_priority *p)
  */
 long exec_prio_close(struct exec_priority *p)
 {
-	unsigned int spins = 0;
 	unsigned long flags;
 	long discarded;
 	bool idle;
@@ -1303,8 +1302,8 @@ long exec_prio_close(struct exec_priority *p)
 	/* Submitters waiting for room fail with -ESHUTDOWN. */
 	wake_up_all(&p->room_wq);
 	/* Nothing can reserve a runner now: the others' ends are near. */
-	while (idle && atomic_read_acquire(&p->refs) > 1)
-		exec_backoff(&spins);
+	if (idle)
+		exec_drain_users(&p->refs, 1);
 	exec_prio_put(p);
 	return discarded;
 }

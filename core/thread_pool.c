@@ -1632,7 +1632,6 @@ EXPORT_SYMBOL_GPL(exec_thread_pool_join);
 
 long exec_thread_pool_destroy(struct exec_thread_pool *pool)
 {
-	unsigned int spins = 0;
 	long discarded;
 
 	might_sleep();
@@ -1656,8 +1655,7 @@ long exec_thread_pool_destroy(struct exec_thread_pool *pool)
 	exec_pool_wake_all(pool);
 	exec_pool_join_threads(pool);
 	/* Submitters that raced with the stop are gone before the memory. */
-	while (atomic_read_acquire(&pool->nr_submitting))
-		exec_backoff(&spins);
+	exec_drain_users(&pool->nr_submitting, 0);
 	/* Only a stop leaves items behind: their owners get them back. */
 	discarded += exec_pool_discard_queued(pool);
 	exec_pool_free(pool);

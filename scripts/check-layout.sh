@@ -9,7 +9,8 @@
 # with ';') to its closing brace in the first column; and one back-off (a
 # wait for other threads' few steps counts its turns against
 # EXEC_BACKOFF_SPINS through exec_backoff(), core/internal.h, never against
-# a number of its own); and every field tag (the letter that starts a
+# a number of its own, and a destroy's wait for the calls behind its gate
+# is exec_drain_users()); and every field tag (the letter that starts a
 # field's kernel-doc line, "@field: L:") is one of core/internal.h's
 # legend; and no comment quotes a benchmark figure (a number of us, ms or
 # M/s, a p50/p99/p999, "interleaved rounds", a ratio such as 1.44x): the
@@ -207,6 +208,16 @@ for f in "$@"; do
 	else
 		fail "$f: a back-off of its own (use exec_backoff()):"
 		printf '%s\n' "$spin" | sed 's/^/    /'
+	fi
+	# A destroy's wait for the calls that came in before its gate:
+	# exec_drain_users(), not a loop of its own on the count.
+	drain=$(awk '/while \(.*atomic_read_acquire\(/ { w = FNR ": " $0; next }
+		w != "" && /exec_backoff\(/ { print w } { w = "" }' "$f")
+	if [ -z "$drain" ] || [ "${f#"$top"/}" = core/internal.h ]; then
+		pass
+	else
+		fail "$f: a drain of its own (use exec_drain_users()):"
+		printf '%s\n' "$drain" | sed 's/^/    /'
 	fi
 	case "$f" in
 	*.h)

@@ -67,7 +67,7 @@ ALLOC_ALLOW=(
 # The one home of idle lists, and what a second one's declaration looks like.
 IDLE_HOME=core/idle.h
 IDLE_TYPE='(atomic_t|atomic_long_t|int|long|unsigned( int| long)?)'
-IDLE_DECL="^[[:space:]]*$IDLE_TYPE[[:space:]]+nr_idle[[:space:]]*;"
+IDLE_DECL="^[[:space:]]*${IDLE_TYPE}[[:space:]]+nr_idle[[:space:]]*;"
 IDLE_DECL="$IDLE_DECL|[*][[:space:]]*idle_list[[:space:]]*;"
 
 # A direct allocation of the core (core/internal.h's wrappers included).

@@ -9,8 +9,8 @@
  * EXEC_CLOCK_MONOTONIC and counts from one start time read with
  * exec_clock_now() just before the first arm, so that slow arming shows up
  * as lateness, as the contract asks.  The deadlines come from a generator
- * with a fixed seed, so every run arms the same pattern; the kernel
- * benchmark (bench/kernel/exec_kbench.c) uses the same generator.
+ * with a fixed seed, so every run arms the same pattern: bench_rand() of
+ * bench/common/, the kernel benchmark's too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,32 +20,10 @@
 
 #include "bench.h"
 
-#define TIMER_SEED		0x6578656362656e63ULL	/* "execbenc" */
-
-/* splitmix64: small, fast, and the same in the kernel benchmark. */
-static uint64_t timer_rand(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* @span * @i / @d, rounded down, without overflow for @i <= @d < 2^32. */
 static uint64_t timer_scale(uint64_t span, uint64_t i, uint64_t d)
 {
 	return span / d * i + span % d * i / d;
-}
-
-/*
- * A number in [0, @range), @range at most 2^32: the top 32 random bits
- * scaled by a multiplication (Lemire), which needs no division and has no
- * bias worth the name at the ranges used here.
- */
-static uint64_t timer_rand_below(uint64_t *state, uint64_t range)
-{
-	return ((timer_rand(state) >> 32) * range) >> 32;
 }
 
 /*
@@ -94,7 +72,7 @@ static void late_fn(struct exec_work *work)
 int bench_timer_lateness(const struct bench_opts *opts)
 {
 	unsigned long n = opts->samples, k, bad = 0, early = 0;
-	uint64_t t0, last = 0, rng = TIMER_SEED, *lat;
+	uint64_t t0, last = 0, rng = BENCH_TIMER_SEED, *lat;
 	int err, ret = BENCH_EXIT_FAIL;
 	struct bench_raw_timers *raw = NULL;
 	struct bench_exec be = { .threads = 1 };
@@ -118,7 +96,7 @@ int bench_timer_lateness(const struct bench_opts *opts)
 	for (k = 0; k < n; k++) {
 		exec_timer_init(&items[k].timer, late_fn, NULL);
 		items[k].deadline = LATE_MIN_NS +
-			timer_rand_below(&rng, LATE_MAX_NS - LATE_MIN_NS + 1);
+			bench_rand_below(&rng, LATE_MAX_NS - LATE_MIN_NS + 1);
 	}
 
 	if (opts->kind == BENCH_RAW_URING_TIMEOUT) {
@@ -227,7 +205,7 @@ static void churn_fn(struct exec_work *work)
 int bench_timer_churn(const struct bench_opts *opts)
 {
 	unsigned long n = opts->tasks, armed, cancelled = 0, i, j;
-	uint64_t t0, t1, t2, rng = TIMER_SEED, *offset, tmp;
+	uint64_t t0, t1, t2, rng = BENCH_TIMER_SEED, *offset, tmp;
 	struct exec_timer *timers = NULL;
 	long long rss0, rss1;
 	struct bench_exec be;
@@ -244,7 +222,7 @@ int bench_timer_churn(const struct bench_opts *opts)
 			    timer_scale(CHURN_MAX_NS - CHURN_MIN_NS, i, n - 1) :
 			    0);
 	for (i = n - 1; i > 0; i--) {
-		j = timer_rand_below(&rng, i + 1);
+		j = bench_rand_below(&rng, i + 1);
 		tmp = offset[i];
 		offset[i] = offset[j];
 		offset[j] = tmp;

@@ -17,6 +17,8 @@
 
 #include <exec/exec.h>
 
+#include "common/bench_common.h"
+
 /* The "impl" key of every output line. */
 #define BENCH_IMPL		"libexec"
 
@@ -168,8 +170,6 @@ int bench_exec_destroy(struct bench_exec *be);
 int bench_wait(sem_t *sem);
 long long bench_rss_kb(void);
 void bench_touch(void *p, size_t len);
-int bench_cmp_u64(const void *a, const void *b);
-uint64_t bench_percentile(const uint64_t *v, unsigned long n, unsigned long q);
 
 /*
  * The output line: bench_out_begin() writes the keys every workload has,

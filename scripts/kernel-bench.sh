@@ -15,7 +15,7 @@
 # PARAM=VALUE pairs are exec_kbench.ko's module parameters (tasks=, hops=,
 # samples=, timer_samples=, timer_settle_ms=, churn_timers=, strands=, serial_tasks=, churn_strands=,
 # blocking_tasks=, cpu_tasks=, threads=, producers=, runs=, only=); see
-# bench/kernel/exec_kbench.c.
+# bench/kernel/kbench_main.c.
 #
 # Options:
 #   --debug           use the debug test kernel of scripts/kernel-build.sh
@@ -363,7 +363,7 @@ label+=", QEMU $accel, $smp vCPUs"
 # Each kernel gets its own copy of the sources, so the source tree stays
 # clean and builds for different kernels do not share objects.
 out=$top/build/kernel-bench/$(basename "$kdir")
-mkdir -p "$out/exec" "$out/kbench"
+mkdir -p "$out/exec" "$out/kbench" "$out/common"
 find "$out" \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
 # The same files as kernel/kernel.mk copies (the Makefile holds the version);
 # without CONFIG_EXEC_KUNIT_TEST=m Kbuild builds exec.ko alone.
@@ -372,7 +372,10 @@ find "$out" \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
 	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel) |
 	tar xf - -C "$out/exec"
+# exec_kbench.ko: bench/kernel/ and, beside it as in the tree, the files
+# it shares with exec-bench (bench/common/).
 cp "$top"/bench/kernel/Kbuild "$top"/bench/kernel/*.[ch] "$out/kbench/"
+cp "$top"/bench/common/*.[ch] "$out/common/"
 
 kbuild()
 {

@@ -171,6 +171,8 @@
 #include <exec/thread_pool.h>
 #include <exec/timer.h>
 
+#include "../common/bench_common.h"
+
 #define CREATE_TRACE_POINTS
 #include "exec_kbench_trace.h"
 
@@ -585,58 +587,23 @@ static int kb_exec_destroy(struct kb_exec *e)
 
 /* --- output --------------------------------------------------------------------- */
 
-/**
- * struct kb_line - one JSON output line being built
- * @buf: the text so far
- * @len: its length
- */
-struct kb_line {
-	char buf[384];
-	int len;
-};
-
-static void __printf(2, 3) kb_line_add(struct kb_line *l, const char *fmt,
-				       ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	l->len += vscnprintf(l->buf + l->len, sizeof(l->buf) - l->len, fmt,
-			     args);
-	va_end(args);
-}
-
 /* Starts a line with the keys every line has. */
-static void kb_line_begin(struct kb_line *l, const char *bench,
+static void kb_line_begin(struct bench_line *l, const char *bench,
 			  const struct kb_exec *e, unsigned int run)
 {
-	l->len = 0;
-	kb_line_add(l, "{\"bench\":\"%s\",%s,\"kernel_debug\":%s,\"run\":%u,\"threads\":%u",
-		    bench, kb_impl_names[e->impl],
-		    KB_DEBUG_KERNEL ? "true" : "false", run, e->threads);
+	bench_line_reset(l);
+	bench_line_add(l, "{\"bench\":\"%s\",%s,\"kernel_debug\":%s,\"run\":%u,\"threads\":%u",
+		       bench, kb_impl_names[e->impl],
+		       KB_DEBUG_KERNEL ? "true" : "false", run, e->threads);
 	/* The loaded variant, as userspace's exec-bench --load says it. */
 	if (load)
-		kb_line_add(l, ",\"load\":%u", load);
+		bench_line_uint(l, "load", load);
 }
 
-static void kb_line_uint(struct kb_line *l, const char *key, u64 val)
+static void kb_line_end(struct bench_line *l)
 {
-	kb_line_add(l, ",\"%s\":%llu", key, val);
-}
-
-/* "seconds" of @ns nanoseconds, to the microsecond. */
-static void kb_line_seconds(struct kb_line *l, u64 ns)
-{
-	u32 rem;
-	u64 secs = div_u64_rem(ns, NSEC_PER_SEC, &rem);
-
-	kb_line_add(l, ",\"seconds\":%llu.%06u", secs,
-		    (u32)(rem / NSEC_PER_USEC));
-}
-
-static void kb_line_end(struct kb_line *l)
-{
-	pr_info("%s}\n", l->buf);
+	bench_line_close(l);
+	pr_info("%s\n", l->buf);
 }
 
 /* Operations per second of @n operations in @ns nanoseconds. */
@@ -702,7 +669,7 @@ static void kb_post_throughput(enum kb_impl impl, unsigned int run)
 	struct task_struct *task;
 	struct kb_item *items;
 	u64 t0 = U64_MAX, t1;
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_exec e;
 	int cpu, err;
 
@@ -768,10 +735,10 @@ static void kb_post_throughput(enum kb_impl impl, unsigned int run)
 		goto out_free;
 	}
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "producers", nr);
-	kb_line_uint(&line, "tasks", n);
-	kb_line_seconds(&line, t1 - t0);
-	kb_line_uint(&line, "ops_per_s", kb_rate(n, t1 - t0));
+	bench_line_uint(&line, "producers", nr);
+	bench_line_uint(&line, "tasks", n);
+	bench_line_seconds(&line, t1 - t0);
+	bench_line_uint(&line, "ops_per_s", kb_rate(n, t1 - t0));
 	kb_line_end(&line);
 out_free:
 	kfree(prod);
@@ -817,7 +784,7 @@ KB_ITEM_FNS(kb_chain_body)
 static void kb_chain_latency(enum kb_impl impl, unsigned int run)
 {
 	static const char bench[] = "chain_latency";
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_exec e;
 	u64 t0, ns;
 	int err;
@@ -855,9 +822,9 @@ static void kb_chain_latency(enum kb_impl impl, unsigned int run)
 	}
 	ns = kb_chain.t1 - t0;
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "tasks", kb_chain.total);
-	kb_line_seconds(&line, ns);
-	kb_line_uint(&line, "ns_per_hop",
+	bench_line_uint(&line, "tasks", kb_chain.total);
+	bench_line_seconds(&line, ns);
+	bench_line_uint(&line, "ns_per_hop",
 		     div64_u64(ns + kb_chain.total / 2, kb_chain.total));
 	kb_line_end(&line);
 }
@@ -1046,29 +1013,13 @@ static int kb_wake_submitter(void *arg)
 	kthread_complete_and_exit(&kb_wake.submitted, 0);
 }
 
-static int kb_u64_cmp(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of @n sorted values; @q is in units of 0.001%. */
-static u64 kb_percentile(const u64 *v, unsigned int n, unsigned int q)
-{
-	u64 rank = div_u64((u64)n * q + 99999, 100000);
-
-	rank = clamp_t(u64, rank, 1, n);
-	return v[rank - 1];
-}
-
 static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
 {
 	static const char bench[] = "wakeup_latency";
 	unsigned int n = samples, k;
 	struct task_struct *task;
 	struct kb_wake_item *w;
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_exec e;
 	u64 *lat, ns;
 	int err;
@@ -1126,14 +1077,14 @@ static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
 			 w->start_ns - w->submit_ns : 0;
 	}
 	ns = kb_wake.items[n - 1].start_ns - kb_wake.items[0].submit_ns;
-	sort(lat, n, sizeof(*lat), kb_u64_cmp, NULL);
+	sort(lat, n, sizeof(*lat), bench_cmp_u64, NULL);
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "samples", n);
-	kb_line_seconds(&line, ns);
-	kb_line_uint(&line, "p50_ns", kb_percentile(lat, n, 50000));
-	kb_line_uint(&line, "p99_ns", kb_percentile(lat, n, 99000));
-	kb_line_uint(&line, "p999_ns", kb_percentile(lat, n, 99900));
-	kb_line_uint(&line, "max_ns", lat[n - 1]);
+	bench_line_uint(&line, "samples", n);
+	bench_line_seconds(&line, ns);
+	bench_line_uint(&line, "p50_ns", bench_percentile(lat, n, 50000));
+	bench_line_uint(&line, "p99_ns", bench_percentile(lat, n, 99000));
+	bench_line_uint(&line, "p999_ns", bench_percentile(lat, n, 99900));
+	bench_line_uint(&line, "max_ns", lat[n - 1]);
 	kb_line_end(&line);
 out_free:
 	kvfree(lat);
@@ -1159,27 +1110,10 @@ static void kb_hrtimer_setup(struct hrtimer *timer,
 #endif
 }
 
-#define KB_TIMER_SEED		0x6578656362656e63ULL	/* "execbenc" */
 #define KB_LATE_MIN_NS		(1 * NSEC_PER_MSEC)
 #define KB_LATE_MAX_NS		(50 * NSEC_PER_MSEC)
 #define KB_CHURN_MIN_NS		(1 * NSEC_PER_SEC)
 #define KB_CHURN_MAX_NS		(60 * NSEC_PER_SEC)
-
-/* splitmix64, as in the userspace bench: both arm the same deadlines. */
-static u64 kb_rand(u64 *state)
-{
-	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* A number in [0, @range), @range at most 2^32, without a division. */
-static u64 kb_rand_below(u64 *state, u64 range)
-{
-	return ((kb_rand(state) >> 32) * range) >> 32;
-}
 
 /*
  * The clock a run's deadlines are on: for libexec the one its users read,
@@ -1407,7 +1341,7 @@ static u64 kb_late_trace_window(enum kb_impl impl, struct kb_late_item *items,
 	/* @lat is free until the run has ended: the offsets, sorted. */
 	for (k = 0; k < n; k++)
 		lat[k] = items[k].deadline;
-	sort(lat, n, sizeof(*lat), kb_u64_cmp, NULL);
+	sort(lat, n, sizeof(*lat), bench_cmp_u64, NULL);
 	first = lat[n / 2];
 	last = lat[n / 2 + want - 1];
 	for (k = 0; k < n; k++) {
@@ -1458,8 +1392,8 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 	unsigned int n = timer_samples, k, pending, bad = 0, early = 0;
 	struct kb_exec e = { .impl = impl };
 	struct kb_late_item *items, *it;
-	u64 rng = KB_TIMER_SEED, t0, last = 0, *lat, window;
-	struct kb_line line;
+	u64 rng = BENCH_TIMER_SEED, t0, last = 0, *lat, window;
+	struct bench_line line;
 	int err = 0;
 
 	items = kvcalloc(n, sizeof(*items), GFP_KERNEL);
@@ -1479,7 +1413,7 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 	for (k = 0; k < n; k++) {
 		kb_late_init(&e, &items[k]);
 		items[k].deadline = KB_LATE_MIN_NS +
-			kb_rand_below(&rng, KB_LATE_MAX_NS - KB_LATE_MIN_NS + 1);
+			bench_rand_below(&rng, KB_LATE_MAX_NS - KB_LATE_MIN_NS + 1);
 	}
 	if (timer_settle_ms)
 		msleep(timer_settle_ms);
@@ -1538,15 +1472,15 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 			n, bad, early, pending);
 		goto out_free;
 	}
-	sort(lat, n, sizeof(*lat), kb_u64_cmp, NULL);
+	sort(lat, n, sizeof(*lat), bench_cmp_u64, NULL);
 	kb_line_begin(&line, bench, &e, run);
 	if (impl == KB_WQ_UNBOUND || impl == KB_WQ_PERCPU)
-		kb_line_uint(&line, "hz", HZ);
-	kb_line_uint(&line, "samples", n);
-	kb_line_seconds(&line, last - t0);
-	kb_line_uint(&line, "p50_ns", kb_percentile(lat, n, 50000));
-	kb_line_uint(&line, "p99_ns", kb_percentile(lat, n, 99000));
-	kb_line_uint(&line, "max_ns", lat[n - 1]);
+		bench_line_uint(&line, "hz", HZ);
+	bench_line_uint(&line, "samples", n);
+	bench_line_seconds(&line, last - t0);
+	bench_line_uint(&line, "p50_ns", bench_percentile(lat, n, 50000));
+	bench_line_uint(&line, "p99_ns", bench_percentile(lat, n, 99000));
+	bench_line_uint(&line, "max_ns", lat[n - 1]);
 	kb_line_end(&line);
 out_free:
 	kvfree(lat);
@@ -1712,8 +1646,8 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 	struct exec_timer *et;
 	struct hrtimer *hr;
 	unsigned long n = c.n, i, j;
-	u64 rng = KB_TIMER_SEED, *when;
-	struct kb_line line;
+	u64 rng = BENCH_TIMER_SEED, *when;
+	struct bench_line line;
 	int err;
 
 	atomic_long_set(&kb_churn_ran, 0);
@@ -1729,7 +1663,7 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 			  mul_u64_u64_div_u64(KB_CHURN_MAX_NS - KB_CHURN_MIN_NS,
 					      i, n - 1) : 0);
 	for (i = n - 1; i > 0; i--) {
-		j = kb_rand_below(&rng, i + 1);
+		j = bench_rand_below(&rng, i + 1);
 		swap(when[i], when[j]);
 	}
 	/* Delayed work takes jiffies: converted before the clock starts. */
@@ -1789,11 +1723,11 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 		goto out_free;
 	}
 	kb_line_begin(&line, bench, &c.e, run);
-	kb_line_uint(&line, "tasks", n);
-	kb_line_seconds(&line, c.t2 - c.t0);
-	kb_line_uint(&line, "arm_ns", div64_u64(c.t1 - c.t0 + n / 2, n));
-	kb_line_uint(&line, "cancel_ns", div64_u64(c.t2 - c.t1 + n / 2, n));
-	kb_line_uint(&line, "bytes_per_timer", kb_churn_size(impl));
+	bench_line_uint(&line, "tasks", n);
+	bench_line_seconds(&line, c.t2 - c.t0);
+	bench_line_uint(&line, "arm_ns", div64_u64(c.t1 - c.t0 + n / 2, n));
+	bench_line_uint(&line, "cancel_ns", div64_u64(c.t2 - c.t1 + n / 2, n));
+	bench_line_uint(&line, "bytes_per_timer", kb_churn_size(impl));
 	kb_line_end(&line);
 out_free:
 	kvfree(c.items);
@@ -1858,7 +1792,7 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 	unsigned long n = serial_tasks, violations = 0, i;
 	unsigned int nr = strands, created = 0, s;
 	struct kb_exec e = { .impl = impl, .threads = threads };
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_strand *st;
 	bool ok = true;
 	long left;
@@ -1938,12 +1872,12 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 	/* The line reports the violations, so it is printed with them. */
 	kb_line_begin(&line, bench, &e, run);
 	if (!kb_is_libexec(impl))
-		kb_line_uint(&line, "max_active", 1);
-	kb_line_uint(&line, "strands", nr);
-	kb_line_uint(&line, "tasks", n);
-	kb_line_seconds(&line, kb_ser.t1 - t0);
-	kb_line_uint(&line, "ops_per_s", kb_rate(n, kb_ser.t1 - t0));
-	kb_line_uint(&line, "order_violations", violations);
+		bench_line_uint(&line, "max_active", 1);
+	bench_line_uint(&line, "strands", nr);
+	bench_line_uint(&line, "tasks", n);
+	bench_line_seconds(&line, kb_ser.t1 - t0);
+	bench_line_uint(&line, "ops_per_s", kb_rate(n, kb_ser.t1 - t0));
+	bench_line_uint(&line, "order_violations", violations);
 	kb_line_end(&line);
 	if (violations && ok)
 		kb_fail(bench, impl, "%lu tasks ran out of order", violations);
@@ -2077,7 +2011,7 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 	unsigned long before, alive;
 	u64 t0, t_create, t_run, t_destroy;
 	struct kb_churn_strand *cs;
-	struct kb_line line;
+	struct bench_line line;
 	bool ok = true;
 	int err;
 
@@ -2120,13 +2054,13 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 		goto out_destroy;
 	}
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "strands", nr);
-	kb_line_seconds(&line, t_create + t_run + t_destroy);
-	kb_line_uint(&line, "create_ns", div_u64(t_create, nr));
-	kb_line_uint(&line, "destroy_ns", div_u64(t_destroy, nr));
-	kb_line_uint(&line, "bytes_per_strand",
+	bench_line_uint(&line, "strands", nr);
+	bench_line_seconds(&line, t_create + t_run + t_destroy);
+	bench_line_uint(&line, "create_ns", div_u64(t_create, nr));
+	bench_line_uint(&line, "destroy_ns", div_u64(t_destroy, nr));
+	bench_line_uint(&line, "bytes_per_strand",
 		     alive > before ? (alive - before) / nr : 0);
-	kb_line_uint(&line, "ops_per_s", kb_rate(nr, t_run));
+	bench_line_uint(&line, "ops_per_s", kb_rate(nr, t_run));
 	kb_line_end(&line);
 
 out_destroy:
@@ -2250,13 +2184,13 @@ static int kb_blk_sampler_main(void *arg)
 }
 
 /* @ns nanoseconds as "key":milliseconds, to the microsecond. */
-static void kb_line_ms(struct kb_line *l, const char *key, u64 ns)
+static void kb_line_ms(struct bench_line *l, const char *key, u64 ns)
 {
 	u32 rem;
 	u64 ms = div_u64_rem(ns, NSEC_PER_MSEC, &rem);
 
-	kb_line_add(l, ",\"%s\":%llu.%03u", key, ms,
-		    (u32)(rem / NSEC_PER_USEC));
+	bench_line_add(l, ",\"%s\":%llu.%03u", key, ms,
+		       (u32)(rem / NSEC_PER_USEC));
 }
 
 static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
@@ -2267,7 +2201,7 @@ static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
 	struct task_struct *task;
 	struct kb_blk_item *items;
 	unsigned int before;
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_exec e;
 	int err = 0;
 	u64 t0;
@@ -2331,15 +2265,15 @@ static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
 	}
 
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "blocking", b);
-	kb_line_uint(&line, "tasks", n);
-	kb_line_seconds(&line, kb_blk.all_done_ns - t0);
+	bench_line_uint(&line, "blocking", b);
+	bench_line_uint(&line, "tasks", n);
+	bench_line_seconds(&line, kb_blk.all_done_ns - t0);
 	kb_line_ms(&line, "cpu_done_ms", kb_blk.cpu_done_ns - t0);
 	kb_line_ms(&line, "all_done_ms", kb_blk.all_done_ns - t0);
 	kb_line_ms(&line, "ideal_ms",
 		   div_u64(n * KB_BLK_SPIN_NS, num_online_cpus()));
-	kb_line_uint(&line, "threads_max", READ_ONCE(sampler.max));
-	kb_line_uint(&line, "threads_before", before);
+	bench_line_uint(&line, "threads_max", READ_ONCE(sampler.max));
+	bench_line_uint(&line, "threads_before", before);
 	kb_line_end(&line);
 out_free:
 	kvfree(items);

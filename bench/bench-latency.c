@@ -8,12 +8,14 @@
  * raw_futex (bench-raw.c).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 
 #include "bench.h"
+#include "common/wakeup_latency.h"
 
 /*
  * chain_latency: one task in flight at a time; each task submits its
@@ -141,36 +143,28 @@ int bench_chain_latency(const struct bench_opts *opts)
 }
 
 /*
- * wakeup_latency: the executor is idle; this thread submits a task every
- * 200 us, sleeping in between, and each task records when it started.  The
- * latency is the task's start time less the time taken just before
- * exec_submit(), so it includes the submission and the wakeup of an idle
- * worker: what an event handler handing work to an executor waits.
+ * wakeup_latency: its body is bench/common/wakeup_latency.c, the kernel
+ * benchmark's too; here are the items, the submission to the executor or
+ * reference under test, and this thread as the submitter.
  */
 
-#define WAKE_PERIOD_NS		(200 * NSEC_PER_USEC)
-/* Time for the workers to go idle after the warm-up. */
-#define WAKE_SETTLE_NS		(10 * 1000 * NSEC_PER_USEC)
-
 /**
- * struct wake_item - one sample
+ * struct wake_item - one sample's task
  * @work: the task
- * @submit_ns: time just before submission
- * @start_ns: time the task started
+ * @s: its sample
  *
- * Samples are cache-line aligned, so that writing the next sample's
- * @submit_ns does not pull in the line a worker has just written.
+ * Cache-line aligned, as wakeup_latency.h asks.
  */
 struct wake_item {
 	_Alignas(BENCH_CACHELINE) struct exec_work work;
-	uint64_t submit_ns;
-	uint64_t start_ns;
+	struct bench_wake_sample s;
 };
 
 static struct {
+	struct bench_wake run;
 	struct wake_item *items;
-	unsigned long total;
-	unsigned long ran;
+	struct bench_raw_futex *raw;
+	struct bench_exec *be;
 	sem_t done;
 } wake;
 
@@ -178,26 +172,61 @@ static void wake_fn(struct exec_work *work)
 {
 	struct wake_item *it = container_of(work, struct wake_item, work);
 
-	it->start_ns = bench_now_ns();
-	if (__atomic_add_fetch(&wake.ran, 1, __ATOMIC_ACQ_REL) == wake.total)
+	if (bench_wake_ran(&wake.run, &it->s))
 		sem_post(&wake.done);
 }
 
+static int wake_submit(struct bench_wake *w, unsigned long k)
+{
+	struct exec_work *work = &wake.items[k].work;
+
+	if (wake.raw)
+		return bench_raw_futex_submit(wake.raw, work);
+	if (wake.be->ref) {
+		bench_ref_pool_submit(wake.be->ref, work);
+		return 0;
+	}
+	return exec_submit(wake.be->ex, work);
+}
+
+static void wake_sleep_until(u64 deadline)
+{
+	bench_sleep_until(deadline);
+}
+
+static void wake_fail(struct bench_wake *w, const char *fmt, ...)
+	__printf(2, 3);
+
+static void wake_fail(struct bench_wake *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("exec-bench: wakeup_latency: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static const struct bench_wake_ops wake_ops = {
+	.submit = wake_submit,
+	.sleep_until = wake_sleep_until,
+	.fail = wake_fail,
+};
+
 int bench_wakeup_latency(const struct bench_opts *opts)
 {
-	unsigned long n = opts->samples, k;
-	uint64_t deadline, *lat = NULL;
+	unsigned long n = opts->samples, k, submitted;
 	int err, ret = BENCH_EXIT_FAIL;
-	struct bench_raw_futex *raw = NULL;
 	struct bench_exec be = { .threads = 1 };
-	struct wake_item *it;
-	double secs;
+	uint64_t *lat = NULL;
 
 	if (sem_init(&wake.done, 0, 0)) {
 		bench_err("sem_init: %s", strerror(errno));
 		return BENCH_EXIT_FAIL;
 	}
-	wake.total = n;
+	wake.raw = NULL;
+	wake.be = &be;
 	wake.items = aligned_alloc(BENCH_CACHELINE, n * sizeof(*wake.items));
 	lat = malloc(n * sizeof(*lat));
 	if (!wake.items || !lat) {
@@ -207,9 +236,11 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	memset(wake.items, 0, n * sizeof(*wake.items));
 	for (k = 0; k < n; k++)
 		exec_work_init(&wake.items[k].work, wake_fn);
+	bench_wake_init(&wake.run, &wake_ops, &wake.items[0].s,
+			sizeof(*wake.items), n, NULL);
 
 	if (opts->kind == BENCH_RAW_FUTEX) {
-		if (bench_raw_futex_start(&raw))
+		if (bench_raw_futex_start(&wake.raw))
 			goto out_free;
 	} else if (bench_exec_create(&be, opts->kind, opts->threads)) {
 		goto out_free;
@@ -222,66 +253,25 @@ int bench_wakeup_latency(const struct bench_opts *opts)
 	 */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
-	deadline = bench_now_ns() + WAKE_SETTLE_NS;
-	for (k = 0; k < n; k++) {
-		bench_sleep_until(deadline);
-		it = &wake.items[k];
-		it->submit_ns = bench_now_ns();
-		err = 0;
-		if (raw)
-			err = bench_raw_futex_submit(raw, &it->work);
-		else if (be.ref)
-			bench_ref_pool_submit(be.ref, &it->work);
-		else
-			err = exec_submit(be.ex, &it->work);
-		if (err) {
-			bench_err("exec_submit: %s", strerror(-err));
-			/* Samples already queued may still be running. */
-			exit(BENCH_EXIT_FAIL);
-		}
-		deadline += WAKE_PERIOD_NS;
-		/*
-		 * A submitter more than a period behind (preempted) starts a
-		 * new schedule instead of submitting a burst to a busy
-		 * executor.
-		 */
-		if (it->submit_ns > deadline)
-			deadline = it->submit_ns + WAKE_PERIOD_NS;
+	err = bench_wake_submit_all(&wake.run, &submitted);
+	if (err) {
+		bench_err("exec_submit: %s", strerror(-err));
+		/* Samples already queued may still be running. */
+		exit(BENCH_EXIT_FAIL);
 	}
 	if (bench_wait(&wake.done))
 		exit(BENCH_EXIT_FAIL);
-	if (raw)
-		bench_raw_futex_stop(raw);
+	if (wake.raw)
+		bench_raw_futex_stop(wake.raw);
 	else if (bench_exec_destroy(&be))
 		goto out_free;
-	if (wake.ran != n) {
-		bench_err("wakeup_latency: %lu samples ran, %lu submitted",
-			  wake.ran, n);
+	if (bench_wake_latencies(&wake.run, lat))
 		goto out_free;
-	}
-
-	for (k = 0; k < n; k++) {
-		it = &wake.items[k];
-		if (!it->start_ns) {
-			bench_err("wakeup_latency: sample %lu never ran", k);
-			goto out_free;
-		}
-		lat[k] = it->start_ns > it->submit_ns ?
-			 it->start_ns - it->submit_ns : 0;
-	}
-	secs = (double)(wake.items[n - 1].start_ns - wake.items[0].submit_ns) /
-	       NSEC_PER_SEC;
 	if (bench_samples_write(opts, be.threads, lat, n))
 		goto out_free;
-	qsort(lat, n, sizeof(*lat), bench_cmp_u64);
 
 	bench_out_begin(opts, be.threads);
-	bench_out_uint("samples", n);
-	bench_out_double("seconds", "%.6f", secs);
-	bench_out_uint("p50_ns", bench_percentile(lat, n, 50000));
-	bench_out_uint("p99_ns", bench_percentile(lat, n, 99000));
-	bench_out_uint("p999_ns", bench_percentile(lat, n, 99900));
-	bench_out_uint("max_ns", lat[n - 1]);
+	bench_wake_line(&wake.run, lat, bench_out_line());
 	bench_out_end();
 	ret = BENCH_EXIT_OK;
 

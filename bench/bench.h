@@ -182,6 +182,7 @@ void bench_out_uint(const char *key, unsigned long long val);
 void bench_out_int(const char *key, long long val);
 void bench_out_double(const char *key, const char *fmt, double val);
 void bench_out_end(void);
+struct bench_line *bench_out_line(void);
 int bench_samples_write(const struct bench_opts *opts, unsigned int threads,
 			const uint64_t *v, unsigned long n);
 

@@ -371,6 +371,12 @@ void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 		bench_out_uint("load", opts->load);
 }
 
+/* The line begun, for bench/common/'s workloads to add their figures. */
+struct bench_line *bench_out_line(void)
+{
+	return &bench_line;
+}
+
 void bench_out_str(const char *key, const char *val)
 {
 	bench_line_str(&bench_line, key, val);

@@ -7,6 +7,7 @@
 #ifdef __KERNEL__
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/sort.h>
 #include <linux/time64.h>
 #else
 #include <stdarg.h>
@@ -83,6 +84,16 @@ int bench_cmp_u64(const void *a, const void *b)
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* Sorts @n values in ascending order. */
+void bench_sort_u64(u64 *v, unsigned long n)
+{
+#ifdef __KERNEL__
+	sort(v, n, sizeof(*v), bench_cmp_u64, NULL);
+#else
+	qsort(v, n, sizeof(*v), bench_cmp_u64);
+#endif
 }
 
 /**

@@ -59,6 +59,7 @@ void bench_line_seconds(struct bench_line *l, unsigned long long ns);
 void bench_line_close(struct bench_line *l);
 
 int bench_cmp_u64(const void *a, const void *b);
+void bench_sort_u64(u64 *v, unsigned long n);
 u64 bench_percentile(const u64 *v, unsigned long n, unsigned long q);
 
 /*

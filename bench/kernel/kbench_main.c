@@ -172,6 +172,7 @@
 #include <exec/timer.h>
 
 #include "../common/bench_common.h"
+#include "../common/wakeup_latency.h"
 
 #define CREATE_TRACE_POINTS
 #include "exec_kbench_trace.h"
@@ -245,10 +246,6 @@ static unsigned int trace_samples;
 module_param(trace_samples, uint, 0444);
 MODULE_PARM_DESC(trace_samples, "wakeup_latency: samples of each run traced, from its middle; timer_lateness: timed items of each run of libexec, libexec:percpu, hrtimer:percpu and hrtimer:unbound traced, from the middle of their deadlines (default 0: none; needs a kernel with event tracing)");
 
-/* Period of wakeup_latency's submissions. */
-#define KB_WAKE_PERIOD_NS	(200 * NSEC_PER_USEC)
-/* Time for the workers to go idle before wakeup_latency's first sample. */
-#define KB_WAKE_SETTLE_NS	(10 * NSEC_PER_MSEC)
 /* Longest a run may take before it is declared hung. */
 #define KB_TIMEOUT		(120 * HZ)
 
@@ -915,29 +912,31 @@ static bool kb_traced(unsigned int k, unsigned int n)
 
 /* --- wakeup_latency ---------------------------------------------------------- */
 
+/*
+ * Its body is bench/common/wakeup_latency.c, exec-bench's too; here are the
+ * items of either kind, their submission, the submitting kthread, its
+ * sleep and the trace window.
+ */
+
 /**
- * struct kb_wake_item - one sample
+ * struct kb_wake_item - one sample's task
  * @item: the task
- * @submit_ns: time just before submission
- * @start_ns: time the task started
+ * @s: its sample
  *
- * Cache-line aligned, so that writing the next sample's @submit_ns does not
- * pull in the line a worker has just written.
+ * Cache-line aligned, as wakeup_latency.h asks.
  */
 struct kb_wake_item {
 	struct kb_item item;
-	u64 submit_ns;
-	u64 start_ns;
+	struct bench_wake_sample s;
 } ____cacheline_aligned_in_smp;
 
 static struct {
+	struct bench_wake run;
 	const struct kb_queue *q;
-	const char *impl;
+	enum kb_impl impl;
 	struct kb_wake_item *items;
-	unsigned int total;
-	atomic_t ran;
 	int err;
-	struct completion submitted;
+	struct completion submitted_done;
 	struct completion done;
 } kb_wake;
 
@@ -945,9 +944,8 @@ static void kb_wake_body(struct kb_item *it)
 {
 	struct kb_wake_item *w = container_of(it, struct kb_wake_item, item);
 
-	trace_kb_mark("start", kb_wake.impl);
-	w->start_ns = ktime_get_ns();
-	if (atomic_inc_return(&kb_wake.ran) == kb_wake.total)
+	trace_kb_mark("start", kb_impl_names[kb_wake.impl]);
+	if (bench_wake_ran(&kb_wake.run, &w->s))
 		complete(&kb_wake.done);
 }
 
@@ -966,51 +964,68 @@ static void kb_sleep_until(u64 deadline)
 		usleep_range(us, us);
 }
 
+static int kb_wake_submit(struct bench_wake *w, unsigned long k)
+{
+	return kb_submit(kb_wake.q, &kb_wake.items[k].item);
+}
+
+/*
+ * Tracing stops at the first sample after the window: the window's last
+ * item has run while the submitter slept.
+ */
+static void kb_wake_before(struct bench_wake *w, unsigned long k)
+{
+	if (kb_traced(k, w->total)) {
+		tracing_on();
+		trace_kb_mark("submit", kb_impl_names[kb_wake.impl]);
+	} else if (k && kb_traced(k - 1, w->total)) {
+		tracing_off();
+	}
+}
+
+static void kb_wake_after(struct bench_wake *w, unsigned long k)
+{
+	if (kb_traced(k, w->total))
+		trace_kb_mark("return", kb_impl_names[kb_wake.impl]);
+}
+
+static __printf(2, 3) void kb_wake_fail(struct bench_wake *w,
+					 const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	kb_fail("wakeup_latency", kb_wake.impl, "%pV", &vaf);
+	va_end(args);
+}
+
+static const struct bench_wake_ops kb_wake_ops = {
+	.submit = kb_wake_submit,
+	.sleep_until = kb_sleep_until,
+	.before = kb_wake_before,
+	.after = kb_wake_after,
+	.fail = kb_wake_fail,
+};
+
 static int kb_wake_submitter(void *arg)
 {
-	struct kb_wake_item *w;
-	unsigned int k;
-	u64 deadline;
-	bool traced;
-	int err = 0;
+	struct bench_wake *w = &kb_wake.run;
+	unsigned long k;
+	int err;
 
-	deadline = ktime_get_ns() + KB_WAKE_SETTLE_NS;
-	for (k = 0; k < kb_wake.total; k++) {
-		kb_sleep_until(deadline);
-		w = &kb_wake.items[k];
-		/*
-		 * Tracing stops at the first sample after the window: the
-		 * window's last item has run while this thread slept.
-		 */
-		traced = kb_traced(k, kb_wake.total);
-		if (traced) {
-			tracing_on();
-			trace_kb_mark("submit", kb_wake.impl);
-		} else if (k && kb_traced(k - 1, kb_wake.total)) {
-			tracing_off();
-		}
-		w->submit_ns = ktime_get_ns();
-		err = kb_submit(kb_wake.q, &w->item);
-		if (traced)
-			trace_kb_mark("return", kb_wake.impl);
-		if (err)
-			break;
-		deadline += KB_WAKE_PERIOD_NS;
-		/*
-		 * A submitter more than a period behind starts a new
-		 * schedule instead of submitting a burst to a busy executor.
-		 */
-		if (w->submit_ns > deadline)
-			deadline = w->submit_ns + KB_WAKE_PERIOD_NS;
-	}
+	err = bench_wake_submit_all(w, &k);
 	/* A window that reaches the run's end. */
 	if (trace_samples)
 		tracing_off();
 	kb_wake.err = err;
-	if (err && atomic_add_return(kb_wake.total - k, &kb_wake.ran) ==
-		   kb_wake.total)
+	/* The samples never submitted count as run, to end the wait. */
+	if (err && __atomic_add_fetch(&w->ran, w->total - k, __ATOMIC_ACQ_REL) ==
+		   (long)w->total)
 		complete(&kb_wake.done);
-	kthread_complete_and_exit(&kb_wake.submitted, 0);
+	kthread_complete_and_exit(&kb_wake.submitted_done, 0);
 }
 
 static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
@@ -1018,10 +1033,9 @@ static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
 	static const char bench[] = "wakeup_latency";
 	unsigned int n = samples, k;
 	struct task_struct *task;
-	struct kb_wake_item *w;
 	struct bench_line line;
 	struct kb_exec e;
-	u64 *lat, ns;
+	u64 *lat;
 	int err;
 
 	kb_wake.items = kvcalloc(n, sizeof(*kb_wake.items), GFP_KERNEL);
@@ -1039,18 +1053,18 @@ static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
 		kb_item_init(&e.q, &kb_wake.items[k].item, kb_wake_body_efn,
 			     kb_wake_body_wfn);
 	kb_wake.q = &e.q;
-	kb_wake.impl = kb_impl_names[impl];
-	kb_wake.total = n;
+	kb_wake.impl = impl;
 	kb_wake.err = 0;
-	atomic_set(&kb_wake.ran, 0);
-	init_completion(&kb_wake.submitted);
+	bench_wake_init(&kb_wake.run, &kb_wake_ops, &kb_wake.items[0].s,
+			sizeof(*kb_wake.items), n, NULL);
+	init_completion(&kb_wake.submitted_done);
 	init_completion(&kb_wake.done);
 
 	task = kthread_run(kb_wake_submitter, NULL, "exec-kb-wake");
 	if (IS_ERR(task)) {
 		err = PTR_ERR(task);
 	} else {
-		wait_for_completion(&kb_wake.submitted);
+		wait_for_completion(&kb_wake.submitted_done);
 		if (!wait_for_completion_timeout(&kb_wake.done, KB_TIMEOUT))
 			err = -ETIMEDOUT;
 		else
@@ -1062,29 +1076,10 @@ static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
 		kb_fail(bench, impl, "submission failed: %d", err);
 		goto out_free;
 	}
-	if (atomic_read(&kb_wake.ran) != n) {
-		kb_fail(bench, impl, "%d samples ran, %u submitted",
-			atomic_read(&kb_wake.ran), n);
+	if (bench_wake_latencies(&kb_wake.run, lat))
 		goto out_free;
-	}
-	for (k = 0; k < n; k++) {
-		w = &kb_wake.items[k];
-		if (!w->start_ns) {
-			kb_fail(bench, impl, "sample %u never ran", k);
-			goto out_free;
-		}
-		lat[k] = w->start_ns > w->submit_ns ?
-			 w->start_ns - w->submit_ns : 0;
-	}
-	ns = kb_wake.items[n - 1].start_ns - kb_wake.items[0].submit_ns;
-	sort(lat, n, sizeof(*lat), bench_cmp_u64, NULL);
 	kb_line_begin(&line, bench, &e, run);
-	bench_line_uint(&line, "samples", n);
-	bench_line_seconds(&line, ns);
-	bench_line_uint(&line, "p50_ns", bench_percentile(lat, n, 50000));
-	bench_line_uint(&line, "p99_ns", bench_percentile(lat, n, 99000));
-	bench_line_uint(&line, "p999_ns", bench_percentile(lat, n, 99900));
-	bench_line_uint(&line, "max_ns", lat[n - 1]);
+	bench_wake_line(&kb_wake.run, lat, &line);
 	kb_line_end(&line);
 out_free:
 	kvfree(lat);

@@ -172,6 +172,7 @@
 #include <exec/timer.h>
 
 #include "../common/bench_common.h"
+#include "../common/timer_lateness.h"
 #include "../common/wakeup_latency.h"
 
 #define CREATE_TRACE_POINTS
@@ -1105,8 +1106,6 @@ static void kb_hrtimer_setup(struct hrtimer *timer,
 #endif
 }
 
-#define KB_LATE_MIN_NS		(1 * NSEC_PER_MSEC)
-#define KB_LATE_MAX_NS		(50 * NSEC_PER_MSEC)
 #define KB_CHURN_MIN_NS		(1 * NSEC_PER_SEC)
 #define KB_CHURN_MAX_NS		(60 * NSEC_PER_SEC)
 
@@ -1164,9 +1163,8 @@ static unsigned long kb_delay_jiffies_now(u64 deadline)
  * @dw: the delayed work item
  * @hr: the hrtimer
  * @hw: the hrtimer and the work item it queues (KB_HRTIMER_WQ)
- * @deadline: the deadline it was armed for, on kb_timer_now()'s clock
- * @ran_ns: when its function started
- * @runs: how many times its function ran
+ * @s: its record (bench/common/timer_lateness.h), the deadline on
+ *	kb_timer_now()'s clock
  * @traced: it is in the run's traced window (kb_late_trace_window())
  */
 struct kb_late_item {
@@ -1179,15 +1177,19 @@ struct kb_late_item {
 			struct work_struct work;
 		} hw;
 	};
-	u64 deadline;
-	u64 ran_ns;
-	atomic_t runs;
+	struct bench_late_sample s;
 	bool traced;
 };
 
+/*
+ * timer_lateness's body is bench/common/timer_lateness.c, exec-bench's too;
+ * here are the timed items of each impl, their arming and the trace window.
+ */
 static struct {
-	unsigned int total;
-	atomic_t ran;
+	struct bench_late run;
+	struct kb_exec *e;
+	struct kb_late_item *items;
+	unsigned long armed;
 	struct completion done;
 	struct workqueue_struct *wq;	/* the hrtimer impls' workqueue */
 	enum kb_impl impl;
@@ -1210,7 +1212,7 @@ static const void *kb_late_trace_item(const struct kb_late_item *it)
 static void kb_late_trace_ran(struct kb_late_item *it, u64 now)
 {
 	trace_kb_late(kb_impl_names[kb_late.impl], kb_late_trace_item(it),
-		      it->deadline, now);
+		      it->s.deadline, now);
 	if (atomic_dec_and_test(&kb_late.traced_left))
 		tracing_off();
 }
@@ -1219,9 +1221,7 @@ static void kb_late_ran(struct kb_late_item *it, u64 now)
 {
 	if (unlikely(it->traced))
 		kb_late_trace_ran(it, now);
-	it->ran_ns = now;
-	atomic_inc(&it->runs);
-	if (atomic_inc_return(&kb_late.ran) == kb_late.total)
+	if (bench_late_ran(&kb_late.run, &it->s, now))
 		complete(&kb_late.done);
 }
 
@@ -1277,27 +1277,29 @@ static void kb_late_init(const struct kb_exec *e, struct kb_late_item *it)
 	}
 }
 
-/* Arms @it for it->deadline.  Return: 0, or a negative errno. */
-static int kb_late_arm(const struct kb_exec *e, struct kb_late_item *it)
+/* Arms timer @k for its deadline.  Return: 0, or a negative errno. */
+static int kb_late_arm(struct bench_late *l, unsigned long k)
 {
+	const struct kb_exec *e = kb_late.e;
+	struct kb_late_item *it = &kb_late.items[k];
 	unsigned long delay;
 
 	switch (e->impl) {
 	case KB_LIBEXEC:
 	case KB_LIBEXEC_PERCPU:
 		return exec_submit_at(e->q.ex, &it->et, EXEC_CLOCK_MONOTONIC,
-				      it->deadline);
+				      it->s.deadline);
 	case KB_HRTIMER:
-		hrtimer_start(&it->hr, ns_to_ktime(it->deadline),
+		hrtimer_start(&it->hr, ns_to_ktime(it->s.deadline),
 			      HRTIMER_MODE_ABS);
 		return 0;
 	case KB_HRTIMER_WQ:
 	case KB_HRTIMER_WQ_UNBOUND:
-		hrtimer_start(&it->hw.hr, ns_to_ktime(it->deadline),
+		hrtimer_start(&it->hw.hr, ns_to_ktime(it->s.deadline),
 			      HRTIMER_MODE_ABS);
 		return 0;
 	default:
-		delay = kb_delay_jiffies_now(it->deadline);
+		delay = kb_delay_jiffies_now(it->s.deadline);
 		return queue_delayed_work(e->q.wq, &it->dw, delay) ? 0 :
 		       -EALREADY;
 	}
@@ -1335,13 +1337,13 @@ static u64 kb_late_trace_window(enum kb_impl impl, struct kb_late_item *items,
 		return 0;
 	/* @lat is free until the run has ended: the offsets, sorted. */
 	for (k = 0; k < n; k++)
-		lat[k] = items[k].deadline;
+		lat[k] = items[k].s.deadline;
 	sort(lat, n, sizeof(*lat), bench_cmp_u64, NULL);
 	first = lat[n / 2];
 	last = lat[n / 2 + want - 1];
 	for (k = 0; k < n; k++) {
-		items[k].traced = items[k].deadline >= first &&
-				  items[k].deadline <= last;
+		items[k].traced = items[k].s.deadline >= first &&
+				  items[k].s.deadline <= last;
 		in += items[k].traced;
 	}
 	atomic_set(&kb_late.traced_left, in);
@@ -1381,14 +1383,52 @@ static unsigned int kb_late_quiesce(const struct kb_exec *e,
 	return pending;
 }
 
+/*
+ * Starts the clock, the trace window's hrtimer if there is one (@window,
+ * its first deadline's offset), and arms every timer.
+ * Return: 0, or the negative errno of the arm that failed.
+ */
+static int kb_late_arm_all(u64 window)
+{
+	u64 t0 = kb_timer_now(kb_late.impl);
+
+	if (window) {
+		kb_hrtimer_setup(&kb_late.trace_on, kb_late_trace_on);
+		hrtimer_start(&kb_late.trace_on,
+			      ns_to_ktime(t0 + window - min(window,
+					  KB_LATE_TRACE_LEAD_NS)),
+			      HRTIMER_MODE_ABS);
+	}
+	return bench_late_arm_all(&kb_late.run, t0, &kb_late.armed);
+}
+
+static __printf(2, 3) void kb_late_fail(struct bench_late *l,
+					 const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	kb_fail("timer_lateness", kb_late.impl, "%pV", &vaf);
+	va_end(args);
+}
+
+static const struct bench_late_ops kb_late_ops = {
+	.arm = kb_late_arm,
+	.fail = kb_late_fail,
+};
+
 static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 {
 	static const char bench[] = "timer_lateness";
-	unsigned int n = timer_samples, k, pending, bad = 0, early = 0;
+	unsigned int n = timer_samples, k, pending;
 	struct kb_exec e = { .impl = impl };
-	struct kb_late_item *items, *it;
-	u64 rng = BENCH_TIMER_SEED, t0, last = 0, *lat, window;
+	struct kb_late_item *items;
+	u64 *lat, window;
 	struct bench_line line;
+	unsigned long armed = 0;
 	int err = 0;
 
 	items = kvcalloc(n, sizeof(*items), GFP_KERNEL);
@@ -1404,36 +1444,21 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 			goto out_free;
 		}
 	}
-	/* @deadline holds the offset until the clock has started. */
-	for (k = 0; k < n; k++) {
+	for (k = 0; k < n; k++)
 		kb_late_init(&e, &items[k]);
-		items[k].deadline = KB_LATE_MIN_NS +
-			bench_rand_below(&rng, KB_LATE_MAX_NS - KB_LATE_MIN_NS + 1);
-	}
+	bench_late_init(&kb_late.run, &kb_late_ops, &items[0].s,
+			sizeof(*items), n);
 	if (timer_settle_ms)
 		msleep(timer_settle_ms);
-	kb_late.total = n;
+	kb_late.e = &e;
+	kb_late.items = items;
 	kb_late.wq = e.q.wq;
 	kb_late.impl = impl;
-	atomic_set(&kb_late.ran, 0);
 	init_completion(&kb_late.done);
 	window = kb_late_trace_window(impl, items, lat, n);
 
-	t0 = kb_timer_now(impl);
-	if (window) {
-		kb_hrtimer_setup(&kb_late.trace_on, kb_late_trace_on);
-		hrtimer_start(&kb_late.trace_on,
-			      ns_to_ktime(t0 + window - min(window,
-					  KB_LATE_TRACE_LEAD_NS)),
-			      HRTIMER_MODE_ABS);
-	}
-	for (k = 0; k < n; k++) {
-		it = &items[k];
-		it->deadline += t0;
-		err = kb_late_arm(&e, it);
-		if (err)
-			break;
-	}
+	err = kb_late_arm_all(window);
+	armed = kb_late.armed;
 	if (!err && !wait_for_completion_timeout(&kb_late.done, KB_TIMEOUT))
 		err = -ETIMEDOUT;
 	if (window) {
@@ -1444,38 +1469,21 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 	if (impl != KB_HRTIMER && kb_exec_destroy(&e) && !err)
 		err = -EDEADLK;
 	if (err) {
-		kb_fail(bench, impl, "%u of %u timers armed, %d ran: error %d",
-			k, n, atomic_read(&kb_late.ran), err);
+		kb_fail(bench, impl, "%lu of %u timers armed, %ld ran: error %d",
+			armed, n, kb_late.run.ran, err);
 		goto out_free;
 	}
-
-	for (k = 0; k < n; k++) {
-		it = &items[k];
-		if (atomic_read(&it->runs) != 1) {
-			bad++;
-			continue;
-		}
-		if (it->ran_ns < it->deadline) {
-			early++;
-			continue;
-		}
-		lat[k] = it->ran_ns - it->deadline;
-		last = max(last, it->ran_ns);
-	}
-	if (bad || early || pending) {
-		kb_fail(bench, impl, "of %u timers, %u did not run exactly once, %u ran early, %u were still pending",
-			n, bad, early, pending);
+	if (pending) {
+		kb_fail(bench, impl, "of %u timers, %u were still pending",
+			n, pending);
 		goto out_free;
 	}
-	sort(lat, n, sizeof(*lat), bench_cmp_u64, NULL);
+	if (bench_late_latencies(&kb_late.run, lat))
+		goto out_free;
 	kb_line_begin(&line, bench, &e, run);
 	if (impl == KB_WQ_UNBOUND || impl == KB_WQ_PERCPU)
 		bench_line_uint(&line, "hz", HZ);
-	bench_line_uint(&line, "samples", n);
-	bench_line_seconds(&line, last - t0);
-	bench_line_uint(&line, "p50_ns", bench_percentile(lat, n, 50000));
-	bench_line_uint(&line, "p99_ns", bench_percentile(lat, n, 99000));
-	bench_line_uint(&line, "max_ns", lat[n - 1]);
+	bench_late_line(&kb_late.run, lat, &line);
 	kb_line_end(&line);
 out_free:
 	kvfree(lat);

@@ -8,33 +8,28 @@
  * raw_futex (bench-raw.c).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 
 #include "bench.h"
+#include "common/chain_latency.h"
 #include "common/wakeup_latency.h"
 
 /*
- * chain_latency: one task in flight at a time; each task submits its
- * successor to the same executor, M hops in all.  The successor is the same
- * intrusive item submitted again, which the item's life cycle allows (its
- * pending bit is clear while its function runs) and which keeps every hop's
- * cost the executor's own; with --closures each hop is a new closure.
+ * chain_latency: its body is bench/common/chain_latency.c, the kernel
+ * benchmark's too; here are the item, its submission (with --closures each
+ * hop is a new closure) and the signal of the end.
  */
 
 static struct {
+	struct bench_chain run;
 	struct exec_executor *ex;
 	struct bench_ref_pool *ref;
 	struct exec_work work;
 	bool closures;
 	enum bench_submit submit;
-	unsigned long hops;
-	unsigned long total;
-	int err;
-	uint64_t t1;
 	sem_t done;
 } chain;
 
@@ -42,16 +37,10 @@ static void chain_closure_fn(void *arg);
 
 static void chain_hop(void)
 {
-	unsigned long n = chain.hops + 1;
 	int err;
 
-	/*
-	 * @hops is plain: each hop's update happens before it submits the
-	 * next hop, which the executor orders before that hop starts.
-	 */
-	chain.hops = n;
-	if (n == chain.total) {
-		chain.t1 = bench_now_ns();
+	if (bench_chain_hop(&chain.run)) {
+		chain.run.t1 = bench_now_ns();
 		sem_post(&chain.done);
 		return;
 	}
@@ -65,7 +54,7 @@ static void chain_hop(void)
 	else
 		err = bench_submit_work(chain.submit, chain.ex, &chain.work);
 	if (err) {
-		chain.err = err;
+		chain.run.err = err;
 		sem_post(&chain.done);
 	}
 }
@@ -83,8 +72,6 @@ static void chain_closure_fn(void *arg)
 int bench_chain_latency(const struct bench_opts *opts)
 {
 	struct bench_exec be;
-	uint64_t t0, ns;
-	double secs;
 	int err;
 
 	if (sem_init(&chain.done, 0, 0)) {
@@ -97,10 +84,10 @@ int bench_chain_latency(const struct bench_opts *opts)
 	chain.ref = be.ref;
 	chain.closures = opts->closures;
 	chain.submit = opts->submit;
-	chain.total = opts->tasks;
+	bench_chain_init(&chain.run, opts->tasks);
 	exec_work_init(&chain.work, chain_work_fn);
 
-	t0 = bench_now_ns();
+	chain.run.t0 = bench_now_ns();
 	err = 0;
 	if (chain.ref)
 		bench_ref_pool_submit(chain.ref, &chain.work);
@@ -115,27 +102,12 @@ int bench_chain_latency(const struct bench_opts *opts)
 	}
 	if (bench_wait(&chain.done))
 		exit(BENCH_EXIT_FAIL);
-	if (chain.err) {
-		bench_err("chain_latency: hop %lu: submission failed: %s",
-			  chain.hops + 1, strerror(-chain.err));
-		bench_exec_destroy(&be);
-		return BENCH_EXIT_FAIL;
-	}
 	/* Destroying waits for any hop that should not exist: count after. */
-	if (bench_exec_destroy(&be))
+	if (bench_exec_destroy(&be) || bench_chain_verify(&chain.run))
 		return BENCH_EXIT_FAIL;
-	if (chain.hops != chain.total) {
-		bench_err("chain_latency: %lu hops ran, %lu expected",
-			  chain.hops, chain.total);
-		return BENCH_EXIT_FAIL;
-	}
 
-	ns = chain.t1 - t0;
-	secs = (double)ns / NSEC_PER_SEC;
 	bench_out_begin(opts, be.threads);
-	bench_out_uint("tasks", chain.total);
-	bench_out_double("seconds", "%.6f", secs);
-	bench_out_uint("ns_per_hop", (ns + chain.total / 2) / chain.total);
+	bench_chain_line(&chain.run, bench_out_line());
 	if (opts->closures)
 		bench_out_bool("closures", true);
 	bench_out_end();
@@ -194,24 +166,9 @@ static void wake_sleep_until(u64 deadline)
 	bench_sleep_until(deadline);
 }
 
-static void wake_fail(struct bench_wake *w, const char *fmt, ...)
-	__printf(2, 3);
-
-static void wake_fail(struct bench_wake *w, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("exec-bench: wakeup_latency: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static const struct bench_wake_ops wake_ops = {
 	.submit = wake_submit,
 	.sleep_until = wake_sleep_until,
-	.fail = wake_fail,
 };
 
 int bench_wakeup_latency(const struct bench_opts *opts)

@@ -13,7 +13,6 @@
  * bench/common/, the kernel benchmark's too.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,23 +72,8 @@ static int late_arm(struct bench_late *l, unsigned long k)
 			      it->s.deadline);
 }
 
-static void late_fail(struct bench_late *l, const char *fmt, ...)
-	__printf(2, 3);
-
-static void late_fail(struct bench_late *l, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("exec-bench: timer_lateness: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static const struct bench_late_ops late_ops = {
 	.arm = late_arm,
-	.fail = late_fail,
 };
 
 int bench_timer_lateness(const struct bench_opts *opts)

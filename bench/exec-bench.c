@@ -282,6 +282,18 @@ void bench_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* bench/common/'s workloads: why a run of @bench does not verify. */
+void bench_fail(const char *bench, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "exec-bench: %s: ", bench);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 const char *bench_kind_name(enum bench_kind kind)
 {
 	return bench_kind_names[kind];

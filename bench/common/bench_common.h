@@ -60,6 +60,13 @@ void bench_line_close(struct bench_line *l);
 
 int bench_cmp_u64(const void *a, const void *b);
 void bench_sort_u64(u64 *v, unsigned long n);
+
+/*
+ * Defined by each world: says why a run of @bench does not verify (on
+ * stderr in exec-bench; in the kernel log, as a failed run of the current
+ * impl, in exec_kbench.ko).
+ */
+void bench_fail(const char *bench, const char *fmt, ...) __printf(2, 3);
 u64 bench_percentile(const u64 *v, unsigned long n, unsigned long q);
 
 /*

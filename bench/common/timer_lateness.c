@@ -104,11 +104,12 @@ int bench_late_arm_all(struct bench_late *l, u64 t0, unsigned long *armed)
  * @lat: filled with each timer's lateness, in the order armed
  *
  * Context: Process context.
- * Return: 0, or -1 after @l's fail() when a timer did not run exactly
+ * Return: 0, or -1 after bench_fail() when a timer did not run exactly
  * once or ran before its deadline.
  */
 int bench_late_latencies(struct bench_late *l, u64 *lat)
 {
+	static const char bench[] = "timer_lateness";
 	unsigned long n = l->total, k, bad = 0, early = 0;
 	struct bench_late_sample *s;
 	u64 last = 0;
@@ -117,16 +118,16 @@ int bench_late_latencies(struct bench_late *l, u64 *lat)
 		s = bench_late_sample(l, k);
 		if (s->runs != 1) {
 			if (!bad)
-				l->ops->fail(l, "timer %lu ran %u times", k,
-					     s->runs);
+				bench_fail(bench, "timer %lu ran %u times", k,
+					   s->runs);
 			bad++;
 			continue;
 		}
 		if (s->ran_ns < s->deadline) {
 			if (!early)
-				l->ops->fail(l, "timer %lu ran %llu ns before its deadline",
-					     k, (unsigned long long)
-					     (s->deadline - s->ran_ns));
+				bench_fail(bench, "timer %lu ran %llu ns before its deadline",
+					   k, (unsigned long long)
+					   (s->deadline - s->ran_ns));
 			early++;
 			continue;
 		}
@@ -134,8 +135,8 @@ int bench_late_latencies(struct bench_late *l, u64 *lat)
 		last = max(last, s->ran_ns);
 	}
 	if (bad || early) {
-		l->ops->fail(l, "of %lu timers, %lu did not run exactly once and %lu ran early",
-			     n, bad, early);
+		bench_fail(bench, "of %lu timers, %lu did not run exactly once and %lu ran early",
+			   n, bad, early);
 		return -1;
 	}
 	l->last = last;

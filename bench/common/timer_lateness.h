@@ -38,11 +38,9 @@ struct bench_late;
 /**
  * struct bench_late_ops - what a world does for timer_lateness
  * @arm: arm timer @k for its sample's deadline; 0 or a negative errno
- * @fail: report why the run does not verify
  */
 struct bench_late_ops {
 	int (*arm)(struct bench_late *l, unsigned long k);
-	void (*fail)(struct bench_late *l, const char *fmt, ...) __printf(2, 3);
 };
 
 /**

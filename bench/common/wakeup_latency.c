@@ -101,7 +101,7 @@ int bench_wake_submit_all(struct bench_wake *w, unsigned long *submitted)
  * @lat: filled with each sample's latency, in the order submitted
  *
  * Context: Process context.
- * Return: 0, or -1 after @w's fail() when a sample did not run once.
+ * Return: 0, or -1 after bench_fail() when a sample did not run once.
  */
 int bench_wake_latencies(struct bench_wake *w, u64 *lat)
 {
@@ -109,14 +109,14 @@ int bench_wake_latencies(struct bench_wake *w, u64 *lat)
 	unsigned long k;
 
 	if (__atomic_load_n(&w->ran, __ATOMIC_ACQUIRE) != (long)w->total) {
-		w->ops->fail(w, "%ld samples ran, %lu submitted", w->ran,
-			     w->total);
+		bench_fail("wakeup_latency", "%ld samples ran, %lu submitted",
+			   w->ran, w->total);
 		return -1;
 	}
 	for (k = 0; k < w->total; k++) {
 		s = bench_wake_sample(w, k);
 		if (!s->start_ns) {
-			w->ops->fail(w, "sample %lu never ran", k);
+			bench_fail("wakeup_latency", "sample %lu never ran", k);
 			return -1;
 		}
 		lat[k] = s->start_ns > s->submit_ns ?

@@ -39,14 +39,12 @@ struct bench_wake;
  * @sleep_until: sleep until @deadline (ktime_get_ns() time)
  * @before: called before sample @k's submission is timed, or NULL
  * @after: called after sample @k's submission, or NULL
- * @fail: report why the run does not verify
  */
 struct bench_wake_ops {
 	int (*submit)(struct bench_wake *w, unsigned long k);
 	void (*sleep_until)(u64 deadline);
 	void (*before)(struct bench_wake *w, unsigned long k);
 	void (*after)(struct bench_wake *w, unsigned long k);
-	void (*fail)(struct bench_wake *w, const char *fmt, ...) __printf(2, 3);
 };
 
 /**

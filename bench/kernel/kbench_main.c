@@ -172,6 +172,7 @@
 #include <exec/timer.h>
 
 #include "../common/bench_common.h"
+#include "../common/chain_latency.h"
 #include "../common/timer_lateness.h"
 #include "../common/wakeup_latency.h"
 
@@ -411,6 +412,22 @@ static void kb_fail(const char *bench, enum kb_impl impl, const char *fmt,
 	pr_err("FAIL %s {%s}: %pV\n", bench, kb_impl_names[impl], &vaf);
 	va_end(args);
 	kb_failed++;
+}
+
+/* The impl of the run under way, for bench_fail(). */
+static enum kb_impl kb_run_impl;
+
+/* bench/common/'s workloads: why a run does not verify. */
+void bench_fail(const char *bench, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	kb_fail(bench, kb_run_impl, "%pV", &vaf);
+	va_end(args);
 }
 
 /* --- warming up ------------------------------------------------------------ */
@@ -745,34 +762,29 @@ out_free:
 
 /* --- chain_latency ---------------------------------------------------------- */
 
+/*
+ * Its body is bench/common/chain_latency.c, exec-bench's too; here are the
+ * item of either kind, its submission, the clock and the completion.
+ */
 static struct {
+	struct bench_chain run;
 	const struct kb_queue *q;
 	struct kb_item item;
-	unsigned long hops;
-	unsigned long total;
-	int err;
-	u64 t1;
 	struct completion done;
 } kb_chain;
 
 static void kb_chain_body(struct kb_item *it)
 {
-	unsigned long n = kb_chain.hops + 1;
 	int err;
 
-	/*
-	 * @hops is plain: each hop's update happens before it submits the
-	 * next hop, which the executor orders before that hop starts.
-	 */
-	kb_chain.hops = n;
-	if (n == kb_chain.total) {
-		kb_chain.t1 = ktime_get_ns();
+	if (bench_chain_hop(&kb_chain.run)) {
+		kb_chain.run.t1 = ktime_get_ns();
 		complete(&kb_chain.done);
 		return;
 	}
 	err = kb_submit(kb_chain.q, it);
 	if (err) {
-		kb_chain.err = err;
+		kb_chain.run.err = err;
 		complete(&kb_chain.done);
 	}
 }
@@ -784,7 +796,6 @@ static void kb_chain_latency(enum kb_impl impl, unsigned int run)
 	static const char bench[] = "chain_latency";
 	struct bench_line line;
 	struct kb_exec e;
-	u64 t0, ns;
 	int err;
 
 	err = kb_exec_create(&e, impl, threads);
@@ -793,37 +804,24 @@ static void kb_chain_latency(enum kb_impl impl, unsigned int run)
 		return;
 	}
 	kb_chain.q = &e.q;
-	kb_chain.hops = 0;
-	kb_chain.total = hops;
-	kb_chain.err = 0;
+	bench_chain_init(&kb_chain.run, hops);
 	init_completion(&kb_chain.done);
 	kb_item_init(&e.q, &kb_chain.item, kb_chain_body_efn,
 		     kb_chain_body_wfn);
 
-	t0 = ktime_get_ns();
+	kb_chain.run.t0 = ktime_get_ns();
 	err = kb_submit(&e.q, &kb_chain.item);
 	if (!err && !wait_for_completion_timeout(&kb_chain.done, KB_TIMEOUT))
 		err = -ETIMEDOUT;
-	if (!err)
-		err = kb_chain.err;
 	/* Destroying waits for any hop that should not exist: count after. */
 	if (kb_exec_destroy(&e) && !err)
 		err = -EDEADLK;
-	if (err) {
-		kb_fail(bench, impl, "hop %lu: %d", kb_chain.hops + 1, err);
+	if (err && !kb_chain.run.err)
+		kb_chain.run.err = err;
+	if (bench_chain_verify(&kb_chain.run))
 		return;
-	}
-	if (kb_chain.hops != kb_chain.total) {
-		kb_fail(bench, impl, "%lu hops ran, %lu expected",
-			kb_chain.hops, kb_chain.total);
-		return;
-	}
-	ns = kb_chain.t1 - t0;
 	kb_line_begin(&line, bench, &e, run);
-	bench_line_uint(&line, "tasks", kb_chain.total);
-	bench_line_seconds(&line, ns);
-	bench_line_uint(&line, "ns_per_hop",
-		     div64_u64(ns + kb_chain.total / 2, kb_chain.total));
+	bench_chain_line(&kb_chain.run, &line);
 	kb_line_end(&line);
 }
 
@@ -990,25 +988,11 @@ static void kb_wake_after(struct bench_wake *w, unsigned long k)
 		trace_kb_mark("return", kb_impl_names[kb_wake.impl]);
 }
 
-static __printf(2, 3) void kb_wake_fail(struct bench_wake *w,
-					 const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	kb_fail("wakeup_latency", kb_wake.impl, "%pV", &vaf);
-	va_end(args);
-}
-
 static const struct bench_wake_ops kb_wake_ops = {
 	.submit = kb_wake_submit,
 	.sleep_until = kb_sleep_until,
 	.before = kb_wake_before,
 	.after = kb_wake_after,
-	.fail = kb_wake_fail,
 };
 
 static int kb_wake_submitter(void *arg)
@@ -1402,22 +1386,8 @@ static int kb_late_arm_all(u64 window)
 	return bench_late_arm_all(&kb_late.run, t0, &kb_late.armed);
 }
 
-static __printf(2, 3) void kb_late_fail(struct bench_late *l,
-					 const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	kb_fail("timer_lateness", kb_late.impl, "%pV", &vaf);
-	va_end(args);
-}
-
 static const struct bench_late_ops kb_late_ops = {
 	.arm = kb_late_arm,
-	.fail = kb_late_fail,
 };
 
 static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
@@ -2365,7 +2335,8 @@ static int __init exec_kbench_init(void)
 			if (!kb_selected(wl->name))
 				continue;
 			for (i = 0; i < wl->nr_impls; i++) {
-				wl->run(wl->impls[(r + i) % wl->nr_impls], r);
+				kb_run_impl = wl->impls[(r + i) % wl->nr_impls];
+				wl->run(kb_run_impl, r);
 				total++;
 				cond_resched();
 			}

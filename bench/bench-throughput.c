@@ -13,11 +13,14 @@
 #include <string.h>
 
 #include "bench.h"
+#include "common/post_throughput.h"
 
 /*
- * post_throughput: P producers submit N tasks to a pool of T workers; each
- * task adds 1 to a counter private to the worker that runs it, so the tasks
- * share no cache line and the figure is the executor's alone.
+ * post_throughput: its body is bench/common/post_throughput.c, the kernel
+ * benchmark's too; here are the producer threads and their submission, the
+ * items and the workers' counters.  Each task adds 1 to a counter private to
+ * the worker that runs it, so the tasks share no cache line and the figure
+ * is the executor's alone.
  */
 
 /**
@@ -33,17 +36,11 @@ struct post_counter {
 /**
  * struct post_producer - one producer thread
  * @tid: its thread
- * @first: the first task it submits
- * @end: one past its last task
- * @start_ns: when it submitted its first task
- * @err: the error that stopped it, or 0
+ * @s: its share
  */
 struct post_producer {
 	_Alignas(BENCH_CACHELINE) pthread_t tid;
-	unsigned long first;
-	unsigned long end;
-	uint64_t start_ns;
-	int err;
+	struct bench_post_producer s;
 };
 
 static struct {
@@ -107,7 +104,7 @@ static void post_closure_fn(void *arg)
 
 static void *post_producer_main(void *arg)
 {
-	struct post_producer *p = arg;
+	struct bench_post_producer *p = &((struct post_producer *)arg)->s;
 	unsigned long i;
 	int err = 0;
 
@@ -134,10 +131,9 @@ int bench_post_throughput(const struct bench_opts *opts)
 	unsigned long n = opts->tasks, sum, i;
 	unsigned int nr = opts->producers, started = 0, t;
 	struct post_producer *producers;
+	struct bench_post run;
 	struct bench_exec be;
-	uint64_t t0 = UINT64_MAX, t1;
 	int err, ret = BENCH_EXIT_FAIL;
-	double secs;
 
 	if (bench_exec_create(&be, opts->kind, opts->threads))
 		return BENCH_EXIT_FAIL;
@@ -167,11 +163,10 @@ int bench_post_throughput(const struct bench_opts *opts)
 	 * The producers start together; the clock starts at the earliest of
 	 * their first submissions.
 	 */
+	bench_post_init(&run, n, nr);
 	pthread_barrier_init(&post.start, NULL, nr);
 	for (t = 0; t < nr; t++) {
-		producers[t].first = n / nr * t + (t < n % nr ? t : n % nr);
-		producers[t].end = producers[t].first + n / nr +
-				   (t < n % nr ? 1 : 0);
+		bench_post_share(&run, t, &producers[t].s);
 		err = pthread_create(&producers[t].tid, NULL,
 				     post_producer_main, &producers[t]);
 		if (err) {
@@ -183,14 +178,8 @@ int bench_post_throughput(const struct bench_opts *opts)
 	}
 	for (t = 0; t < started; t++) {
 		pthread_join(producers[t].tid, NULL);
-		if (producers[t].start_ns < t0)
-			t0 = producers[t].start_ns;
-		if (producers[t].err) {
-			bench_err("producer %u: submission failed: %s", t,
-				  strerror(-producers[t].err));
-			ret = BENCH_EXIT_FAIL;
+		if (bench_post_done(&run, &producers[t].s, t))
 			goto out_destroy;
-		}
 	}
 
 	/*
@@ -205,23 +194,16 @@ int bench_post_throughput(const struct bench_opts *opts)
 	 */
 	if (bench_exec_destroy(&be))
 		goto out_free;
-	t1 = bench_now_ns();
+	run.t1 = bench_now_ns();
 
 	sum = post_overflow.n;
 	for (t = 0; t < post.nr_counters; t++)
 		sum += post.counters[t].n;
-	if (sum != n) {
-		bench_err("post_throughput: %lu tasks ran, %lu submitted",
-			  sum, n);
+	if (bench_post_verify(&run, sum))
 		goto out_free;
-	}
 
-	secs = (double)(t1 - t0) / NSEC_PER_SEC;
 	bench_out_begin(opts, be.threads);
-	bench_out_uint("producers", nr);
-	bench_out_uint("tasks", n);
-	bench_out_double("seconds", "%.6f", secs);
-	bench_out_double("ops_per_s", "%.0f", (double)n / secs);
+	bench_post_line(&run, bench_out_line());
 	if (opts->closures)
 		bench_out_bool("closures", true);
 	bench_out_end();

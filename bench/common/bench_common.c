@@ -86,6 +86,12 @@ int bench_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Operations per second of @n operations in @ns nanoseconds. */
+u64 bench_rate(u64 n, u64 ns)
+{
+	return ns ? div64_u64(n * NSEC_PER_SEC, ns) : 0;
+}
+
 /* Sorts @n values in ascending order. */
 void bench_sort_u64(u64 *v, unsigned long n)
 {

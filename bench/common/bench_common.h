@@ -60,6 +60,7 @@ void bench_line_close(struct bench_line *l);
 
 int bench_cmp_u64(const void *a, const void *b);
 void bench_sort_u64(u64 *v, unsigned long n);
+u64 bench_rate(u64 n, u64 ns);
 
 /*
  * Defined by each world: says why a run of @bench does not verify (on

@@ -173,6 +173,7 @@
 
 #include "../common/bench_common.h"
 #include "../common/chain_latency.h"
+#include "../common/post_throughput.h"
 #include "../common/timer_lateness.h"
 #include "../common/wakeup_latency.h"
 
@@ -621,36 +622,30 @@ static void kb_line_end(struct bench_line *l)
 	pr_info("%s\n", l->buf);
 }
 
-/* Operations per second of @n operations in @ns nanoseconds. */
-static u64 kb_rate(u64 n, u64 ns)
-{
-	return ns ? div64_u64(n * NSEC_PER_SEC, ns) : 0;
-}
-
 /* --- post_throughput -------------------------------------------------------- */
 
 static DEFINE_PER_CPU_ALIGNED(unsigned long, kb_post_count);
 
+/*
+ * post_throughput's body is bench/common/post_throughput.c, exec-bench's
+ * too; here are the producer kthreads and their submission, the items of
+ * either kind and the per-CPU counters.
+ */
+
 /**
  * struct kb_producer - one producer kthread of post_throughput
+ * @s: its share
  * @q: where it submits
  * @items: all items
- * @first: its first item
- * @end: one past its last item
  * @go: completed when all producers may start
  * @done: completed when it has submitted its share
- * @start_ns: time of its first submission
- * @err: the error that stopped it, or 0
  */
 struct kb_producer {
+	struct bench_post_producer s;
 	const struct kb_queue *q;
 	struct kb_item *items;
-	unsigned long first;
-	unsigned long end;
 	struct completion *go;
 	struct completion done;
-	u64 start_ns;
-	int err;
 } ____cacheline_aligned_in_smp;
 
 static void kb_post_body(struct kb_item *it)
@@ -667,10 +662,10 @@ static int kb_producer_main(void *arg)
 	int err = 0;
 
 	wait_for_completion(p->go);
-	p->start_ns = ktime_get_ns();
-	for (i = p->first; i < p->end && !err; i++)
+	p->s.start_ns = ktime_get_ns();
+	for (i = p->s.first; i < p->s.end && !err; i++)
 		err = kb_submit(p->q, &p->items[i]);
-	p->err = err;
+	p->s.err = err;
 	kthread_complete_and_exit(&p->done, 0);
 }
 
@@ -682,8 +677,8 @@ static void kb_post_throughput(enum kb_impl impl, unsigned int run)
 	struct kb_producer *prod;
 	struct completion go;
 	struct task_struct *task;
+	struct bench_post post;
 	struct kb_item *items;
-	u64 t0 = U64_MAX, t1;
 	struct bench_line line;
 	struct kb_exec e;
 	int cpu, err;
@@ -705,55 +700,48 @@ static void kb_post_throughput(enum kb_impl impl, unsigned int run)
 	for_each_possible_cpu(cpu)
 		per_cpu(kb_post_count, cpu) = 0;
 
+	bench_post_init(&post, n, nr);
 	init_completion(&go);
 	for (t = 0; t < nr; t++) {
 		struct kb_producer *p = &prod[t];
 
+		bench_post_share(&post, t, &p->s);
 		p->q = &e.q;
 		p->items = items;
-		p->first = n / nr * t + min_t(unsigned long, t, n % nr);
-		p->end = p->first + n / nr + (t < n % nr ? 1 : 0);
 		p->go = &go;
 		init_completion(&p->done);
 		task = kthread_run(kb_producer_main, p, "exec-kb-prod/%u", t);
 		if (IS_ERR(task)) {
 			/* Those started submit nothing: an empty share. */
 			for (; t < nr; t++) {
-				prod[t].err = PTR_ERR(task);
+				prod[t].s.err = PTR_ERR(task);
 				complete(&prod[t].done);
 			}
 			for (t = 0; t < nr; t++)
-				prod[t].end = prod[t].first;
+				prod[t].s.end = prod[t].s.first;
 			break;
 		}
 	}
 	complete_all(&go);
-	err = 0;
-	for (t = 0; t < nr; t++) {
+	for (t = 0; t < nr; t++)
 		wait_for_completion(&prod[t].done);
-		t0 = min(t0, prod[t].start_ns);
-		if (prod[t].err && !err)
-			err = prod[t].err;
-	}
-	if (kb_exec_destroy(&e) && !err)
+	/* The first failure only: one run, one failure. */
+	for (t = 0, err = 0; t < nr && !err; t++)
+		err = bench_post_done(&post, &prod[t].s, t);
+	if (kb_exec_destroy(&e) && !err) {
+		kb_fail(bench, impl, "destroying the executor failed");
 		err = -EDEADLK;
-	t1 = ktime_get_ns();
-	if (err) {
-		kb_fail(bench, impl, "submission failed: %d", err);
-		goto out_free;
 	}
+	post.t1 = ktime_get_ns();
+	if (err)
+		goto out_free;
 
 	for_each_possible_cpu(cpu)
 		sum += per_cpu(kb_post_count, cpu);
-	if (sum != n) {
-		kb_fail(bench, impl, "%lu tasks ran, %lu submitted", sum, n);
+	if (bench_post_verify(&post, sum))
 		goto out_free;
-	}
 	kb_line_begin(&line, bench, &e, run);
-	bench_line_uint(&line, "producers", nr);
-	bench_line_uint(&line, "tasks", n);
-	bench_line_seconds(&line, t1 - t0);
-	bench_line_uint(&line, "ops_per_s", kb_rate(n, t1 - t0));
+	bench_post_line(&post, &line);
 	kb_line_end(&line);
 out_free:
 	kfree(prod);
@@ -1849,7 +1837,7 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 	bench_line_uint(&line, "strands", nr);
 	bench_line_uint(&line, "tasks", n);
 	bench_line_seconds(&line, kb_ser.t1 - t0);
-	bench_line_uint(&line, "ops_per_s", kb_rate(n, kb_ser.t1 - t0));
+	bench_line_uint(&line, "ops_per_s", bench_rate(n, kb_ser.t1 - t0));
 	bench_line_uint(&line, "order_violations", violations);
 	kb_line_end(&line);
 	if (violations && ok)
@@ -2033,7 +2021,7 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 	bench_line_uint(&line, "destroy_ns", div_u64(t_destroy, nr));
 	bench_line_uint(&line, "bytes_per_strand",
 		     alive > before ? (alive - before) / nr : 0);
-	bench_line_uint(&line, "ops_per_s", kb_rate(nr, t_run));
+	bench_line_uint(&line, "ops_per_s", bench_rate(nr, t_run));
 	kb_line_end(&line);
 
 out_destroy:

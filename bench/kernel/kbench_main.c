@@ -174,6 +174,7 @@
 #include "../common/bench_common.h"
 #include "../common/chain_latency.h"
 #include "../common/post_throughput.h"
+#include "../common/serial_throughput.h"
 #include "../common/timer_lateness.h"
 #include "../common/wakeup_latency.h"
 
@@ -1697,50 +1698,34 @@ out_free:
 
 /* --- serial_throughput -------------------------------------------------------- */
 
+/*
+ * Its body is bench/common/serial_throughput.c, exec-bench's too; here are
+ * the strands of either kind, the items, their submission and the clock.
+ */
+
 /**
- * struct kb_strand - one serial executor and its order check
+ * struct kb_strand - one strand and its order check
  * @serial: the libexec serial executor, or NULL
  * @q: where its items go: @serial, or an ordered workqueue
- * @next: the number of the task that must run next
- * @ran: tasks run
- * @total: tasks submitted to it
- * @violations: tasks that ran out of order
- *
- * @next, @ran and @violations are plain: the strand orders each task's
- * completion before the next one's start, which is what is tested.
+ * @check: its order check
  */
 struct kb_strand {
 	struct exec_serial *serial;
 	struct kb_queue q;
-	unsigned long next;
-	unsigned long ran;
-	unsigned long total;
-	unsigned long violations;
+	struct bench_ser_strand check;
 } ____cacheline_aligned_in_smp;
 
 static struct {
+	struct bench_ser run;
 	struct kb_strand *strands;
-	unsigned int nr;
 	struct kb_item *items;
-	atomic_t left;
-	u64 t1;
 	struct completion done;
 } kb_ser;
 
 static void kb_serial_body(struct kb_item *it)
 {
-	unsigned long i = it - kb_ser.items;
-	struct kb_strand *s = &kb_ser.strands[i % kb_ser.nr];
-	unsigned long seq = i / kb_ser.nr;
-
-	if (seq != s->next)
-		s->violations++;
-	s->next = seq + 1;
-	if (++s->ran != s->total)
-		return;
-	/* This strand is done; the last strand to finish ends the clock. */
-	if (atomic_dec_and_test(&kb_ser.left)) {
-		kb_ser.t1 = ktime_get_ns();
+	if (bench_ser_ran(&kb_ser.run, it - kb_ser.items)) {
+		kb_ser.run.t1 = ktime_get_ns();
 		complete(&kb_ser.done);
 	}
 }
@@ -1750,17 +1735,15 @@ KB_ITEM_FNS(kb_serial_body)
 static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 {
 	static const char bench[] = "serial_throughput";
-	unsigned long n = serial_tasks, violations = 0, i;
+	unsigned long n = serial_tasks, i;
 	unsigned int nr = strands, created = 0, s;
 	struct kb_exec e = { .impl = impl, .threads = threads };
 	struct bench_line line;
 	struct kb_strand *st;
-	bool ok = true;
+	bool ok;
 	long left;
-	u64 t0;
 	int err;
 
-	kb_ser.nr = nr;
 	kb_ser.strands = kcalloc(nr, sizeof(*kb_ser.strands), GFP_KERNEL);
 	kb_ser.items = kvcalloc(n, sizeof(*kb_ser.items), GFP_KERNEL);
 	if (!kb_ser.strands || !kb_ser.items) {
@@ -1774,7 +1757,8 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 			goto out_free;
 		}
 	}
-	atomic_set(&kb_ser.left, 0);
+	bench_ser_init(&kb_ser.run, &kb_ser.strands[0].check,
+		       sizeof(*kb_ser.strands), nr, n);
 	init_completion(&kb_ser.done);
 	for (s = 0; s < nr; s++) {
 		st = &kb_ser.strands[s];
@@ -1792,9 +1776,6 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 			goto out_destroy;
 		}
 		created++;
-		st->total = n / nr + (s < n % nr ? 1 : 0);
-		if (st->total)
-			atomic_inc(&kb_ser.left);
 		err = kb_warm(&st->q, 1);
 		if (err) {
 			kb_fail(bench, impl, "warming strand %u: %d", s, err);
@@ -1805,7 +1786,7 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 		kb_item_init(&kb_ser.strands[i % nr].q, &kb_ser.items[i],
 			     kb_serial_body_efn, kb_serial_body_wfn);
 
-	t0 = ktime_get_ns();
+	kb_ser.run.t0 = ktime_get_ns();
 	for (i = 0, s = 0; i < n; i++) {
 		err = kb_submit(&kb_ser.strands[s].q, &kb_ser.items[i]);
 		if (err) {
@@ -1821,27 +1802,12 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 		goto out_destroy;
 	}
 
-	for (s = 0; s < nr; s++) {
-		st = &kb_ser.strands[s];
-		violations += st->violations;
-		if (st->ran != st->total || st->next != st->total) {
-			kb_fail(bench, impl, "strand %u ran %lu of %lu tasks, last number %lu",
-				s, st->ran, st->total, st->next);
-			ok = false;
-		}
-	}
-	/* The line reports the violations, so it is printed with them. */
+	ok = !bench_ser_verify(&kb_ser.run);
 	kb_line_begin(&line, bench, &e, run);
 	if (!kb_is_libexec(impl))
 		bench_line_uint(&line, "max_active", 1);
-	bench_line_uint(&line, "strands", nr);
-	bench_line_uint(&line, "tasks", n);
-	bench_line_seconds(&line, kb_ser.t1 - t0);
-	bench_line_uint(&line, "ops_per_s", bench_rate(n, kb_ser.t1 - t0));
-	bench_line_uint(&line, "order_violations", violations);
+	bench_ser_line(&kb_ser.run, &line, ok);
 	kb_line_end(&line);
-	if (violations && ok)
-		kb_fail(bench, impl, "%lu tasks ran out of order", violations);
 
 out_destroy:
 	for (s = 0; s < created; s++) {

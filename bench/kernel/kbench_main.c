@@ -10,7 +10,10 @@
  *
  *   exec-bench: {"bench":"post_throughput","impl":"libexec",...}
  *
- * The workloads keep the definitions of the userspace exec-bench (bench/):
+ * The workloads keep the definitions of the userspace exec-bench (bench/);
+ * the bodies of post_throughput, chain_latency, wakeup_latency,
+ * timer_lateness and serial_throughput, the output line and the random
+ * generator are its own, bench/common/, built into this module too:
  *
  *   post_throughput    @producers kthreads together submit @tasks items to
  *                      one executor; each item adds 1 to a counter of the

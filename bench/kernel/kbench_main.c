@@ -178,6 +178,7 @@
 #include "../common/chain_latency.h"
 #include "../common/post_throughput.h"
 #include "../common/serial_throughput.h"
+#include "../common/strand_churn.h"
 #include "../common/timer_lateness.h"
 #include "../common/wakeup_latency.h"
 
@@ -1840,18 +1841,21 @@ out_free:
  * @serial: the libexec strand, or NULL
  * @q: where its item goes: the strand, or its ordered workqueue
  * @item: its one item
- * @runs: times the item ran; must end at 1
+ * @runs: times the item ran; must end at 1 (bench_churn_ran())
+ *
+ * strand_churn's body is bench/common/strand_churn.c, exec-bench's too;
+ * here are the strands of either kind, their items, the clock and the slab
+ * caches' pages.
  */
 struct kb_churn_strand {
 	struct exec_serial *serial;
 	struct kb_queue q;
 	struct kb_item item;
-	atomic_t runs;
+	unsigned int runs;
 };
 
 static struct {
-	atomic_t left;
-	u64 t1;
+	struct bench_churn run;
 	struct completion done;
 } kb_sc;
 
@@ -1860,9 +1864,8 @@ static void kb_sc_body(struct kb_item *it)
 	struct kb_churn_strand *cs = container_of(it, struct kb_churn_strand,
 						  item);
 
-	atomic_inc(&cs->runs);
-	if (atomic_dec_and_test(&kb_sc.left)) {
-		kb_sc.t1 = ktime_get_ns();
+	if (bench_churn_ran(&kb_sc.run, &cs->runs)) {
+		kb_sc.run.run_end = ktime_get_ns();
 		complete(&kb_sc.done);
 	}
 }
@@ -1906,19 +1909,16 @@ static bool kb_sc_destroy(struct kb_churn_strand *cs)
 }
 
 /* Gives each of the @nr strands its item; 0 once all have run. */
-static int kb_sc_run_items(struct kb_churn_strand *cs, unsigned int nr,
-			   u64 *ns)
+static int kb_sc_run_items(struct kb_churn_strand *cs, unsigned int nr)
 {
 	unsigned int i;
-	u64 t0;
 	int err;
 
-	atomic_set(&kb_sc.left, nr);
 	init_completion(&kb_sc.done);
 	for (i = 0; i < nr; i++)
 		kb_item_init(&cs[i].q, &cs[i].item, kb_sc_body_efn,
 			     kb_sc_body_wfn);
-	t0 = ktime_get_ns();
+	kb_sc.run.run_start = ktime_get_ns();
 	for (i = 0; i < nr; i++) {
 		err = kb_submit(&cs[i].q, &cs[i].item);
 		if (err)
@@ -1926,10 +1926,6 @@ static int kb_sc_run_items(struct kb_churn_strand *cs, unsigned int nr,
 	}
 	if (!wait_for_completion_timeout(&kb_sc.done, KB_TIMEOUT))
 		return -ETIMEDOUT;
-	*ns = kb_sc.t1 - t0;
-	for (i = 0; i < nr; i++)
-		if (atomic_read(&cs[i].runs) != 1)
-			return -EBADE;
 	return 0;
 }
 
@@ -1939,8 +1935,8 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 	struct kb_exec e = { .impl = impl, .threads = threads };
 	unsigned int nr = churn_strands, created = 0, i;
 	unsigned long before, alive;
-	u64 t0, t_create, t_run, t_destroy;
 	struct kb_churn_strand *cs;
+	u64 t0;
 	struct bench_line line;
 	bool ok = true;
 	int err;
@@ -1957,6 +1953,7 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 			goto out_free;
 		}
 	}
+	bench_churn_init(&kb_sc.run, &cs[0].runs, sizeof(*cs), nr);
 	before = kb_slab_bytes();
 	t0 = ktime_get_ns();
 	for (; created < nr; created++) {
@@ -1967,9 +1964,10 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 			goto out_destroy;
 		}
 	}
-	t_create = ktime_get_ns() - t0;
+	kb_sc.run.create_ns = ktime_get_ns() - t0;
 	alive = kb_slab_bytes();
-	err = kb_sc_run_items(cs, nr, &t_run);
+	kb_sc.run.grown_bytes = alive > before ? alive - before : 0;
+	err = kb_sc_run_items(cs, nr);
 	if (err) {
 		kb_fail(bench, impl, "running the items: %d", err);
 		goto out_destroy;
@@ -1977,20 +1975,16 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 	t0 = ktime_get_ns();
 	for (i = 0; i < created; i++)
 		ok = kb_sc_destroy(&cs[i]) && ok;
-	t_destroy = ktime_get_ns() - t0;
+	kb_sc.run.destroy_ns = ktime_get_ns() - t0;
 	created = 0;
 	if (!ok) {
 		kb_fail(bench, impl, "a destroy failed");
 		goto out_destroy;
 	}
+	if (bench_churn_verify(&kb_sc.run))
+		goto out_destroy;
 	kb_line_begin(&line, bench, &e, run);
-	bench_line_uint(&line, "strands", nr);
-	bench_line_seconds(&line, t_create + t_run + t_destroy);
-	bench_line_uint(&line, "create_ns", div_u64(t_create, nr));
-	bench_line_uint(&line, "destroy_ns", div_u64(t_destroy, nr));
-	bench_line_uint(&line, "bytes_per_strand",
-		     alive > before ? (alive - before) / nr : 0);
-	bench_line_uint(&line, "ops_per_s", bench_rate(nr, t_run));
+	bench_churn_line(&kb_sc.run, &line);
 	kb_line_end(&line);
 
 out_destroy:

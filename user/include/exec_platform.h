@@ -75,6 +75,11 @@ static inline uint64_t div_u64(uint64_t dividend, uint32_t divisor)
 	return dividend / divisor;
 }
 
+static inline int64_t div_s64(int64_t dividend, int32_t divisor)
+{
+	return dividend / divisor;
+}
+
 static inline uint64_t div64_u64(uint64_t dividend, uint64_t divisor)
 {
 	return dividend / divisor;

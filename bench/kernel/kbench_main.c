@@ -12,8 +12,9 @@
  *
  * The workloads keep the definitions of the userspace exec-bench (bench/);
  * the bodies of post_throughput, chain_latency, wakeup_latency,
- * timer_lateness and serial_throughput, the output line and the random
- * generator are its own, bench/common/, built into this module too:
+ * timer_lateness, serial_throughput and strand_churn, the output line and
+ * the random generator are its own, bench/common/, built into this module
+ * too:
  *
  *   post_throughput    @producers kthreads together submit @tasks items to
  *                      one executor; each item adds 1 to a counter of the

@@ -24,6 +24,7 @@
 #include <exec/user.h>
 
 #include "bench.h"
+#include "common/strand_churn.h"
 
 /**
  * struct churn_task - one strand's task
@@ -36,8 +37,7 @@ struct churn_task {
 };
 
 static struct {
-	unsigned long left;
-	uint64_t t_end;
+	struct bench_churn run;
 	sem_t done;
 } churn;
 
@@ -45,9 +45,8 @@ static void churn_fn(struct exec_work *work)
 {
 	struct churn_task *t = container_of(work, struct churn_task, work);
 
-	__atomic_add_fetch(&t->runs, 1, __ATOMIC_RELAXED);
-	if (!__atomic_sub_fetch(&churn.left, 1, __ATOMIC_ACQ_REL)) {
-		churn.t_end = bench_now_ns();
+	if (bench_churn_ran(&churn.run, &t->runs)) {
+		churn.run.run_end = bench_now_ns();
 		sem_post(&churn.done);
 	}
 }
@@ -77,7 +76,6 @@ static bool churn_run(struct exec_serial **strands, struct churn_task *tasks,
 	unsigned int i;
 	int err;
 
-	churn.left = n;
 	for (i = 0; i < n; i++) {
 		err = exec_submit(exec_serial_executor(strands[i]),
 				  &tasks[i].work);
@@ -109,29 +107,14 @@ static bool churn_destroy(struct exec_serial **strands, unsigned int n)
 	return ok;
 }
 
-/* Every task ran exactly once. */
-static bool churn_check(const struct churn_task *tasks, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (tasks[i].runs != 1) {
-			bench_err("strand_churn: strand %u's task ran %u times",
-				  i, tasks[i].runs);
-			return false;
-		}
-	}
-	return true;
-}
-
 int bench_strand_churn(const struct bench_opts *opts)
 {
 	unsigned int n = opts->strands, created = 0, i;
 	int ret = BENCH_EXIT_FAIL;
 	struct exec_serial **strands;
 	struct churn_task *tasks;
-	uint64_t t0, t1, t2, t3, t4;
 	long long rss0, rss1;
+	uint64_t t;
 	struct bench_exec be;
 
 	if (bench_exec_create(&be, BENCH_THREAD_POOL, opts->threads))
@@ -145,37 +128,31 @@ int bench_strand_churn(const struct bench_opts *opts)
 	bench_touch(strands, n * sizeof(*strands));
 	for (i = 0; i < n; i++)
 		exec_work_init(&tasks[i].work, churn_fn);
+	bench_churn_init(&churn.run, &tasks[0].runs, sizeof(*tasks), n);
 
 	rss0 = bench_rss_kb();
-	t0 = bench_now_ns();
+	t = bench_now_ns();
 	created = churn_create(strands, n, be.ex);
-	t1 = bench_now_ns();
+	churn.run.create_ns = bench_now_ns() - t;
 	rss1 = bench_rss_kb();
 	if (created != n || rss0 < 0 || rss1 < 0)
 		goto out;
+	churn.run.grown_bytes = (rss1 - rss0) * 1024;
 
-	t2 = bench_now_ns();
+	churn.run.run_start = bench_now_ns();
 	if (!churn_run(strands, tasks, n))
 		exit(BENCH_EXIT_FAIL);
-	t3 = churn.t_end;
 
 	created = 0;
-	t4 = bench_now_ns();
+	t = bench_now_ns();
 	if (!churn_destroy(strands, n))
 		goto out;
-	t4 = bench_now_ns() - t4;
-	if (!churn_check(tasks, n))
+	churn.run.destroy_ns = bench_now_ns() - t;
+	if (bench_churn_verify(&churn.run))
 		goto out;
 
 	bench_out_begin(opts, be.threads);
-	bench_out_uint("strands", n);
-	bench_out_double("seconds", "%.6f",
-			 (double)(t1 - t0 + t3 - t2 + t4) / NSEC_PER_SEC);
-	bench_out_uint("create_ns", (t1 - t0 + n / 2) / n);
-	bench_out_uint("destroy_ns", (t4 + n / 2) / n);
-	bench_out_int("bytes_per_strand", (rss1 - rss0) * 1024 / n);
-	bench_out_double("ops_per_s", "%.0f",
-			 (double)n * NSEC_PER_SEC / (double)(t3 - t2));
+	bench_churn_line(&churn.run, bench_out_line());
 	bench_out_end();
 	ret = BENCH_EXIT_OK;
 out:

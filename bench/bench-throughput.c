@@ -13,11 +13,15 @@
 #include <string.h>
 
 #include "bench.h"
+#include "common/post_throughput.h"
+#include "common/serial_throughput.h"
 
 /*
- * post_throughput: P producers submit N tasks to a pool of T workers; each
- * task adds 1 to a counter private to the worker that runs it, so the tasks
- * share no cache line and the figure is the executor's alone.
+ * post_throughput: its body is bench/common/post_throughput.c, the kernel
+ * benchmark's too; here are the producer threads and their submission, the
+ * items and the workers' counters.  Each task adds 1 to a counter private to
+ * the worker that runs it, so the tasks share no cache line and the figure
+ * is the executor's alone.
  */
 
 /**
@@ -33,17 +37,11 @@ struct post_counter {
 /**
  * struct post_producer - one producer thread
  * @tid: its thread
- * @first: the first task it submits
- * @end: one past its last task
- * @start_ns: when it submitted its first task
- * @err: the error that stopped it, or 0
+ * @s: its share
  */
 struct post_producer {
 	_Alignas(BENCH_CACHELINE) pthread_t tid;
-	unsigned long first;
-	unsigned long end;
-	uint64_t start_ns;
-	int err;
+	struct bench_post_producer s;
 };
 
 static struct {
@@ -107,7 +105,7 @@ static void post_closure_fn(void *arg)
 
 static void *post_producer_main(void *arg)
 {
-	struct post_producer *p = arg;
+	struct bench_post_producer *p = &((struct post_producer *)arg)->s;
 	unsigned long i;
 	int err = 0;
 
@@ -134,10 +132,9 @@ int bench_post_throughput(const struct bench_opts *opts)
 	unsigned long n = opts->tasks, sum, i;
 	unsigned int nr = opts->producers, started = 0, t;
 	struct post_producer *producers;
+	struct bench_post run;
 	struct bench_exec be;
-	uint64_t t0 = UINT64_MAX, t1;
 	int err, ret = BENCH_EXIT_FAIL;
-	double secs;
 
 	if (bench_exec_create(&be, opts->kind, opts->threads))
 		return BENCH_EXIT_FAIL;
@@ -167,11 +164,10 @@ int bench_post_throughput(const struct bench_opts *opts)
 	 * The producers start together; the clock starts at the earliest of
 	 * their first submissions.
 	 */
+	bench_post_init(&run, n, nr);
 	pthread_barrier_init(&post.start, NULL, nr);
 	for (t = 0; t < nr; t++) {
-		producers[t].first = n / nr * t + (t < n % nr ? t : n % nr);
-		producers[t].end = producers[t].first + n / nr +
-				   (t < n % nr ? 1 : 0);
+		bench_post_share(&run, t, &producers[t].s);
 		err = pthread_create(&producers[t].tid, NULL,
 				     post_producer_main, &producers[t]);
 		if (err) {
@@ -183,14 +179,8 @@ int bench_post_throughput(const struct bench_opts *opts)
 	}
 	for (t = 0; t < started; t++) {
 		pthread_join(producers[t].tid, NULL);
-		if (producers[t].start_ns < t0)
-			t0 = producers[t].start_ns;
-		if (producers[t].err) {
-			bench_err("producer %u: submission failed: %s", t,
-				  strerror(-producers[t].err));
-			ret = BENCH_EXIT_FAIL;
+		if (bench_post_done(&run, &producers[t].s, t))
 			goto out_destroy;
-		}
 	}
 
 	/*
@@ -205,23 +195,16 @@ int bench_post_throughput(const struct bench_opts *opts)
 	 */
 	if (bench_exec_destroy(&be))
 		goto out_free;
-	t1 = bench_now_ns();
+	run.t1 = bench_now_ns();
 
 	sum = post_overflow.n;
 	for (t = 0; t < post.nr_counters; t++)
 		sum += post.counters[t].n;
-	if (sum != n) {
-		bench_err("post_throughput: %lu tasks ran, %lu submitted",
-			  sum, n);
+	if (bench_post_verify(&run, sum))
 		goto out_free;
-	}
 
-	secs = (double)(t1 - t0) / NSEC_PER_SEC;
 	bench_out_begin(opts, be.threads);
-	bench_out_uint("producers", nr);
-	bench_out_uint("tasks", n);
-	bench_out_double("seconds", "%.6f", secs);
-	bench_out_double("ops_per_s", "%.0f", (double)n / secs);
+	bench_post_line(&run, bench_out_line());
 	if (opts->closures)
 		bench_out_bool("closures", true);
 	bench_out_end();
@@ -238,75 +221,50 @@ out_free:
 }
 
 /*
- * serial_throughput: S serial executors over one pool of T workers; one
- * producer (this thread) submits N tasks round-robin over them.  Task i
- * belongs to strand i % S and is number i / S in its order, so an item
- * carries nothing but its exec_work and the array costs no more memory than
- * post_throughput's.
+ * serial_throughput: its body is bench/common/serial_throughput.c, the
+ * kernel benchmark's too; here are the serial executors over one pool of T
+ * workers, the items and their submission by this thread.
  */
 
 /**
  * struct serial_strand - one serial executor and its order check
  * @serial: the serial executor
  * @ex: it, as an executor
- * @next: the number of the task that must run next
- * @ran: tasks run
- * @total: tasks submitted to it
- * @violations: tasks that ran out of order
- *
- * @next, @ran and @violations are plain: the serial executor orders each
- * task's completion before the next one's start, which is what is tested.
+ * @check: its order check
  */
 struct serial_strand {
 	_Alignas(BENCH_CACHELINE) struct exec_serial *serial;
 	struct exec_executor *ex;
-	unsigned long next;
-	unsigned long ran;
-	unsigned long total;
-	unsigned long violations;
+	struct bench_ser_strand check;
 };
 
 static struct {
+	struct bench_ser run;
 	struct serial_strand *strands;
-	unsigned int nr_strands;
 	struct exec_work *items;
-	unsigned int strands_left;
-	uint64_t t1;
 	sem_t done;
 } ser;
 
 static void serial_fn(struct exec_work *work)
 {
-	unsigned long i = (unsigned long)(work - ser.items);
-	struct serial_strand *s = &ser.strands[i % ser.nr_strands];
-	unsigned long seq = i / ser.nr_strands;
-
-	if (seq != s->next)
-		s->violations++;
-	s->next = seq + 1;
-	if (++s->ran != s->total)
-		return;
-	/* This strand is done; the last strand to finish ends the clock. */
-	if (!__atomic_sub_fetch(&ser.strands_left, 1, __ATOMIC_ACQ_REL)) {
-		ser.t1 = bench_now_ns();
+	if (bench_ser_ran(&ser.run, (unsigned long)(work - ser.items))) {
+		ser.run.t1 = bench_now_ns();
 		sem_post(&ser.done);
 	}
 }
 
 int bench_serial_throughput(const struct bench_opts *opts)
 {
-	unsigned long n = opts->tasks, violations = 0, i;
+	unsigned long n = opts->tasks, i;
 	unsigned int nr = opts->strands, created = 0, s;
 	int err, ret = BENCH_EXIT_FAIL;
 	struct bench_exec be;
-	uint64_t t0;
-	double secs;
+	bool verified;
 	long left;
 
 	if (bench_exec_create(&be, BENCH_THREAD_POOL, opts->threads))
 		return BENCH_EXIT_FAIL;
 
-	ser.nr_strands = nr;
 	ser.strands = aligned_alloc(BENCH_CACHELINE,
 				    nr * sizeof(*ser.strands));
 	ser.items = calloc(n, sizeof(*ser.items));
@@ -315,6 +273,8 @@ int bench_serial_throughput(const struct bench_opts *opts)
 		goto out;
 	}
 	memset(ser.strands, 0, nr * sizeof(*ser.strands));
+	bench_ser_init(&ser.run, &ser.strands[0].check, sizeof(*ser.strands),
+		       nr, n);
 	for (s = 0; s < nr; s++) {
 		err = exec_serial_create(&ser.strands[s].serial, be.ex);
 		if (err) {
@@ -323,16 +283,13 @@ int bench_serial_throughput(const struct bench_opts *opts)
 		}
 		created++;
 		ser.strands[s].ex = exec_serial_executor(ser.strands[s].serial);
-		ser.strands[s].total = n / nr + (s < n % nr ? 1 : 0);
-		if (ser.strands[s].total)
-			ser.strands_left++;
 		if (bench_warm(ser.strands[s].ex, 1))
 			goto out;
 	}
 	for (i = 0; i < n; i++)
 		exec_work_init(&ser.items[i], serial_fn);
 
-	t0 = bench_now_ns();
+	ser.run.t0 = bench_now_ns();
 	for (i = 0, s = 0; i < n; i++) {
 		err = exec_submit(ser.strands[s].ex, &ser.items[i]);
 		if (err) {
@@ -345,36 +302,13 @@ int bench_serial_throughput(const struct bench_opts *opts)
 	}
 	if (bench_wait(&ser.done))
 		exit(BENCH_EXIT_FAIL);
-	secs = (double)(ser.t1 - t0) / NSEC_PER_SEC;
 
-	ret = BENCH_EXIT_OK;
-	for (s = 0; s < nr; s++) {
-		struct serial_strand *st = &ser.strands[s];
-
-		violations += st->violations;
-		if (st->ran != st->total || st->next != st->total) {
-			bench_err("serial_throughput: strand %u ran %lu of %lu tasks, last number %lu",
-				  s, st->ran, st->total, st->next);
-			ret = BENCH_EXIT_FAIL;
-		}
-	}
-
-	/*
-	 * The line is printed even with violations, since it reports them;
-	 * the exit status still says the run failed.
-	 */
+	verified = !bench_ser_verify(&ser.run);
 	bench_out_begin(opts, be.threads);
-	bench_out_uint("strands", nr);
-	bench_out_uint("tasks", n);
-	bench_out_double("seconds", "%.6f", secs);
-	bench_out_double("ops_per_s", "%.0f", (double)n / secs);
-	bench_out_uint("order_violations", violations);
+	if (bench_ser_line(&ser.run, bench_out_line(), verified))
+		verified = false;
 	bench_out_end();
-	if (violations) {
-		bench_err("serial_throughput: %lu tasks ran out of order",
-			  violations);
-		ret = BENCH_EXIT_FAIL;
-	}
+	ret = verified ? BENCH_EXIT_OK : BENCH_EXIT_FAIL;
 
 out:
 	for (s = 0; s < created; s++) {

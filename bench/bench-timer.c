@@ -9,8 +9,8 @@
  * EXEC_CLOCK_MONOTONIC and counts from one start time read with
  * exec_clock_now() just before the first arm, so that slow arming shows up
  * as lateness, as the contract asks.  The deadlines come from a generator
- * with a fixed seed, so every run arms the same pattern; the kernel
- * benchmark (bench/kernel/exec_kbench.c) uses the same generator.
+ * with a fixed seed, so every run arms the same pattern: bench_rand() of
+ * bench/common/, the kernel benchmark's too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,18 +19,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-
-#define TIMER_SEED		0x6578656362656e63ULL	/* "execbenc" */
-
-/* splitmix64: small, fast, and the same in the kernel benchmark. */
-static uint64_t timer_rand(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+#include "common/timer_lateness.h"
 
 /* @span * @i / @d, rounded down, without overflow for @i <= @d < 2^32. */
 static uint64_t timer_scale(uint64_t span, uint64_t i, uint64_t d)
@@ -39,43 +28,26 @@ static uint64_t timer_scale(uint64_t span, uint64_t i, uint64_t d)
 }
 
 /*
- * A number in [0, @range), @range at most 2^32: the top 32 random bits
- * scaled by a multiplication (Lemire), which needs no division and has no
- * bias worth the name at the ranges used here.
+ * timer_lateness: its body is bench/common/timer_lateness.c, the kernel
+ * benchmark's too; here are the timed items and their arming on the
+ * executor or the raw reference under test.
  */
-static uint64_t timer_rand_below(uint64_t *state, uint64_t range)
-{
-	return ((timer_rand(state) >> 32) * range) >> 32;
-}
-
-/*
- * timer_lateness: K timers armed up front with deadlines uniformly
- * distributed over 1-50 ms from the start time; each records when its
- * function started.  The lateness is that time less the deadline: it holds
- * the library's timer resolution, the wakeup of the thread that notices the
- * deadline and the hand-over of the item to a worker.
- */
-
-#define LATE_MIN_NS		(1 * NSEC_PER_MSEC)
-#define LATE_MAX_NS		(50 * NSEC_PER_MSEC)
 
 /**
  * struct late_item - one timer
  * @timer: the timed item
- * @deadline: the deadline it was armed for
- * @ran_ns: when its function started
- * @runs: how many times its function ran
+ * @s: its record
  */
 struct late_item {
 	struct exec_timer timer;
-	uint64_t deadline;
-	uint64_t ran_ns;
-	unsigned int runs;
+	struct bench_late_sample s;
 };
 
 static struct {
-	unsigned long total;
-	unsigned long ran;
+	struct bench_late run;
+	struct late_item *items;
+	struct bench_raw_timers *raw;
+	struct exec_executor *ex;
 	sem_t done;
 } late;
 
@@ -84,119 +56,86 @@ static void late_fn(struct exec_work *work)
 	struct late_item *it = container_of(work, struct late_item,
 					    timer.work);
 
-	it->ran_ns = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	/* Atomic: an item run twice might run on two workers at once. */
-	__atomic_add_fetch(&it->runs, 1, __ATOMIC_RELAXED);
-	if (__atomic_add_fetch(&late.ran, 1, __ATOMIC_ACQ_REL) == late.total)
+	if (bench_late_ran(&late.run, &it->s,
+			   exec_clock_now(EXEC_CLOCK_MONOTONIC)))
 		sem_post(&late.done);
 }
 
+static int late_arm(struct bench_late *l, unsigned long k)
+{
+	struct late_item *it = &late.items[k];
+
+	if (late.raw)
+		return bench_raw_timers_add(late.raw, &it->timer.work,
+					    it->s.deadline);
+	return exec_submit_at(late.ex, &it->timer, EXEC_CLOCK_MONOTONIC,
+			      it->s.deadline);
+}
+
+static const struct bench_late_ops late_ops = {
+	.arm = late_arm,
+};
+
 int bench_timer_lateness(const struct bench_opts *opts)
 {
-	unsigned long n = opts->samples, k, bad = 0, early = 0;
-	uint64_t t0, last = 0, rng = TIMER_SEED, *lat;
+	unsigned long n = opts->samples, k, armed;
 	int err, ret = BENCH_EXIT_FAIL;
-	struct bench_raw_timers *raw = NULL;
 	struct bench_exec be = { .threads = 1 };
-	struct late_item *items, *it;
+	uint64_t *lat;
 
 	if (sem_init(&late.done, 0, 0)) {
 		bench_err("sem_init: %s", strerror(errno));
 		return BENCH_EXIT_FAIL;
 	}
-	late.total = n;
-	items = calloc(n, sizeof(*items));
+	late.raw = NULL;
+	late.items = calloc(n, sizeof(*late.items));
 	lat = malloc(n * sizeof(*lat));
-	if (!items || !lat) {
+	if (!late.items || !lat) {
 		bench_err("out of memory");
 		goto out_free;
 	}
-	/*
-	 * @deadline holds the offset from the start time until the item is
-	 * armed: the random numbers are drawn before the clock starts.
-	 */
-	for (k = 0; k < n; k++) {
-		exec_timer_init(&items[k].timer, late_fn, NULL);
-		items[k].deadline = LATE_MIN_NS +
-			timer_rand_below(&rng, LATE_MAX_NS - LATE_MIN_NS + 1);
-	}
+	for (k = 0; k < n; k++)
+		exec_timer_init(&late.items[k].timer, late_fn, NULL);
+	bench_late_init(&late.run, &late_ops, &late.items[0].s,
+			sizeof(*late.items), n);
 
 	if (opts->kind == BENCH_RAW_URING_TIMEOUT) {
-		if (bench_raw_timers_start(&raw, n))
+		if (bench_raw_timers_start(&late.raw, n))
 			goto out_free;
 	} else if (bench_exec_create(&be, opts->kind, opts->threads)) {
 		goto out_free;
 	}
+	late.ex = be.ex;
 
-	t0 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	for (k = 0; k < n; k++) {
-		it = &items[k];
-		it->deadline += t0;
-		if (raw)
-			err = bench_raw_timers_add(raw, &it->timer.work,
-						   it->deadline);
-		else
-			err = exec_submit_at(be.ex, &it->timer,
-					     EXEC_CLOCK_MONOTONIC,
-					     it->deadline);
-		if (err) {
-			bench_err("exec_submit_at: %s", strerror(-err));
-			/* Timers already armed may still run. */
-			exit(BENCH_EXIT_FAIL);
-		}
+	err = bench_late_arm_all(&late.run,
+				 exec_clock_now(EXEC_CLOCK_MONOTONIC), &armed);
+	if (err) {
+		bench_err("exec_submit_at: %s", strerror(-err));
+		/* Timers already armed may still run. */
+		exit(BENCH_EXIT_FAIL);
 	}
-	if (raw)
-		bench_raw_timers_go(raw);
+	if (late.raw)
+		bench_raw_timers_go(late.raw);
 	if (bench_wait(&late.done))
 		exit(BENCH_EXIT_FAIL);
 	/* Destroying joins the workers: their writes are visible after. */
-	if (raw)
-		bench_raw_timers_stop(raw);
+	if (late.raw)
+		bench_raw_timers_stop(late.raw);
 	else if (bench_exec_destroy(&be))
 		goto out_free;
 
-	for (k = 0; k < n; k++) {
-		it = &items[k];
-		if (it->runs != 1) {
-			if (!bad)
-				bench_err("timer_lateness: timer %lu ran %u times",
-					  k, it->runs);
-			bad++;
-			continue;
-		}
-		if (it->ran_ns < it->deadline) {
-			if (!early)
-				bench_err("timer_lateness: timer %lu ran %llu ns before its deadline",
-					  k, (unsigned long long)
-					  (it->deadline - it->ran_ns));
-			early++;
-			continue;
-		}
-		lat[k] = it->ran_ns - it->deadline;
-		if (it->ran_ns > last)
-			last = it->ran_ns;
-	}
-	if (bad || early) {
-		bench_err("timer_lateness: of %lu timers, %lu did not run exactly once and %lu ran early",
-			  n, bad, early);
+	if (bench_late_latencies(&late.run, lat))
 		goto out_free;
-	}
 	if (bench_samples_write(opts, be.threads, lat, n))
 		goto out_free;
-	qsort(lat, n, sizeof(*lat), bench_cmp_u64);
-
 	bench_out_begin(opts, be.threads);
-	bench_out_uint("samples", n);
-	bench_out_double("seconds", "%.6f", (double)(last - t0) / NSEC_PER_SEC);
-	bench_out_uint("p50_ns", bench_percentile(lat, n, 50000));
-	bench_out_uint("p99_ns", bench_percentile(lat, n, 99000));
-	bench_out_uint("max_ns", lat[n - 1]);
+	bench_late_line(&late.run, lat, bench_out_line());
 	bench_out_end();
 	ret = BENCH_EXIT_OK;
 
 out_free:
 	free(lat);
-	free(items);
+	free(late.items);
 	return ret;
 }
 
@@ -227,7 +166,7 @@ static void churn_fn(struct exec_work *work)
 int bench_timer_churn(const struct bench_opts *opts)
 {
 	unsigned long n = opts->tasks, armed, cancelled = 0, i, j;
-	uint64_t t0, t1, t2, rng = TIMER_SEED, *offset, tmp;
+	uint64_t t0, t1, t2, rng = BENCH_TIMER_SEED, *offset, tmp;
 	struct exec_timer *timers = NULL;
 	long long rss0, rss1;
 	struct bench_exec be;
@@ -244,7 +183,7 @@ int bench_timer_churn(const struct bench_opts *opts)
 			    timer_scale(CHURN_MAX_NS - CHURN_MIN_NS, i, n - 1) :
 			    0);
 	for (i = n - 1; i > 0; i--) {
-		j = timer_rand_below(&rng, i + 1);
+		j = bench_rand_below(&rng, i + 1);
 		tmp = offset[i];
 		offset[i] = offset[j];
 		offset[j] = tmp;

@@ -17,6 +17,8 @@
 
 #include <exec/exec.h>
 
+#include "common/bench_common.h"
+
 /* The "impl" key of every output line. */
 #define BENCH_IMPL		"libexec"
 
@@ -168,8 +170,6 @@ int bench_exec_destroy(struct bench_exec *be);
 int bench_wait(sem_t *sem);
 long long bench_rss_kb(void);
 void bench_touch(void *p, size_t len);
-int bench_cmp_u64(const void *a, const void *b);
-uint64_t bench_percentile(const uint64_t *v, unsigned long n, unsigned long q);
 
 /*
  * The output line: bench_out_begin() writes the keys every workload has,
@@ -182,6 +182,7 @@ void bench_out_uint(const char *key, unsigned long long val);
 void bench_out_int(const char *key, long long val);
 void bench_out_double(const char *key, const char *fmt, double val);
 void bench_out_end(void);
+struct bench_line *bench_out_line(void);
 int bench_samples_write(const struct bench_opts *opts, unsigned int threads,
 			const uint64_t *v, unsigned long n);
 

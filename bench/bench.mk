@@ -19,8 +19,10 @@ BENCH_SRC := bench/exec-bench.c bench/bench-throughput.c \
 	bench/bench-latency.c bench/bench-timer.c bench/bench-idle.c \
 	bench/bench-churn.c \
 	bench/bench-raw.c bench/bench-refpool.c bench/bench-blocking.c \
-	bench/bench-load.c bench/bench-mem.c
-BENCH_HDR := bench/bench.h $(wildcard include/exec/*.h)
+	bench/bench-load.c bench/bench-mem.c \
+	$(wildcard bench/common/*.c)
+BENCH_HDR := bench/bench.h $(wildcard bench/common/*.h) \
+	$(wildcard include/exec/*.h)
 BENCH_BIN := $(O)/exec-bench
 OBJCOST_BIN := $(O)/exec-objcost
 

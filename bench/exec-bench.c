@@ -282,6 +282,18 @@ void bench_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* bench/common/'s workloads: why a run of @bench does not verify. */
+void bench_fail(const char *bench, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "exec-bench: %s: ", bench);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 const char *bench_kind_name(enum bench_kind kind)
 {
 	return bench_kind_names[kind];
@@ -322,52 +334,14 @@ int bench_wait(sem_t *sem)
 	return 0;
 }
 
-/* qsort() comparison of uint64_t values. */
-int bench_cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of @n sorted values; @q is in units of 0.001%. */
-uint64_t bench_percentile(const uint64_t *v, unsigned long n, unsigned long q)
-{
-	unsigned long rank = (unsigned long)(((unsigned long long)n * q +
-					      99999) / 100000);
-
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	return v[rank - 1];
-}
-
 /*
- * The output line.  It is built in a buffer and written with one call, so
- * that it is one line on stdout even if something else ever writes there.
+ * The output line, bench_common.c's.  It is built in a buffer and written
+ * with one call, so that it is one line on stdout even if something else
+ * ever writes there.
  */
 unsigned int bench_max_threads;
 
-static char bench_line[1024];
-static size_t bench_line_len;
-
-static void bench_out(const char *fmt, ...) __printf(1, 2);
-
-static void bench_out(const char *fmt, ...)
-{
-	size_t room = sizeof(bench_line) - bench_line_len;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(bench_line + bench_line_len, room, fmt, ap);
-	va_end(ap);
-	/* Every key is short: running out of room is a bug of ours. */
-	if (n < 0 || (size_t)n >= room)
-		abort();
-	bench_line_len += (size_t)n;
-}
+static struct bench_line bench_line;
 
 static const char *const bench_submit_names[] = {
 	[BENCH_SUBMIT_SUBMIT] = "submit",
@@ -395,10 +369,11 @@ static const char *bench_kind_impl(enum bench_kind kind)
 
 void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 {
-	bench_line_len = 0;
+	bench_line_reset(&bench_line);
 	bench_out_ref = bench_kind_is_ref(opts->kind);
-	bench_out(BENCH_HEAD_FMT, opts->workload, bench_kind_impl(opts->kind),
-		  bench_kind_name(opts->kind), threads);
+	bench_line_add(&bench_line, BENCH_HEAD_FMT, opts->workload,
+		       bench_kind_impl(opts->kind), bench_kind_name(opts->kind),
+		       threads);
 	if (opts->submit != BENCH_SUBMIT_SUBMIT)
 		bench_out_str("submit", bench_submit_names[opts->submit]);
 	if (bench_max_threads)
@@ -408,30 +383,36 @@ void bench_out_begin(const struct bench_opts *opts, unsigned int threads)
 		bench_out_uint("load", opts->load);
 }
 
+/* The line begun, for bench/common/'s workloads to add their figures. */
+struct bench_line *bench_out_line(void)
+{
+	return &bench_line;
+}
+
 void bench_out_str(const char *key, const char *val)
 {
-	bench_out(",\"%s\":\"%s\"", key, val);
+	bench_line_str(&bench_line, key, val);
 }
 
 void bench_out_bool(const char *key, bool val)
 {
-	bench_out(",\"%s\":%s", key, val ? "true" : "false");
+	bench_line_bool(&bench_line, key, val);
 }
 
 void bench_out_uint(const char *key, unsigned long long val)
 {
-	bench_out(",\"%s\":%llu", key, val);
+	bench_line_uint(&bench_line, key, val);
 }
 
 void bench_out_int(const char *key, long long val)
 {
-	bench_out(",\"%s\":%lld", key, val);
+	bench_line_int(&bench_line, key, val);
 }
 
 void bench_out_double(const char *key, const char *fmt, double val)
 {
-	bench_out(",\"%s\":", key);
-	bench_out(fmt, val);
+	bench_line_add(&bench_line, ",\"%s\":", key);
+	bench_line_add(&bench_line, fmt, val);
 }
 
 void bench_out_end(void)
@@ -445,8 +426,11 @@ void bench_out_end(void)
 	/* Extension: --timing. */
 	if (!bench_out_ref && exec_stats_timing())
 		bench_out_bool("timing", true);
-	bench_out("}\n");
-	fputs(bench_line, stdout);
+	bench_line_close(&bench_line);
+	/* Every key is short: running out of room is a bug of ours. */
+	if (bench_line.overflow)
+		abort();
+	puts(bench_line.buf);
 	fflush(stdout);
 }
 

@@ -6,14 +6,16 @@
 # both modules loaded (exec_kbench.ko runs every workload at load time, for
 # libexec, for the kernel's workqueues and, for the timer workloads, for raw
 # hrtimers, in the same boot) and prints a side-by-side table from the JSON
-# lines of the kernel log.
+# lines of the kernel log.  The initramfs, the guest's command line and
+# the boot are those of scripts/qemu-boot.sh, which scripts/kunit-qemu.sh
+# boots with too.
 #
 # Usage: kernel-bench.sh [OPTION]... [PARAM=VALUE]...
 #
 # PARAM=VALUE pairs are exec_kbench.ko's module parameters (tasks=, hops=,
 # samples=, timer_samples=, timer_settle_ms=, churn_timers=, strands=, serial_tasks=, churn_strands=,
 # blocking_tasks=, cpu_tasks=, threads=, producers=, runs=, only=); see
-# bench/kernel/exec_kbench.c.
+# bench/kernel/kbench_main.c.
 #
 # Options:
 #   --debug           use the debug test kernel of scripts/kernel-build.sh
@@ -82,6 +84,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
+# shellcheck source=scripts/qemu-boot.sh
+. "$here/qemu-boot.sh"
 fragment=$here/kernel-config-bench
 
 kdir=
@@ -156,7 +160,7 @@ esac
 # processes hardly fires) has the buffer allocated at that size.
 [ "$load" != cpus ] || load=$smp
 [ "$load" = 0 ] || params+=("load=$load")
-cmdline="console=ttyS0 panic=-1 rdinit=/init EXEC_UNLOAD=1"
+cmdline=$(qemu_boot_cmdline EXEC_UNLOAD=1)
 [ "$load" = 0 ] || cmdline+=" EXEC_LOAD=$load"
 [ -z "$append" ] || cmdline+=" $append"
 [ "$trace" = 0 ] ||
@@ -359,7 +363,7 @@ label+=", QEMU $accel, $smp vCPUs"
 # Each kernel gets its own copy of the sources, so the source tree stays
 # clean and builds for different kernels do not share objects.
 out=$top/build/kernel-bench/$(basename "$kdir")
-mkdir -p "$out/exec" "$out/kbench"
+mkdir -p "$out/exec" "$out/kbench" "$out/common"
 find "$out" \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
 # The same files as kernel/kernel.mk copies (the Makefile holds the version);
 # without CONFIG_EXEC_KUNIT_TEST=m Kbuild builds exec.ko alone.
@@ -368,7 +372,10 @@ find "$out" \( -name '*.[ch]' -o -name Kbuild \) -type f -delete
 	kernel/*.c kernel/*.h kernel/include/*.h kernel/tests/*.c \
 	kernel/tests/*.h tests/*.c tests/exec_test.h examples/kernel) |
 	tar xf - -C "$out/exec"
+# exec_kbench.ko: bench/kernel/ and, beside it as in the tree, the files
+# it shares with exec-bench (bench/common/).
 cp "$top"/bench/kernel/Kbuild "$top"/bench/kernel/*.[ch] "$out/kbench/"
+cp "$top"/bench/common/*.[ch] "$out/common/"
 
 kbuild()
 {
@@ -391,36 +398,24 @@ kbuild "$out/kbench" KBUILD_EXTRA_SYMBOLS="$out/exec/Module.symvers" \
 
 # --- QEMU ------------------------------------------------------------------------
 
-command -v qemu-system-x86_64 > /dev/null || die "qemu-system-x86_64 missing"
-mkdir -p "$(dirname "$log")"
+# The boot of scripts/kunit-qemu.sh, scripts/qemu-boot.sh, with the
+# topology QEMU picks for -smp N.
 initramfs=$(dirname "$log")/initramfs
 cpio_file=$(dirname "$log")/initramfs.cpio
-rm -rf "$initramfs"
-mkdir -p "$initramfs/modules" "$initramfs/dev" "$initramfs/proc" \
-	"$initramfs/sys"
-gcc -static -Os -s -Wall -Wextra -Werror -o "$initramfs/init" \
-	"$top/tests/guest/init.c"
-cp "$out/exec/exec.ko" "$out/kbench/exec_kbench.ko" "$initramfs/modules/"
-{
-	echo "exec.ko "
-	echo "exec_kbench.ko ${params[*]}"
-} > "$initramfs/modules/order"
-(cd "$initramfs" && find . -mindepth 1 | LC_ALL=C sort |
-	cpio --quiet -o -H newc -R 0:0) > "$cpio_file"
+qemu_boot_initramfs "$initramfs"
+qemu_boot_module "$initramfs" "$out/exec/exec.ko"
+qemu_boot_module "$initramfs" "$out/kbench/exec_kbench.ko" "${params[*]}"
+qemu_boot_cpio "$initramfs" "$cpio_file"
 
+qemu_accel=$accel
+qemu_smp=$smp
+qemu_memory=$memory
+qemu_timeout=$timeout_s
 log "booting $kdir ($accel, $smp CPUs, $memory); console log $log"
-start=$(date +%s)
-set +e
-timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-	-accel "$accel" -cpu max -smp "$smp" -m "$memory" \
-	-display none -vga none -monitor none -nic none \
-	-serial stdio -no-reboot \
-	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$cpio_file" \
-	-append "$cmdline" \
-	< /dev/null 2>&1 | tr -d '\r' > "$log"
-qemu_status=${PIPESTATUS[0]}
-set -e
-log "QEMU ran $(($(date +%s) - start)) s, status $qemu_status"
+qemu_boot "$kdir/arch/x86/boot/bzImage" "$cpio_file" "$cmdline" "$log" ||
+	die "cannot boot"
+qemu_status=$qemu_boot_status
+log "QEMU ran $qemu_boot_seconds s, status $qemu_status"
 
 status=0
 print_table "$log" "$label" || status=1

@@ -3,6 +3,8 @@
 #
 # Runs the KUnit suites of kernel modules on the debug test kernel of
 # scripts/kernel-build.sh, in QEMU, and judges the run from the console log.
+# The initramfs, the guest's command line and the boot are those of
+# scripts/qemu-boot.sh, which scripts/kernel-bench.sh boots with too.
 #
 # Usage: kunit-qemu.sh [OPTION]... MODULE.ko["  PARAM=VALUE..."]...
 #
@@ -82,6 +84,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
+# shellcheck source=scripts/qemu-boot.sh
+. "$here/qemu-boot.sh"
 
 kdir=
 timeout_s=${EXEC_KUNIT_TIMEOUT:-900}
@@ -95,9 +99,7 @@ kcsan_elsewhere=0
 kmemleak=0
 gcov=0
 smp=2
-# Software emulation by default: where /dev/kvm exists on these machines it
-# is nested KVM, on which QEMU aborts at boot ("failed to set MSR 0x10a")
-# or hangs, while TCG boots in seconds.
+# Software emulation by default (scripts/qemu-boot.sh says why).
 accel=${EXEC_KUNIT_ACCEL:-tcg}
 memory=1G
 quiet=0
@@ -154,8 +156,6 @@ if [ -z "$kdir" ]; then
 fi
 bzimage=$kdir/arch/x86/boot/bzImage
 [ -f "$bzimage" ] || die "no kernel image $bzimage"
-command -v qemu-system-x86_64 > /dev/null ||
-	die "qemu-system-x86_64 missing (scripts/kernel-build.sh installs it)"
 
 outdir=$(dirname "$log")
 mkdir -p "$outdir"
@@ -167,13 +167,7 @@ cpio_file=$outdir/initramfs.cpio
 
 # --- the initramfs: /init and /modules/ -------------------------------------
 
-rm -rf "$initramfs"
-mkdir -p "$initramfs/modules" "$initramfs/dev" "$initramfs/proc" \
-	"$initramfs/sys"
-# Static and stripped: the initramfs holds no libc, and a smaller archive
-# unpacks faster under emulation.
-gcc -static -Os -s -Wall -Wextra -Werror -o "$initramfs/init" \
-	"$top/tests/guest/init.c"
+qemu_boot_initramfs "$initramfs"
 if [ -n "$run_program" ]; then
 	[ -f "$run_program" ] || die "no program '$run_program'"
 	cp "$run_program" "$initramfs/check"
@@ -185,7 +179,6 @@ for file in "${extra_files[@]}"; do
 	cp -L "$file" "$initramfs/$file"
 done
 
-: > "$initramfs/modules/order"
 names=()
 for arg in "${mods[@]}"; do
 	path=${arg%% *}
@@ -195,24 +188,22 @@ for arg in "${mods[@]}"; do
 	name=$(basename "$path")
 	[[ $name == *.ko ]] || die "'$path' is not a .ko file"
 	[ ! -e "$initramfs/modules/$name" ] || die "module $name given twice"
-	cp "$path" "$initramfs/modules/$name"
-	echo "$name $params" >> "$initramfs/modules/order"
+	qemu_boot_module "$initramfs" "$path" "$params"
 	names+=("$name")
 done
-
-# Uncompressed, so that the kernel needs no decompressor for it; owned by
-# root, as the files of a real initramfs are.
-(cd "$initramfs" && find . -mindepth 1 | LC_ALL=C sort |
-	cpio --quiet -o -H newc -R 0:0) > "$cpio_file"
+qemu_boot_cpio "$initramfs" "$cpio_file"
 
 # --- QEMU -------------------------------------------------------------------
 
-# "max": the richest CPU model TCG emulates, or the host CPU under KVM.
 # One CPU per socket: the kernel has no ACPI and finds the CPUs in
 # SeaBIOS's MP table, which lists only the first CPU of each socket.
-cmdline="console=ttyS0 panic=-1 kasan.fault=report rdinit=/init"
-# Unknown "name=value" parameters reach init as its environment.
-cmdline+=" EXEC_UNLOAD=$unload EXEC_HOLD_MS=$hold_ms"
+qemu_smp="$smp,sockets=$smp,cores=1,threads=1"
+qemu_accel=$accel
+qemu_memory=$memory
+qemu_timeout=$timeout_s
+qemu_echo=$((1 - quiet))
+cmdline=$(qemu_boot_cmdline kasan.fault=report \
+	"EXEC_UNLOAD=$unload" "EXEC_HOLD_MS=$hold_ms")
 [ "$trace_events" = 0 ] || cmdline+=" EXEC_TRACE_EVENTS=1"
 [ "$kmemleak" = 0 ] || cmdline+=" EXEC_KMEMLEAK=1"
 [ "$gcov" = 0 ] || cmdline+=" EXEC_GCOV=1"
@@ -220,22 +211,9 @@ cmdline+=" EXEC_UNLOAD=$unload EXEC_HOLD_MS=$hold_ms"
 
 echo "kunit-qemu: booting $bzimage ($accel, $smp CPUs, $memory) with ${names[*]}"
 echo "kunit-qemu: console log: $log"
-start=$(date +%s)
-set +e
-# -no-reboot: init's final restart, and the restart after a panic
-# (panic=-1), end QEMU instead of booting again.  The serial console goes
-# to stdout; \r is dropped so that the log greps as plain lines.
-timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-	-accel "$accel" -cpu max -m "$memory" \
-	-smp "$smp,sockets=$smp,cores=1,threads=1" \
-	-display none -vga none -monitor none -nic none \
-	-serial stdio -no-reboot \
-	-kernel "$bzimage" -initrd "$cpio_file" -append "$cmdline" \
-	< /dev/null 2>&1 | tr -d '\r' |
-	if [ "$quiet" = 1 ]; then cat > "$log"; else tee "$log"; fi
-qemu_status=${PIPESTATUS[0]}
-set -e
-elapsed=$(($(date +%s) - start))
+qemu_boot "$bzimage" "$cpio_file" "$cmdline" "$log" || die "cannot boot"
+qemu_status=$qemu_boot_status
+elapsed=$qemu_boot_seconds
 
 # --- judging the log --------------------------------------------------------
 

@@ -4,7 +4,7 @@
  * benchmark's own marks in a traced wakeup_latency sample, and kb_late, the
  * run of a traced timer_lateness item (module parameter trace_samples=),
  * which scripts/kernel-trace-wakeup.py and scripts/kernel-trace-timer.py
- * read from the dumped ring buffer.  exec_kbench.c creates them.
+ * read from the dumped ring buffer.  kbench_main.c creates them.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM exec_kbench

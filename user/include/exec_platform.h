@@ -75,6 +75,23 @@ static inline uint64_t div_u64(uint64_t dividend, uint32_t divisor)
 	return dividend / divisor;
 }
 
+static inline int64_t div_s64(int64_t dividend, int32_t divisor)
+{
+	return dividend / divisor;
+}
+
+static inline uint64_t div64_u64(uint64_t dividend, uint64_t divisor)
+{
+	return dividend / divisor;
+}
+
+static inline uint64_t div_u64_rem(uint64_t dividend, uint32_t divisor,
+				   uint32_t *remainder)
+{
+	*remainder = (uint32_t)(dividend % divisor);
+	return dividend / divisor;
+}
+
 /*
  * The library's messages go to the application's callback
  * (exec_user_set_log() in user/log.c), never to stderr by themselves.

@@ -10,7 +10,11 @@
  *
  *   exec-bench: {"bench":"post_throughput","impl":"libexec",...}
  *
- * The workloads keep the definitions of the userspace exec-bench (bench/):
+ * The workloads keep the definitions of the userspace exec-bench (bench/);
+ * the bodies of post_throughput, chain_latency, wakeup_latency,
+ * timer_lateness, serial_throughput and strand_churn, the output line and
+ * the random generator are its own, bench/common/, built into this module
+ * too:
  *
  *   post_throughput    @producers kthreads together submit @tasks items to
  *                      one executor; each item adds 1 to a counter of the
@@ -171,6 +175,14 @@
 #include <exec/thread_pool.h>
 #include <exec/timer.h>
 
+#include "../common/bench_common.h"
+#include "../common/chain_latency.h"
+#include "../common/post_throughput.h"
+#include "../common/serial_throughput.h"
+#include "../common/strand_churn.h"
+#include "../common/timer_lateness.h"
+#include "../common/wakeup_latency.h"
+
 #define CREATE_TRACE_POINTS
 #include "exec_kbench_trace.h"
 
@@ -243,10 +255,6 @@ static unsigned int trace_samples;
 module_param(trace_samples, uint, 0444);
 MODULE_PARM_DESC(trace_samples, "wakeup_latency: samples of each run traced, from its middle; timer_lateness: timed items of each run of libexec, libexec:percpu, hrtimer:percpu and hrtimer:unbound traced, from the middle of their deadlines (default 0: none; needs a kernel with event tracing)");
 
-/* Period of wakeup_latency's submissions. */
-#define KB_WAKE_PERIOD_NS	(200 * NSEC_PER_USEC)
-/* Time for the workers to go idle before wakeup_latency's first sample. */
-#define KB_WAKE_SETTLE_NS	(10 * NSEC_PER_MSEC)
 /* Longest a run may take before it is declared hung. */
 #define KB_TIMEOUT		(120 * HZ)
 
@@ -411,6 +419,22 @@ static void kb_fail(const char *bench, enum kb_impl impl, const char *fmt,
 	pr_err("FAIL %s {%s}: %pV\n", bench, kb_impl_names[impl], &vaf);
 	va_end(args);
 	kb_failed++;
+}
+
+/* The impl of the run under way, for bench_fail(). */
+static enum kb_impl kb_run_impl;
+
+/* bench/common/'s workloads: why a run does not verify. */
+void bench_fail(const char *bench, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	kb_fail(bench, kb_run_impl, "%pV", &vaf);
+	va_end(args);
 }
 
 /* --- warming up ------------------------------------------------------------ */
@@ -585,90 +609,49 @@ static int kb_exec_destroy(struct kb_exec *e)
 
 /* --- output --------------------------------------------------------------------- */
 
-/**
- * struct kb_line - one JSON output line being built
- * @buf: the text so far
- * @len: its length
- */
-struct kb_line {
-	char buf[384];
-	int len;
-};
-
-static void __printf(2, 3) kb_line_add(struct kb_line *l, const char *fmt,
-				       ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	l->len += vscnprintf(l->buf + l->len, sizeof(l->buf) - l->len, fmt,
-			     args);
-	va_end(args);
-}
-
 /* Starts a line with the keys every line has. */
-static void kb_line_begin(struct kb_line *l, const char *bench,
+static void kb_line_begin(struct bench_line *l, const char *bench,
 			  const struct kb_exec *e, unsigned int run)
 {
-	l->len = 0;
-	kb_line_add(l, "{\"bench\":\"%s\",%s,\"kernel_debug\":%s,\"run\":%u,\"threads\":%u",
-		    bench, kb_impl_names[e->impl],
-		    KB_DEBUG_KERNEL ? "true" : "false", run, e->threads);
+	bench_line_reset(l);
+	bench_line_add(l, "{\"bench\":\"%s\",%s,\"kernel_debug\":%s,\"run\":%u,\"threads\":%u",
+		       bench, kb_impl_names[e->impl],
+		       KB_DEBUG_KERNEL ? "true" : "false", run, e->threads);
 	/* The loaded variant, as userspace's exec-bench --load says it. */
 	if (load)
-		kb_line_add(l, ",\"load\":%u", load);
+		bench_line_uint(l, "load", load);
 }
 
-static void kb_line_uint(struct kb_line *l, const char *key, u64 val)
+static void kb_line_end(struct bench_line *l)
 {
-	kb_line_add(l, ",\"%s\":%llu", key, val);
-}
-
-/* "seconds" of @ns nanoseconds, to the microsecond. */
-static void kb_line_seconds(struct kb_line *l, u64 ns)
-{
-	u32 rem;
-	u64 secs = div_u64_rem(ns, NSEC_PER_SEC, &rem);
-
-	kb_line_add(l, ",\"seconds\":%llu.%06u", secs,
-		    (u32)(rem / NSEC_PER_USEC));
-}
-
-static void kb_line_end(struct kb_line *l)
-{
-	pr_info("%s}\n", l->buf);
-}
-
-/* Operations per second of @n operations in @ns nanoseconds. */
-static u64 kb_rate(u64 n, u64 ns)
-{
-	return ns ? div64_u64(n * NSEC_PER_SEC, ns) : 0;
+	bench_line_close(l);
+	pr_info("%s\n", l->buf);
 }
 
 /* --- post_throughput -------------------------------------------------------- */
 
 static DEFINE_PER_CPU_ALIGNED(unsigned long, kb_post_count);
 
+/*
+ * post_throughput's body is bench/common/post_throughput.c, exec-bench's
+ * too; here are the producer kthreads and their submission, the items of
+ * either kind and the per-CPU counters.
+ */
+
 /**
  * struct kb_producer - one producer kthread of post_throughput
+ * @s: its share
  * @q: where it submits
  * @items: all items
- * @first: its first item
- * @end: one past its last item
  * @go: completed when all producers may start
  * @done: completed when it has submitted its share
- * @start_ns: time of its first submission
- * @err: the error that stopped it, or 0
  */
 struct kb_producer {
+	struct bench_post_producer s;
 	const struct kb_queue *q;
 	struct kb_item *items;
-	unsigned long first;
-	unsigned long end;
 	struct completion *go;
 	struct completion done;
-	u64 start_ns;
-	int err;
 } ____cacheline_aligned_in_smp;
 
 static void kb_post_body(struct kb_item *it)
@@ -685,10 +668,10 @@ static int kb_producer_main(void *arg)
 	int err = 0;
 
 	wait_for_completion(p->go);
-	p->start_ns = ktime_get_ns();
-	for (i = p->first; i < p->end && !err; i++)
+	p->s.start_ns = ktime_get_ns();
+	for (i = p->s.first; i < p->s.end && !err; i++)
 		err = kb_submit(p->q, &p->items[i]);
-	p->err = err;
+	p->s.err = err;
 	kthread_complete_and_exit(&p->done, 0);
 }
 
@@ -700,9 +683,9 @@ static void kb_post_throughput(enum kb_impl impl, unsigned int run)
 	struct kb_producer *prod;
 	struct completion go;
 	struct task_struct *task;
+	struct bench_post post;
 	struct kb_item *items;
-	u64 t0 = U64_MAX, t1;
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_exec e;
 	int cpu, err;
 
@@ -723,55 +706,48 @@ static void kb_post_throughput(enum kb_impl impl, unsigned int run)
 	for_each_possible_cpu(cpu)
 		per_cpu(kb_post_count, cpu) = 0;
 
+	bench_post_init(&post, n, nr);
 	init_completion(&go);
 	for (t = 0; t < nr; t++) {
 		struct kb_producer *p = &prod[t];
 
+		bench_post_share(&post, t, &p->s);
 		p->q = &e.q;
 		p->items = items;
-		p->first = n / nr * t + min_t(unsigned long, t, n % nr);
-		p->end = p->first + n / nr + (t < n % nr ? 1 : 0);
 		p->go = &go;
 		init_completion(&p->done);
 		task = kthread_run(kb_producer_main, p, "exec-kb-prod/%u", t);
 		if (IS_ERR(task)) {
 			/* Those started submit nothing: an empty share. */
 			for (; t < nr; t++) {
-				prod[t].err = PTR_ERR(task);
+				prod[t].s.err = PTR_ERR(task);
 				complete(&prod[t].done);
 			}
 			for (t = 0; t < nr; t++)
-				prod[t].end = prod[t].first;
+				prod[t].s.end = prod[t].s.first;
 			break;
 		}
 	}
 	complete_all(&go);
-	err = 0;
-	for (t = 0; t < nr; t++) {
+	for (t = 0; t < nr; t++)
 		wait_for_completion(&prod[t].done);
-		t0 = min(t0, prod[t].start_ns);
-		if (prod[t].err && !err)
-			err = prod[t].err;
-	}
-	if (kb_exec_destroy(&e) && !err)
+	/* The first failure only: one run, one failure. */
+	for (t = 0, err = 0; t < nr && !err; t++)
+		err = bench_post_done(&post, &prod[t].s, t);
+	if (kb_exec_destroy(&e) && !err) {
+		kb_fail(bench, impl, "destroying the executor failed");
 		err = -EDEADLK;
-	t1 = ktime_get_ns();
-	if (err) {
-		kb_fail(bench, impl, "submission failed: %d", err);
-		goto out_free;
 	}
+	post.t1 = ktime_get_ns();
+	if (err)
+		goto out_free;
 
 	for_each_possible_cpu(cpu)
 		sum += per_cpu(kb_post_count, cpu);
-	if (sum != n) {
-		kb_fail(bench, impl, "%lu tasks ran, %lu submitted", sum, n);
+	if (bench_post_verify(&post, sum))
 		goto out_free;
-	}
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "producers", nr);
-	kb_line_uint(&line, "tasks", n);
-	kb_line_seconds(&line, t1 - t0);
-	kb_line_uint(&line, "ops_per_s", kb_rate(n, t1 - t0));
+	bench_post_line(&post, &line);
 	kb_line_end(&line);
 out_free:
 	kfree(prod);
@@ -780,34 +756,29 @@ out_free:
 
 /* --- chain_latency ---------------------------------------------------------- */
 
+/*
+ * Its body is bench/common/chain_latency.c, exec-bench's too; here are the
+ * item of either kind, its submission, the clock and the completion.
+ */
 static struct {
+	struct bench_chain run;
 	const struct kb_queue *q;
 	struct kb_item item;
-	unsigned long hops;
-	unsigned long total;
-	int err;
-	u64 t1;
 	struct completion done;
 } kb_chain;
 
 static void kb_chain_body(struct kb_item *it)
 {
-	unsigned long n = kb_chain.hops + 1;
 	int err;
 
-	/*
-	 * @hops is plain: each hop's update happens before it submits the
-	 * next hop, which the executor orders before that hop starts.
-	 */
-	kb_chain.hops = n;
-	if (n == kb_chain.total) {
-		kb_chain.t1 = ktime_get_ns();
+	if (bench_chain_hop(&kb_chain.run)) {
+		kb_chain.run.t1 = ktime_get_ns();
 		complete(&kb_chain.done);
 		return;
 	}
 	err = kb_submit(kb_chain.q, it);
 	if (err) {
-		kb_chain.err = err;
+		kb_chain.run.err = err;
 		complete(&kb_chain.done);
 	}
 }
@@ -817,9 +788,8 @@ KB_ITEM_FNS(kb_chain_body)
 static void kb_chain_latency(enum kb_impl impl, unsigned int run)
 {
 	static const char bench[] = "chain_latency";
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_exec e;
-	u64 t0, ns;
 	int err;
 
 	err = kb_exec_create(&e, impl, threads);
@@ -828,37 +798,24 @@ static void kb_chain_latency(enum kb_impl impl, unsigned int run)
 		return;
 	}
 	kb_chain.q = &e.q;
-	kb_chain.hops = 0;
-	kb_chain.total = hops;
-	kb_chain.err = 0;
+	bench_chain_init(&kb_chain.run, hops);
 	init_completion(&kb_chain.done);
 	kb_item_init(&e.q, &kb_chain.item, kb_chain_body_efn,
 		     kb_chain_body_wfn);
 
-	t0 = ktime_get_ns();
+	kb_chain.run.t0 = ktime_get_ns();
 	err = kb_submit(&e.q, &kb_chain.item);
 	if (!err && !wait_for_completion_timeout(&kb_chain.done, KB_TIMEOUT))
 		err = -ETIMEDOUT;
-	if (!err)
-		err = kb_chain.err;
 	/* Destroying waits for any hop that should not exist: count after. */
 	if (kb_exec_destroy(&e) && !err)
 		err = -EDEADLK;
-	if (err) {
-		kb_fail(bench, impl, "hop %lu: %d", kb_chain.hops + 1, err);
+	if (err && !kb_chain.run.err)
+		kb_chain.run.err = err;
+	if (bench_chain_verify(&kb_chain.run))
 		return;
-	}
-	if (kb_chain.hops != kb_chain.total) {
-		kb_fail(bench, impl, "%lu hops ran, %lu expected",
-			kb_chain.hops, kb_chain.total);
-		return;
-	}
-	ns = kb_chain.t1 - t0;
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "tasks", kb_chain.total);
-	kb_line_seconds(&line, ns);
-	kb_line_uint(&line, "ns_per_hop",
-		     div64_u64(ns + kb_chain.total / 2, kb_chain.total));
+	bench_chain_line(&kb_chain.run, &line);
 	kb_line_end(&line);
 }
 
@@ -948,29 +905,31 @@ static bool kb_traced(unsigned int k, unsigned int n)
 
 /* --- wakeup_latency ---------------------------------------------------------- */
 
+/*
+ * Its body is bench/common/wakeup_latency.c, exec-bench's too; here are the
+ * items of either kind, their submission, the submitting kthread, its
+ * sleep and the trace window.
+ */
+
 /**
- * struct kb_wake_item - one sample
+ * struct kb_wake_item - one sample's task
  * @item: the task
- * @submit_ns: time just before submission
- * @start_ns: time the task started
+ * @s: its sample
  *
- * Cache-line aligned, so that writing the next sample's @submit_ns does not
- * pull in the line a worker has just written.
+ * Cache-line aligned, as wakeup_latency.h asks.
  */
 struct kb_wake_item {
 	struct kb_item item;
-	u64 submit_ns;
-	u64 start_ns;
+	struct bench_wake_sample s;
 } ____cacheline_aligned_in_smp;
 
 static struct {
+	struct bench_wake run;
 	const struct kb_queue *q;
-	const char *impl;
+	enum kb_impl impl;
 	struct kb_wake_item *items;
-	unsigned int total;
-	atomic_t ran;
 	int err;
-	struct completion submitted;
+	struct completion submitted_done;
 	struct completion done;
 } kb_wake;
 
@@ -978,9 +937,8 @@ static void kb_wake_body(struct kb_item *it)
 {
 	struct kb_wake_item *w = container_of(it, struct kb_wake_item, item);
 
-	trace_kb_mark("start", kb_wake.impl);
-	w->start_ns = ktime_get_ns();
-	if (atomic_inc_return(&kb_wake.ran) == kb_wake.total)
+	trace_kb_mark("start", kb_impl_names[kb_wake.impl]);
+	if (bench_wake_ran(&kb_wake.run, &w->s))
 		complete(&kb_wake.done);
 }
 
@@ -999,67 +957,54 @@ static void kb_sleep_until(u64 deadline)
 		usleep_range(us, us);
 }
 
+static int kb_wake_submit(struct bench_wake *w, unsigned long k)
+{
+	return kb_submit(kb_wake.q, &kb_wake.items[k].item);
+}
+
+/*
+ * Tracing stops at the first sample after the window: the window's last
+ * item has run while the submitter slept.
+ */
+static void kb_wake_before(struct bench_wake *w, unsigned long k)
+{
+	if (kb_traced(k, w->total)) {
+		tracing_on();
+		trace_kb_mark("submit", kb_impl_names[kb_wake.impl]);
+	} else if (k && kb_traced(k - 1, w->total)) {
+		tracing_off();
+	}
+}
+
+static void kb_wake_after(struct bench_wake *w, unsigned long k)
+{
+	if (kb_traced(k, w->total))
+		trace_kb_mark("return", kb_impl_names[kb_wake.impl]);
+}
+
+static const struct bench_wake_ops kb_wake_ops = {
+	.submit = kb_wake_submit,
+	.sleep_until = kb_sleep_until,
+	.before = kb_wake_before,
+	.after = kb_wake_after,
+};
+
 static int kb_wake_submitter(void *arg)
 {
-	struct kb_wake_item *w;
-	unsigned int k;
-	u64 deadline;
-	bool traced;
-	int err = 0;
+	struct bench_wake *w = &kb_wake.run;
+	unsigned long k;
+	int err;
 
-	deadline = ktime_get_ns() + KB_WAKE_SETTLE_NS;
-	for (k = 0; k < kb_wake.total; k++) {
-		kb_sleep_until(deadline);
-		w = &kb_wake.items[k];
-		/*
-		 * Tracing stops at the first sample after the window: the
-		 * window's last item has run while this thread slept.
-		 */
-		traced = kb_traced(k, kb_wake.total);
-		if (traced) {
-			tracing_on();
-			trace_kb_mark("submit", kb_wake.impl);
-		} else if (k && kb_traced(k - 1, kb_wake.total)) {
-			tracing_off();
-		}
-		w->submit_ns = ktime_get_ns();
-		err = kb_submit(kb_wake.q, &w->item);
-		if (traced)
-			trace_kb_mark("return", kb_wake.impl);
-		if (err)
-			break;
-		deadline += KB_WAKE_PERIOD_NS;
-		/*
-		 * A submitter more than a period behind starts a new
-		 * schedule instead of submitting a burst to a busy executor.
-		 */
-		if (w->submit_ns > deadline)
-			deadline = w->submit_ns + KB_WAKE_PERIOD_NS;
-	}
+	err = bench_wake_submit_all(w, &k);
 	/* A window that reaches the run's end. */
 	if (trace_samples)
 		tracing_off();
 	kb_wake.err = err;
-	if (err && atomic_add_return(kb_wake.total - k, &kb_wake.ran) ==
-		   kb_wake.total)
+	/* The samples never submitted count as run, to end the wait. */
+	if (err && __atomic_add_fetch(&w->ran, w->total - k, __ATOMIC_ACQ_REL) ==
+		   (long)w->total)
 		complete(&kb_wake.done);
-	kthread_complete_and_exit(&kb_wake.submitted, 0);
-}
-
-static int kb_u64_cmp(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of @n sorted values; @q is in units of 0.001%. */
-static u64 kb_percentile(const u64 *v, unsigned int n, unsigned int q)
-{
-	u64 rank = div_u64((u64)n * q + 99999, 100000);
-
-	rank = clamp_t(u64, rank, 1, n);
-	return v[rank - 1];
+	kthread_complete_and_exit(&kb_wake.submitted_done, 0);
 }
 
 static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
@@ -1067,10 +1012,9 @@ static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
 	static const char bench[] = "wakeup_latency";
 	unsigned int n = samples, k;
 	struct task_struct *task;
-	struct kb_wake_item *w;
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_exec e;
-	u64 *lat, ns;
+	u64 *lat;
 	int err;
 
 	kb_wake.items = kvcalloc(n, sizeof(*kb_wake.items), GFP_KERNEL);
@@ -1088,18 +1032,18 @@ static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
 		kb_item_init(&e.q, &kb_wake.items[k].item, kb_wake_body_efn,
 			     kb_wake_body_wfn);
 	kb_wake.q = &e.q;
-	kb_wake.impl = kb_impl_names[impl];
-	kb_wake.total = n;
+	kb_wake.impl = impl;
 	kb_wake.err = 0;
-	atomic_set(&kb_wake.ran, 0);
-	init_completion(&kb_wake.submitted);
+	bench_wake_init(&kb_wake.run, &kb_wake_ops, &kb_wake.items[0].s,
+			sizeof(*kb_wake.items), n, NULL);
+	init_completion(&kb_wake.submitted_done);
 	init_completion(&kb_wake.done);
 
 	task = kthread_run(kb_wake_submitter, NULL, "exec-kb-wake");
 	if (IS_ERR(task)) {
 		err = PTR_ERR(task);
 	} else {
-		wait_for_completion(&kb_wake.submitted);
+		wait_for_completion(&kb_wake.submitted_done);
 		if (!wait_for_completion_timeout(&kb_wake.done, KB_TIMEOUT))
 			err = -ETIMEDOUT;
 		else
@@ -1111,29 +1055,10 @@ static void kb_wakeup_latency(enum kb_impl impl, unsigned int run)
 		kb_fail(bench, impl, "submission failed: %d", err);
 		goto out_free;
 	}
-	if (atomic_read(&kb_wake.ran) != n) {
-		kb_fail(bench, impl, "%d samples ran, %u submitted",
-			atomic_read(&kb_wake.ran), n);
+	if (bench_wake_latencies(&kb_wake.run, lat))
 		goto out_free;
-	}
-	for (k = 0; k < n; k++) {
-		w = &kb_wake.items[k];
-		if (!w->start_ns) {
-			kb_fail(bench, impl, "sample %u never ran", k);
-			goto out_free;
-		}
-		lat[k] = w->start_ns > w->submit_ns ?
-			 w->start_ns - w->submit_ns : 0;
-	}
-	ns = kb_wake.items[n - 1].start_ns - kb_wake.items[0].submit_ns;
-	sort(lat, n, sizeof(*lat), kb_u64_cmp, NULL);
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "samples", n);
-	kb_line_seconds(&line, ns);
-	kb_line_uint(&line, "p50_ns", kb_percentile(lat, n, 50000));
-	kb_line_uint(&line, "p99_ns", kb_percentile(lat, n, 99000));
-	kb_line_uint(&line, "p999_ns", kb_percentile(lat, n, 99900));
-	kb_line_uint(&line, "max_ns", lat[n - 1]);
+	bench_wake_line(&kb_wake.run, lat, &line);
 	kb_line_end(&line);
 out_free:
 	kvfree(lat);
@@ -1159,27 +1084,8 @@ static void kb_hrtimer_setup(struct hrtimer *timer,
 #endif
 }
 
-#define KB_TIMER_SEED		0x6578656362656e63ULL	/* "execbenc" */
-#define KB_LATE_MIN_NS		(1 * NSEC_PER_MSEC)
-#define KB_LATE_MAX_NS		(50 * NSEC_PER_MSEC)
 #define KB_CHURN_MIN_NS		(1 * NSEC_PER_SEC)
 #define KB_CHURN_MAX_NS		(60 * NSEC_PER_SEC)
-
-/* splitmix64, as in the userspace bench: both arm the same deadlines. */
-static u64 kb_rand(u64 *state)
-{
-	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* A number in [0, @range), @range at most 2^32, without a division. */
-static u64 kb_rand_below(u64 *state, u64 range)
-{
-	return ((kb_rand(state) >> 32) * range) >> 32;
-}
 
 /*
  * The clock a run's deadlines are on: for libexec the one its users read,
@@ -1235,9 +1141,8 @@ static unsigned long kb_delay_jiffies_now(u64 deadline)
  * @dw: the delayed work item
  * @hr: the hrtimer
  * @hw: the hrtimer and the work item it queues (KB_HRTIMER_WQ)
- * @deadline: the deadline it was armed for, on kb_timer_now()'s clock
- * @ran_ns: when its function started
- * @runs: how many times its function ran
+ * @s: its record (bench/common/timer_lateness.h), the deadline on
+ *	kb_timer_now()'s clock
  * @traced: it is in the run's traced window (kb_late_trace_window())
  */
 struct kb_late_item {
@@ -1250,15 +1155,19 @@ struct kb_late_item {
 			struct work_struct work;
 		} hw;
 	};
-	u64 deadline;
-	u64 ran_ns;
-	atomic_t runs;
+	struct bench_late_sample s;
 	bool traced;
 };
 
+/*
+ * timer_lateness's body is bench/common/timer_lateness.c, exec-bench's too;
+ * here are the timed items of each impl, their arming and the trace window.
+ */
 static struct {
-	unsigned int total;
-	atomic_t ran;
+	struct bench_late run;
+	struct kb_exec *e;
+	struct kb_late_item *items;
+	unsigned long armed;
 	struct completion done;
 	struct workqueue_struct *wq;	/* the hrtimer impls' workqueue */
 	enum kb_impl impl;
@@ -1281,7 +1190,7 @@ static const void *kb_late_trace_item(const struct kb_late_item *it)
 static void kb_late_trace_ran(struct kb_late_item *it, u64 now)
 {
 	trace_kb_late(kb_impl_names[kb_late.impl], kb_late_trace_item(it),
-		      it->deadline, now);
+		      it->s.deadline, now);
 	if (atomic_dec_and_test(&kb_late.traced_left))
 		tracing_off();
 }
@@ -1290,9 +1199,7 @@ static void kb_late_ran(struct kb_late_item *it, u64 now)
 {
 	if (unlikely(it->traced))
 		kb_late_trace_ran(it, now);
-	it->ran_ns = now;
-	atomic_inc(&it->runs);
-	if (atomic_inc_return(&kb_late.ran) == kb_late.total)
+	if (bench_late_ran(&kb_late.run, &it->s, now))
 		complete(&kb_late.done);
 }
 
@@ -1348,27 +1255,29 @@ static void kb_late_init(const struct kb_exec *e, struct kb_late_item *it)
 	}
 }
 
-/* Arms @it for it->deadline.  Return: 0, or a negative errno. */
-static int kb_late_arm(const struct kb_exec *e, struct kb_late_item *it)
+/* Arms timer @k for its deadline.  Return: 0, or a negative errno. */
+static int kb_late_arm(struct bench_late *l, unsigned long k)
 {
+	const struct kb_exec *e = kb_late.e;
+	struct kb_late_item *it = &kb_late.items[k];
 	unsigned long delay;
 
 	switch (e->impl) {
 	case KB_LIBEXEC:
 	case KB_LIBEXEC_PERCPU:
 		return exec_submit_at(e->q.ex, &it->et, EXEC_CLOCK_MONOTONIC,
-				      it->deadline);
+				      it->s.deadline);
 	case KB_HRTIMER:
-		hrtimer_start(&it->hr, ns_to_ktime(it->deadline),
+		hrtimer_start(&it->hr, ns_to_ktime(it->s.deadline),
 			      HRTIMER_MODE_ABS);
 		return 0;
 	case KB_HRTIMER_WQ:
 	case KB_HRTIMER_WQ_UNBOUND:
-		hrtimer_start(&it->hw.hr, ns_to_ktime(it->deadline),
+		hrtimer_start(&it->hw.hr, ns_to_ktime(it->s.deadline),
 			      HRTIMER_MODE_ABS);
 		return 0;
 	default:
-		delay = kb_delay_jiffies_now(it->deadline);
+		delay = kb_delay_jiffies_now(it->s.deadline);
 		return queue_delayed_work(e->q.wq, &it->dw, delay) ? 0 :
 		       -EALREADY;
 	}
@@ -1406,13 +1315,13 @@ static u64 kb_late_trace_window(enum kb_impl impl, struct kb_late_item *items,
 		return 0;
 	/* @lat is free until the run has ended: the offsets, sorted. */
 	for (k = 0; k < n; k++)
-		lat[k] = items[k].deadline;
-	sort(lat, n, sizeof(*lat), kb_u64_cmp, NULL);
+		lat[k] = items[k].s.deadline;
+	sort(lat, n, sizeof(*lat), bench_cmp_u64, NULL);
 	first = lat[n / 2];
 	last = lat[n / 2 + want - 1];
 	for (k = 0; k < n; k++) {
-		items[k].traced = items[k].deadline >= first &&
-				  items[k].deadline <= last;
+		items[k].traced = items[k].s.deadline >= first &&
+				  items[k].s.deadline <= last;
 		in += items[k].traced;
 	}
 	atomic_set(&kb_late.traced_left, in);
@@ -1452,14 +1361,38 @@ static unsigned int kb_late_quiesce(const struct kb_exec *e,
 	return pending;
 }
 
+/*
+ * Starts the clock, the trace window's hrtimer if there is one (@window,
+ * its first deadline's offset), and arms every timer.
+ * Return: 0, or the negative errno of the arm that failed.
+ */
+static int kb_late_arm_all(u64 window)
+{
+	u64 t0 = kb_timer_now(kb_late.impl);
+
+	if (window) {
+		kb_hrtimer_setup(&kb_late.trace_on, kb_late_trace_on);
+		hrtimer_start(&kb_late.trace_on,
+			      ns_to_ktime(t0 + window - min(window,
+					  KB_LATE_TRACE_LEAD_NS)),
+			      HRTIMER_MODE_ABS);
+	}
+	return bench_late_arm_all(&kb_late.run, t0, &kb_late.armed);
+}
+
+static const struct bench_late_ops kb_late_ops = {
+	.arm = kb_late_arm,
+};
+
 static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 {
 	static const char bench[] = "timer_lateness";
-	unsigned int n = timer_samples, k, pending, bad = 0, early = 0;
+	unsigned int n = timer_samples, k, pending;
 	struct kb_exec e = { .impl = impl };
-	struct kb_late_item *items, *it;
-	u64 rng = KB_TIMER_SEED, t0, last = 0, *lat, window;
-	struct kb_line line;
+	struct kb_late_item *items;
+	u64 *lat, window;
+	struct bench_line line;
+	unsigned long armed = 0;
 	int err = 0;
 
 	items = kvcalloc(n, sizeof(*items), GFP_KERNEL);
@@ -1475,36 +1408,21 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 			goto out_free;
 		}
 	}
-	/* @deadline holds the offset until the clock has started. */
-	for (k = 0; k < n; k++) {
+	for (k = 0; k < n; k++)
 		kb_late_init(&e, &items[k]);
-		items[k].deadline = KB_LATE_MIN_NS +
-			kb_rand_below(&rng, KB_LATE_MAX_NS - KB_LATE_MIN_NS + 1);
-	}
+	bench_late_init(&kb_late.run, &kb_late_ops, &items[0].s,
+			sizeof(*items), n);
 	if (timer_settle_ms)
 		msleep(timer_settle_ms);
-	kb_late.total = n;
+	kb_late.e = &e;
+	kb_late.items = items;
 	kb_late.wq = e.q.wq;
 	kb_late.impl = impl;
-	atomic_set(&kb_late.ran, 0);
 	init_completion(&kb_late.done);
 	window = kb_late_trace_window(impl, items, lat, n);
 
-	t0 = kb_timer_now(impl);
-	if (window) {
-		kb_hrtimer_setup(&kb_late.trace_on, kb_late_trace_on);
-		hrtimer_start(&kb_late.trace_on,
-			      ns_to_ktime(t0 + window - min(window,
-					  KB_LATE_TRACE_LEAD_NS)),
-			      HRTIMER_MODE_ABS);
-	}
-	for (k = 0; k < n; k++) {
-		it = &items[k];
-		it->deadline += t0;
-		err = kb_late_arm(&e, it);
-		if (err)
-			break;
-	}
+	err = kb_late_arm_all(window);
+	armed = kb_late.armed;
 	if (!err && !wait_for_completion_timeout(&kb_late.done, KB_TIMEOUT))
 		err = -ETIMEDOUT;
 	if (window) {
@@ -1515,38 +1433,21 @@ static void kb_timer_lateness(enum kb_impl impl, unsigned int run)
 	if (impl != KB_HRTIMER && kb_exec_destroy(&e) && !err)
 		err = -EDEADLK;
 	if (err) {
-		kb_fail(bench, impl, "%u of %u timers armed, %d ran: error %d",
-			k, n, atomic_read(&kb_late.ran), err);
+		kb_fail(bench, impl, "%lu of %u timers armed, %ld ran: error %d",
+			armed, n, kb_late.run.ran, err);
 		goto out_free;
 	}
-
-	for (k = 0; k < n; k++) {
-		it = &items[k];
-		if (atomic_read(&it->runs) != 1) {
-			bad++;
-			continue;
-		}
-		if (it->ran_ns < it->deadline) {
-			early++;
-			continue;
-		}
-		lat[k] = it->ran_ns - it->deadline;
-		last = max(last, it->ran_ns);
-	}
-	if (bad || early || pending) {
-		kb_fail(bench, impl, "of %u timers, %u did not run exactly once, %u ran early, %u were still pending",
-			n, bad, early, pending);
+	if (pending) {
+		kb_fail(bench, impl, "of %u timers, %u were still pending",
+			n, pending);
 		goto out_free;
 	}
-	sort(lat, n, sizeof(*lat), kb_u64_cmp, NULL);
+	if (bench_late_latencies(&kb_late.run, lat))
+		goto out_free;
 	kb_line_begin(&line, bench, &e, run);
 	if (impl == KB_WQ_UNBOUND || impl == KB_WQ_PERCPU)
-		kb_line_uint(&line, "hz", HZ);
-	kb_line_uint(&line, "samples", n);
-	kb_line_seconds(&line, last - t0);
-	kb_line_uint(&line, "p50_ns", kb_percentile(lat, n, 50000));
-	kb_line_uint(&line, "p99_ns", kb_percentile(lat, n, 99000));
-	kb_line_uint(&line, "max_ns", lat[n - 1]);
+		bench_line_uint(&line, "hz", HZ);
+	bench_late_line(&kb_late.run, lat, &line);
 	kb_line_end(&line);
 out_free:
 	kvfree(lat);
@@ -1712,8 +1613,8 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 	struct exec_timer *et;
 	struct hrtimer *hr;
 	unsigned long n = c.n, i, j;
-	u64 rng = KB_TIMER_SEED, *when;
-	struct kb_line line;
+	u64 rng = BENCH_TIMER_SEED, *when;
+	struct bench_line line;
 	int err;
 
 	atomic_long_set(&kb_churn_ran, 0);
@@ -1729,7 +1630,7 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 			  mul_u64_u64_div_u64(KB_CHURN_MAX_NS - KB_CHURN_MIN_NS,
 					      i, n - 1) : 0);
 	for (i = n - 1; i > 0; i--) {
-		j = kb_rand_below(&rng, i + 1);
+		j = bench_rand_below(&rng, i + 1);
 		swap(when[i], when[j]);
 	}
 	/* Delayed work takes jiffies: converted before the clock starts. */
@@ -1789,11 +1690,11 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 		goto out_free;
 	}
 	kb_line_begin(&line, bench, &c.e, run);
-	kb_line_uint(&line, "tasks", n);
-	kb_line_seconds(&line, c.t2 - c.t0);
-	kb_line_uint(&line, "arm_ns", div64_u64(c.t1 - c.t0 + n / 2, n));
-	kb_line_uint(&line, "cancel_ns", div64_u64(c.t2 - c.t1 + n / 2, n));
-	kb_line_uint(&line, "bytes_per_timer", kb_churn_size(impl));
+	bench_line_uint(&line, "tasks", n);
+	bench_line_seconds(&line, c.t2 - c.t0);
+	bench_line_uint(&line, "arm_ns", div64_u64(c.t1 - c.t0 + n / 2, n));
+	bench_line_uint(&line, "cancel_ns", div64_u64(c.t2 - c.t1 + n / 2, n));
+	bench_line_uint(&line, "bytes_per_timer", kb_churn_size(impl));
 	kb_line_end(&line);
 out_free:
 	kvfree(c.items);
@@ -1802,50 +1703,34 @@ out_free:
 
 /* --- serial_throughput -------------------------------------------------------- */
 
+/*
+ * Its body is bench/common/serial_throughput.c, exec-bench's too; here are
+ * the strands of either kind, the items, their submission and the clock.
+ */
+
 /**
- * struct kb_strand - one serial executor and its order check
+ * struct kb_strand - one strand and its order check
  * @serial: the libexec serial executor, or NULL
  * @q: where its items go: @serial, or an ordered workqueue
- * @next: the number of the task that must run next
- * @ran: tasks run
- * @total: tasks submitted to it
- * @violations: tasks that ran out of order
- *
- * @next, @ran and @violations are plain: the strand orders each task's
- * completion before the next one's start, which is what is tested.
+ * @check: its order check
  */
 struct kb_strand {
 	struct exec_serial *serial;
 	struct kb_queue q;
-	unsigned long next;
-	unsigned long ran;
-	unsigned long total;
-	unsigned long violations;
+	struct bench_ser_strand check;
 } ____cacheline_aligned_in_smp;
 
 static struct {
+	struct bench_ser run;
 	struct kb_strand *strands;
-	unsigned int nr;
 	struct kb_item *items;
-	atomic_t left;
-	u64 t1;
 	struct completion done;
 } kb_ser;
 
 static void kb_serial_body(struct kb_item *it)
 {
-	unsigned long i = it - kb_ser.items;
-	struct kb_strand *s = &kb_ser.strands[i % kb_ser.nr];
-	unsigned long seq = i / kb_ser.nr;
-
-	if (seq != s->next)
-		s->violations++;
-	s->next = seq + 1;
-	if (++s->ran != s->total)
-		return;
-	/* This strand is done; the last strand to finish ends the clock. */
-	if (atomic_dec_and_test(&kb_ser.left)) {
-		kb_ser.t1 = ktime_get_ns();
+	if (bench_ser_ran(&kb_ser.run, it - kb_ser.items)) {
+		kb_ser.run.t1 = ktime_get_ns();
 		complete(&kb_ser.done);
 	}
 }
@@ -1855,17 +1740,15 @@ KB_ITEM_FNS(kb_serial_body)
 static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 {
 	static const char bench[] = "serial_throughput";
-	unsigned long n = serial_tasks, violations = 0, i;
+	unsigned long n = serial_tasks, i;
 	unsigned int nr = strands, created = 0, s;
 	struct kb_exec e = { .impl = impl, .threads = threads };
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_strand *st;
-	bool ok = true;
+	bool ok;
 	long left;
-	u64 t0;
 	int err;
 
-	kb_ser.nr = nr;
 	kb_ser.strands = kcalloc(nr, sizeof(*kb_ser.strands), GFP_KERNEL);
 	kb_ser.items = kvcalloc(n, sizeof(*kb_ser.items), GFP_KERNEL);
 	if (!kb_ser.strands || !kb_ser.items) {
@@ -1879,7 +1762,8 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 			goto out_free;
 		}
 	}
-	atomic_set(&kb_ser.left, 0);
+	bench_ser_init(&kb_ser.run, &kb_ser.strands[0].check,
+		       sizeof(*kb_ser.strands), nr, n);
 	init_completion(&kb_ser.done);
 	for (s = 0; s < nr; s++) {
 		st = &kb_ser.strands[s];
@@ -1897,9 +1781,6 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 			goto out_destroy;
 		}
 		created++;
-		st->total = n / nr + (s < n % nr ? 1 : 0);
-		if (st->total)
-			atomic_inc(&kb_ser.left);
 		err = kb_warm(&st->q, 1);
 		if (err) {
 			kb_fail(bench, impl, "warming strand %u: %d", s, err);
@@ -1910,7 +1791,7 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 		kb_item_init(&kb_ser.strands[i % nr].q, &kb_ser.items[i],
 			     kb_serial_body_efn, kb_serial_body_wfn);
 
-	t0 = ktime_get_ns();
+	kb_ser.run.t0 = ktime_get_ns();
 	for (i = 0, s = 0; i < n; i++) {
 		err = kb_submit(&kb_ser.strands[s].q, &kb_ser.items[i]);
 		if (err) {
@@ -1926,27 +1807,12 @@ static void kb_serial_throughput(enum kb_impl impl, unsigned int run)
 		goto out_destroy;
 	}
 
-	for (s = 0; s < nr; s++) {
-		st = &kb_ser.strands[s];
-		violations += st->violations;
-		if (st->ran != st->total || st->next != st->total) {
-			kb_fail(bench, impl, "strand %u ran %lu of %lu tasks, last number %lu",
-				s, st->ran, st->total, st->next);
-			ok = false;
-		}
-	}
-	/* The line reports the violations, so it is printed with them. */
+	ok = !bench_ser_verify(&kb_ser.run);
 	kb_line_begin(&line, bench, &e, run);
 	if (!kb_is_libexec(impl))
-		kb_line_uint(&line, "max_active", 1);
-	kb_line_uint(&line, "strands", nr);
-	kb_line_uint(&line, "tasks", n);
-	kb_line_seconds(&line, kb_ser.t1 - t0);
-	kb_line_uint(&line, "ops_per_s", kb_rate(n, kb_ser.t1 - t0));
-	kb_line_uint(&line, "order_violations", violations);
+		bench_line_uint(&line, "max_active", 1);
+	bench_ser_line(&kb_ser.run, &line, ok);
 	kb_line_end(&line);
-	if (violations && ok)
-		kb_fail(bench, impl, "%lu tasks ran out of order", violations);
 
 out_destroy:
 	for (s = 0; s < created; s++) {
@@ -1976,18 +1842,21 @@ out_free:
  * @serial: the libexec strand, or NULL
  * @q: where its item goes: the strand, or its ordered workqueue
  * @item: its one item
- * @runs: times the item ran; must end at 1
+ * @runs: times the item ran; must end at 1 (bench_churn_ran())
+ *
+ * strand_churn's body is bench/common/strand_churn.c, exec-bench's too;
+ * here are the strands of either kind, their items, the clock and the slab
+ * caches' pages.
  */
 struct kb_churn_strand {
 	struct exec_serial *serial;
 	struct kb_queue q;
 	struct kb_item item;
-	atomic_t runs;
+	unsigned int runs;
 };
 
 static struct {
-	atomic_t left;
-	u64 t1;
+	struct bench_churn run;
 	struct completion done;
 } kb_sc;
 
@@ -1996,9 +1865,8 @@ static void kb_sc_body(struct kb_item *it)
 	struct kb_churn_strand *cs = container_of(it, struct kb_churn_strand,
 						  item);
 
-	atomic_inc(&cs->runs);
-	if (atomic_dec_and_test(&kb_sc.left)) {
-		kb_sc.t1 = ktime_get_ns();
+	if (bench_churn_ran(&kb_sc.run, &cs->runs)) {
+		kb_sc.run.run_end = ktime_get_ns();
 		complete(&kb_sc.done);
 	}
 }
@@ -2042,19 +1910,16 @@ static bool kb_sc_destroy(struct kb_churn_strand *cs)
 }
 
 /* Gives each of the @nr strands its item; 0 once all have run. */
-static int kb_sc_run_items(struct kb_churn_strand *cs, unsigned int nr,
-			   u64 *ns)
+static int kb_sc_run_items(struct kb_churn_strand *cs, unsigned int nr)
 {
 	unsigned int i;
-	u64 t0;
 	int err;
 
-	atomic_set(&kb_sc.left, nr);
 	init_completion(&kb_sc.done);
 	for (i = 0; i < nr; i++)
 		kb_item_init(&cs[i].q, &cs[i].item, kb_sc_body_efn,
 			     kb_sc_body_wfn);
-	t0 = ktime_get_ns();
+	kb_sc.run.run_start = ktime_get_ns();
 	for (i = 0; i < nr; i++) {
 		err = kb_submit(&cs[i].q, &cs[i].item);
 		if (err)
@@ -2062,10 +1927,6 @@ static int kb_sc_run_items(struct kb_churn_strand *cs, unsigned int nr,
 	}
 	if (!wait_for_completion_timeout(&kb_sc.done, KB_TIMEOUT))
 		return -ETIMEDOUT;
-	*ns = kb_sc.t1 - t0;
-	for (i = 0; i < nr; i++)
-		if (atomic_read(&cs[i].runs) != 1)
-			return -EBADE;
 	return 0;
 }
 
@@ -2075,9 +1936,9 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 	struct kb_exec e = { .impl = impl, .threads = threads };
 	unsigned int nr = churn_strands, created = 0, i;
 	unsigned long before, alive;
-	u64 t0, t_create, t_run, t_destroy;
 	struct kb_churn_strand *cs;
-	struct kb_line line;
+	u64 t0;
+	struct bench_line line;
 	bool ok = true;
 	int err;
 
@@ -2093,6 +1954,7 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 			goto out_free;
 		}
 	}
+	bench_churn_init(&kb_sc.run, &cs[0].runs, sizeof(*cs), nr);
 	before = kb_slab_bytes();
 	t0 = ktime_get_ns();
 	for (; created < nr; created++) {
@@ -2103,9 +1965,10 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 			goto out_destroy;
 		}
 	}
-	t_create = ktime_get_ns() - t0;
+	kb_sc.run.create_ns = ktime_get_ns() - t0;
 	alive = kb_slab_bytes();
-	err = kb_sc_run_items(cs, nr, &t_run);
+	kb_sc.run.grown_bytes = alive > before ? alive - before : 0;
+	err = kb_sc_run_items(cs, nr);
 	if (err) {
 		kb_fail(bench, impl, "running the items: %d", err);
 		goto out_destroy;
@@ -2113,20 +1976,16 @@ static void kb_strand_churn(enum kb_impl impl, unsigned int run)
 	t0 = ktime_get_ns();
 	for (i = 0; i < created; i++)
 		ok = kb_sc_destroy(&cs[i]) && ok;
-	t_destroy = ktime_get_ns() - t0;
+	kb_sc.run.destroy_ns = ktime_get_ns() - t0;
 	created = 0;
 	if (!ok) {
 		kb_fail(bench, impl, "a destroy failed");
 		goto out_destroy;
 	}
+	if (bench_churn_verify(&kb_sc.run))
+		goto out_destroy;
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "strands", nr);
-	kb_line_seconds(&line, t_create + t_run + t_destroy);
-	kb_line_uint(&line, "create_ns", div_u64(t_create, nr));
-	kb_line_uint(&line, "destroy_ns", div_u64(t_destroy, nr));
-	kb_line_uint(&line, "bytes_per_strand",
-		     alive > before ? (alive - before) / nr : 0);
-	kb_line_uint(&line, "ops_per_s", kb_rate(nr, t_run));
+	bench_churn_line(&kb_sc.run, &line);
 	kb_line_end(&line);
 
 out_destroy:
@@ -2250,13 +2109,13 @@ static int kb_blk_sampler_main(void *arg)
 }
 
 /* @ns nanoseconds as "key":milliseconds, to the microsecond. */
-static void kb_line_ms(struct kb_line *l, const char *key, u64 ns)
+static void kb_line_ms(struct bench_line *l, const char *key, u64 ns)
 {
 	u32 rem;
 	u64 ms = div_u64_rem(ns, NSEC_PER_MSEC, &rem);
 
-	kb_line_add(l, ",\"%s\":%llu.%03u", key, ms,
-		    (u32)(rem / NSEC_PER_USEC));
+	bench_line_add(l, ",\"%s\":%llu.%03u", key, ms,
+		       (u32)(rem / NSEC_PER_USEC));
 }
 
 static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
@@ -2267,7 +2126,7 @@ static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
 	struct task_struct *task;
 	struct kb_blk_item *items;
 	unsigned int before;
-	struct kb_line line;
+	struct bench_line line;
 	struct kb_exec e;
 	int err = 0;
 	u64 t0;
@@ -2331,15 +2190,15 @@ static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
 	}
 
 	kb_line_begin(&line, bench, &e, run);
-	kb_line_uint(&line, "blocking", b);
-	kb_line_uint(&line, "tasks", n);
-	kb_line_seconds(&line, kb_blk.all_done_ns - t0);
+	bench_line_uint(&line, "blocking", b);
+	bench_line_uint(&line, "tasks", n);
+	bench_line_seconds(&line, kb_blk.all_done_ns - t0);
 	kb_line_ms(&line, "cpu_done_ms", kb_blk.cpu_done_ns - t0);
 	kb_line_ms(&line, "all_done_ms", kb_blk.all_done_ns - t0);
 	kb_line_ms(&line, "ideal_ms",
 		   div_u64(n * KB_BLK_SPIN_NS, num_online_cpus()));
-	kb_line_uint(&line, "threads_max", READ_ONCE(sampler.max));
-	kb_line_uint(&line, "threads_before", before);
+	bench_line_uint(&line, "threads_max", READ_ONCE(sampler.max));
+	bench_line_uint(&line, "threads_before", before);
 	kb_line_end(&line);
 out_free:
 	kvfree(items);
@@ -2428,7 +2287,8 @@ static int __init exec_kbench_init(void)
 			if (!kb_selected(wl->name))
 				continue;
 			for (i = 0; i < wl->nr_impls; i++) {
-				wl->run(wl->impls[(r + i) % wl->nr_impls], r);
+				kb_run_impl = wl->impls[(r + i) % wl->nr_impls];
+				wl->run(kb_run_impl, r);
 				total++;
 				cond_resched();
 			}

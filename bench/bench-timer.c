@@ -19,13 +19,8 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "common/timer_churn.h"
 #include "common/timer_lateness.h"
-
-/* @span * @i / @d, rounded down, without overflow for @i <= @d < 2^32. */
-static uint64_t timer_scale(uint64_t span, uint64_t i, uint64_t d)
-{
-	return span / d * i + span % d * i / d;
-}
 
 /*
  * timer_lateness: its body is bench/common/timer_lateness.c, the kernel
@@ -140,10 +135,9 @@ out_free:
 }
 
 /*
- * timer_churn: N timers armed with deadlines spread evenly over 1-60 s from
- * the start time, in random order, then all cancelled, in the order they
- * were armed, long before the first deadline: the cost of timeouts that
- * almost never fire (a server's request and idle timeouts).
+ * timer_churn: its body is bench/common/timer_churn.c, the kernel
+ * benchmark's too; here are the timers, their arming and cancelling on the
+ * executor under test, and the memory they take.
  *
  * The items are bare struct exec_timers, so "rss_kb" is the memory the
  * library needs per armed timer with nothing of the benchmark's own but the
@@ -153,41 +147,61 @@ out_free:
  * allocated and initialised inside it but before the clock starts.
  */
 
-#define CHURN_MIN_NS		(1 * NSEC_PER_SEC)
-#define CHURN_MAX_NS		(60 * NSEC_PER_SEC)
-
-static unsigned long churn_ran;
+static struct bench_tchurn churn;
 
 static void churn_fn(struct exec_work *work)
 {
-	__atomic_add_fetch(&churn_ran, 1, __ATOMIC_RELAXED);
+	bench_tchurn_ran(&churn);
+}
+
+/* The measured arm loop; Return: 0, or the error that stopped it. */
+static int churn_arm(struct exec_executor *ex, struct exec_timer *timers)
+{
+	struct bench_tchurn *c = &churn;
+	unsigned long i;
+	int err = 0;
+
+	c->t0 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	for (i = 0; i < c->n; i++) {
+		err = exec_submit_at(ex, &timers[i], EXEC_CLOCK_MONOTONIC,
+				     c->t0 + c->offset[i]);
+		if (bench_unlikely(err))
+			break;
+	}
+	c->t1 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	c->armed = i;
+	return err;
+}
+
+/*
+ * The measured cancel loop, also what takes back the timers armed before a
+ * failure.
+ */
+static void churn_cancel(struct exec_timer *timers)
+{
+	struct bench_tchurn *c = &churn;
+	unsigned long i;
+
+	for (i = 0; i < c->armed; i++)
+		c->cancelled += exec_timer_cancel(&timers[i]) == 1;
+	c->t2 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
 }
 
 int bench_timer_churn(const struct bench_opts *opts)
 {
-	unsigned long n = opts->tasks, armed, cancelled = 0, i, j;
-	uint64_t t0, t1, t2, rng = BENCH_TIMER_SEED, *offset, tmp;
+	unsigned long n = opts->tasks, i;
 	struct exec_timer *timers = NULL;
+	int err, ret = BENCH_EXIT_FAIL;
 	long long rss0, rss1;
 	struct bench_exec be;
-	int err = 0, ret = BENCH_EXIT_FAIL;
+	uint64_t *offset;
 
 	offset = malloc(n * sizeof(*offset));
 	if (!offset) {
 		bench_err("out of memory");
 		return BENCH_EXIT_FAIL;
 	}
-	/* Evenly spread, then shuffled (Fisher-Yates). */
-	for (i = 0; i < n; i++)
-		offset[i] = CHURN_MIN_NS + (n > 1 ?
-			    timer_scale(CHURN_MAX_NS - CHURN_MIN_NS, i, n - 1) :
-			    0);
-	for (i = n - 1; i > 0; i--) {
-		j = bench_rand_below(&rng, i + 1);
-		tmp = offset[i];
-		offset[i] = offset[j];
-		offset[j] = tmp;
-	}
+	bench_tchurn_init(&churn, offset, n);
 
 	if (bench_exec_create(&be, opts->kind, opts->threads))
 		goto out_free;
@@ -203,41 +217,22 @@ int bench_timer_churn(const struct bench_opts *opts)
 	for (i = 0; i < n; i++)
 		exec_timer_init(&timers[i], churn_fn, NULL);
 
-	t0 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	for (i = 0; i < n; i++) {
-		err = exec_submit_at(be.ex, &timers[i], EXEC_CLOCK_MONOTONIC,
-				     t0 + offset[i]);
-		if (bench_unlikely(err))
-			break;
-	}
-	t1 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	err = churn_arm(be.ex, timers);
 	rss1 = bench_rss_kb();
-	armed = i;
-
-	/* Also what takes back the timers armed before a failure. */
-	for (i = 0; i < armed; i++)
-		cancelled += exec_timer_cancel(&timers[i]) == 1;
-	t2 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-
+	churn_cancel(timers);
 	if (err) {
-		bench_err("exec_submit_at: timer %lu: %s", armed,
+		bench_err("exec_submit_at: timer %lu: %s", churn.armed,
 			  strerror(-err));
 		goto out_destroy;
 	}
 	/* Destroying joins the workers: a timer that ran is counted after. */
 	if (bench_exec_destroy(&be) || rss1 < 0)
 		goto out_free;
-	if (cancelled != n || churn_ran) {
-		bench_err("timer_churn: of %lu timers, %lu were cancelled before their deadline and %lu ran",
-			  n, cancelled, churn_ran);
+	if (bench_tchurn_verify(&churn))
 		goto out_free;
-	}
 
 	bench_out_begin(opts, be.threads);
-	bench_out_uint("tasks", n);
-	bench_out_double("seconds", "%.6f", (double)(t2 - t0) / NSEC_PER_SEC);
-	bench_out_uint("arm_ns", (t1 - t0 + n / 2) / n);
-	bench_out_uint("cancel_ns", (t2 - t1 + n / 2) / n);
+	bench_tchurn_line(&churn, bench_out_line());
 	bench_out_int("rss_kb", rss1 - rss0);
 	bench_out_uint("item_bytes", sizeof(*timers));
 	bench_out_end();

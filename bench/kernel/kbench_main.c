@@ -12,9 +12,9 @@
  *
  * The workloads keep the definitions of the userspace exec-bench (bench/);
  * the bodies of post_throughput, chain_latency, wakeup_latency,
- * timer_lateness, serial_throughput and strand_churn, the output line and
- * the random generator are its own, bench/common/, built into this module
- * too:
+ * timer_lateness, timer_churn, serial_throughput and strand_churn, the
+ * output line and the random generator are its own, bench/common/, built
+ * into this module too:
  *
  *   post_throughput    @producers kthreads together submit @tasks items to
  *                      one executor; each item adds 1 to a counter of the
@@ -180,6 +180,7 @@
 #include "../common/post_throughput.h"
 #include "../common/serial_throughput.h"
 #include "../common/strand_churn.h"
+#include "../common/timer_churn.h"
 #include "../common/timer_lateness.h"
 #include "../common/wakeup_latency.h"
 
@@ -1084,9 +1085,6 @@ static void kb_hrtimer_setup(struct hrtimer *timer,
 #endif
 }
 
-#define KB_CHURN_MIN_NS		(1 * NSEC_PER_SEC)
-#define KB_CHURN_MAX_NS		(60 * NSEC_PER_SEC)
-
 /*
  * The clock a run's deadlines are on: for libexec the one its users read,
  * exec_clock_now(); ktime_get_ns() otherwise, the same CLOCK_MONOTONIC.
@@ -1457,25 +1455,39 @@ out_free:
 /* --- timer_churn ------------------------------------------------------------- */
 
 /*
- * The items are arrays of the bare timer type of each impl, so that each
- * touches only the memory its own timers need.  A timer that runs counts
- * itself here; none should.
+ * Its body is bench/common/timer_churn.c, exec-bench's too; here are the
+ * timers of each impl, their arming and cancelling, and the clock.  The
+ * items are arrays of the bare timer type of each impl, so that each
+ * touches only the memory its own timers need.
  */
-static atomic_long_t kb_churn_ran;
+
+/**
+ * struct kb_churn_run - one run of timer_churn in the module
+ * @run: the shared run: the deadlines, the times and the counts
+ * @e: the executor, unless the impl is KB_HRTIMER
+ * @items: the timers, of the impl's type
+ *
+ * For workqueues, @run's offsets are converted to delays in jiffies.
+ */
+static struct kb_churn_run {
+	struct bench_tchurn run;
+	struct kb_exec e;
+	void *items;
+} kb_tc;
 
 static void kb_churn_efn(struct exec_work *w)
 {
-	atomic_long_inc(&kb_churn_ran);
+	bench_tchurn_ran(&kb_tc.run);
 }
 
 static void kb_churn_wfn(struct work_struct *w)
 {
-	atomic_long_inc(&kb_churn_ran);
+	bench_tchurn_ran(&kb_tc.run);
 }
 
 static enum hrtimer_restart kb_churn_hfn(struct hrtimer *t)
 {
-	atomic_long_inc(&kb_churn_ran);
+	bench_tchurn_ran(&kb_tc.run);
 	return HRTIMER_NORESTART;
 }
 
@@ -1492,92 +1504,70 @@ static size_t kb_churn_size(enum kb_impl impl)
 	}
 }
 
-/**
- * struct kb_churn_run - what the measured loops of one run need and find
- * @e: the executor, unless the impl is KB_HRTIMER
- * @items: the @n timers, of the impl's type
- * @when: per timer, its offset from @t0 in nanoseconds, or for workqueues
- *	its delay in jiffies
- * @n: timers
- * @t0: start of the arm loop
- * @t1: end of the arm loop
- * @t2: end of the cancel loop
- * @armed: timers armed (@n unless arming failed)
- * @cancelled: cancels that took back a pending timer
- */
-struct kb_churn_run {
-	struct kb_exec e;
-	void *items;
-	const u64 *when;
-	unsigned long n;
-	u64 t0;
-	u64 t1;
-	u64 t2;
-	unsigned long armed;
-	unsigned long cancelled;
-};
-
 /*
  * The measured loops: one pair per impl, so that each calls its facility
  * directly, as its users do.  Return: 0, or the error that stopped arming.
  */
 static int kb_churn_libexec(struct kb_churn_run *c)
 {
+	struct bench_tchurn *r = &c->run;
 	struct exec_timer *t = c->items;
 	unsigned long i;
 	int err = 0;
 
-	c->t0 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	for (i = 0; i < c->n; i++) {
+	r->t0 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	for (i = 0; i < r->n; i++) {
 		err = exec_submit_at(c->e.q.ex, &t[i], EXEC_CLOCK_MONOTONIC,
-				     c->t0 + c->when[i]);
+				     r->t0 + r->offset[i]);
 		if (unlikely(err))
 			break;
 	}
-	c->t1 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	c->armed = i;
-	for (i = 0; i < c->armed; i++)
-		c->cancelled += exec_timer_cancel(&t[i]) == 1;
-	c->t2 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	r->t1 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	r->armed = i;
+	for (i = 0; i < r->armed; i++)
+		r->cancelled += exec_timer_cancel(&t[i]) == 1;
+	r->t2 = exec_clock_now(EXEC_CLOCK_MONOTONIC);
 	return err;
 }
 
 static int kb_churn_workqueue(struct kb_churn_run *c)
 {
+	struct bench_tchurn *r = &c->run;
 	struct delayed_work *dw = c->items;
 	unsigned long i;
 	int err = 0;
 
-	c->t0 = ktime_get_ns();
-	for (i = 0; i < c->n; i++) {
+	r->t0 = ktime_get_ns();
+	for (i = 0; i < r->n; i++) {
 		if (unlikely(!queue_delayed_work(c->e.q.wq, &dw[i],
-						 c->when[i]))) {
+						 r->offset[i]))) {
 			err = -EALREADY;
 			break;
 		}
 	}
-	c->t1 = ktime_get_ns();
-	c->armed = i;
-	for (i = 0; i < c->armed; i++)
-		c->cancelled += cancel_delayed_work(&dw[i]);
-	c->t2 = ktime_get_ns();
+	r->t1 = ktime_get_ns();
+	r->armed = i;
+	for (i = 0; i < r->armed; i++)
+		r->cancelled += cancel_delayed_work(&dw[i]);
+	r->t2 = ktime_get_ns();
 	return err;
 }
 
 static int kb_churn_hrtimer(struct kb_churn_run *c)
 {
+	struct bench_tchurn *r = &c->run;
 	struct hrtimer *hr = c->items;
 	unsigned long i;
 
-	c->t0 = ktime_get_ns();
-	for (i = 0; i < c->n; i++)
-		hrtimer_start(&hr[i], ns_to_ktime(c->t0 + c->when[i]),
+	r->t0 = ktime_get_ns();
+	for (i = 0; i < r->n; i++)
+		hrtimer_start(&hr[i], ns_to_ktime(r->t0 + r->offset[i]),
 			      HRTIMER_MODE_ABS);
-	c->t1 = ktime_get_ns();
-	c->armed = c->n;
-	for (i = 0; i < c->n; i++)
-		c->cancelled += hrtimer_try_to_cancel(&hr[i]) == 1;
-	c->t2 = ktime_get_ns();
+	r->t1 = ktime_get_ns();
+	r->armed = r->n;
+	for (i = 0; i < r->n; i++)
+		r->cancelled += hrtimer_try_to_cancel(&hr[i]) == 1;
+	r->t2 = ktime_get_ns();
 	return 0;
 }
 
@@ -1589,7 +1579,7 @@ static void kb_churn_quiesce(struct kb_churn_run *c)
 	struct hrtimer *hr = c->items;
 	unsigned long i;
 
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < c->run.n; i++) {
 		switch (c->e.impl) {
 		case KB_LIBEXEC:
 		case KB_LIBEXEC_PERCPU:
@@ -1605,52 +1595,16 @@ static void kb_churn_quiesce(struct kb_churn_run *c)
 	}
 }
 
-static void kb_timer_churn(enum kb_impl impl, unsigned int run)
+/* Each timer initialised for its impl, before the clock starts. */
+static void kb_churn_init_items(struct kb_churn_run *c)
 {
-	static const char bench[] = "timer_churn";
-	struct kb_churn_run c = { .e.impl = impl, .n = churn_timers };
-	struct delayed_work *dw;
-	struct exec_timer *et;
-	struct hrtimer *hr;
-	unsigned long n = c.n, i, j;
-	u64 rng = BENCH_TIMER_SEED, *when;
-	struct bench_line line;
-	int err;
+	struct delayed_work *dw = c->items;
+	struct exec_timer *et = c->items;
+	struct hrtimer *hr = c->items;
+	unsigned long i;
 
-	atomic_long_set(&kb_churn_ran, 0);
-	when = kvmalloc_array(n, sizeof(*when), GFP_KERNEL);
-	c.items = kvcalloc(n, kb_churn_size(impl), GFP_KERNEL);
-	if (!when || !c.items) {
-		kb_fail(bench, impl, "out of memory");
-		goto out_free;
-	}
-	/* Evenly spread, then shuffled (Fisher-Yates). */
-	for (i = 0; i < n; i++)
-		when[i] = KB_CHURN_MIN_NS + (n > 1 ?
-			  mul_u64_u64_div_u64(KB_CHURN_MAX_NS - KB_CHURN_MIN_NS,
-					      i, n - 1) : 0);
-	for (i = n - 1; i > 0; i--) {
-		j = bench_rand_below(&rng, i + 1);
-		swap(when[i], when[j]);
-	}
-	/* Delayed work takes jiffies: converted before the clock starts. */
-	if (impl == KB_WQ_UNBOUND || impl == KB_WQ_PERCPU)
-		for (i = 0; i < n; i++)
-			when[i] = kb_delay_jiffies(when[i], 0);
-	c.when = when;
-
-	if (impl != KB_HRTIMER) {
-		err = kb_exec_create(&c.e, impl, threads);
-		if (err) {
-			kb_fail(bench, impl, "creating the executor: %d", err);
-			goto out_free;
-		}
-	}
-	et = c.items;
-	dw = c.items;
-	hr = c.items;
-	for (i = 0; i < n; i++) {
-		switch (impl) {
+	for (i = 0; i < c->run.n; i++) {
+		switch (c->e.impl) {
 		case KB_LIBEXEC:
 		case KB_LIBEXEC_PERCPU:
 			exec_timer_init(&et[i], kb_churn_efn, NULL);
@@ -1663,42 +1617,71 @@ static void kb_timer_churn(enum kb_impl impl, unsigned int run)
 			break;
 		}
 	}
+}
 
-	switch (impl) {
+static int kb_churn_measure(struct kb_churn_run *c)
+{
+	switch (c->e.impl) {
 	case KB_LIBEXEC:
 	case KB_LIBEXEC_PERCPU:
-		err = kb_churn_libexec(&c);
-		break;
+		return kb_churn_libexec(c);
 	case KB_HRTIMER:
-		err = kb_churn_hrtimer(&c);
-		break;
+		return kb_churn_hrtimer(c);
 	default:
-		err = kb_churn_workqueue(&c);
-		break;
+		return kb_churn_workqueue(c);
 	}
-	kb_churn_quiesce(&c);
-	if (impl != KB_HRTIMER && kb_exec_destroy(&c.e) && !err)
+}
+
+static void kb_timer_churn(enum kb_impl impl, unsigned int run)
+{
+	static const char bench[] = "timer_churn";
+	struct kb_churn_run *c = &kb_tc;
+	unsigned long n = churn_timers, i;
+	struct bench_line line;
+	u64 *offset;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->e.impl = impl;
+	offset = kvmalloc_array(n, sizeof(*offset), GFP_KERNEL);
+	c->items = kvcalloc(n, kb_churn_size(impl), GFP_KERNEL);
+	if (!offset || !c->items) {
+		kb_fail(bench, impl, "out of memory");
+		goto out_free;
+	}
+	bench_tchurn_init(&c->run, offset, n);
+	/* Delayed work takes jiffies: converted before the clock starts. */
+	if (impl == KB_WQ_UNBOUND || impl == KB_WQ_PERCPU)
+		for (i = 0; i < n; i++)
+			offset[i] = kb_delay_jiffies(offset[i], 0);
+
+	if (impl != KB_HRTIMER) {
+		err = kb_exec_create(&c->e, impl, threads);
+		if (err) {
+			kb_fail(bench, impl, "creating the executor: %d", err);
+			goto out_free;
+		}
+	}
+	kb_churn_init_items(c);
+
+	err = kb_churn_measure(c);
+	kb_churn_quiesce(c);
+	if (impl != KB_HRTIMER && kb_exec_destroy(&c->e) && !err)
 		err = -EDEADLK;
 	if (err) {
 		kb_fail(bench, impl, "%lu of %lu timers armed: error %d",
-			c.armed, n, err);
+			c->run.armed, n, err);
 		goto out_free;
 	}
-	if (c.cancelled != n || atomic_long_read(&kb_churn_ran)) {
-		kb_fail(bench, impl, "of %lu timers, %lu were cancelled before their deadline and %ld ran",
-			n, c.cancelled, atomic_long_read(&kb_churn_ran));
+	if (bench_tchurn_verify(&c->run))
 		goto out_free;
-	}
-	kb_line_begin(&line, bench, &c.e, run);
-	bench_line_uint(&line, "tasks", n);
-	bench_line_seconds(&line, c.t2 - c.t0);
-	bench_line_uint(&line, "arm_ns", div64_u64(c.t1 - c.t0 + n / 2, n));
-	bench_line_uint(&line, "cancel_ns", div64_u64(c.t2 - c.t1 + n / 2, n));
+	kb_line_begin(&line, bench, &c->e, run);
+	bench_tchurn_line(&c->run, &line);
 	bench_line_uint(&line, "bytes_per_timer", kb_churn_size(impl));
 	kb_line_end(&line);
 out_free:
-	kvfree(c.items);
-	kvfree(when);
+	kvfree(c->items);
+	kvfree(offset);
 }
 
 /* --- serial_throughput -------------------------------------------------------- */

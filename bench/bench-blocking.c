@@ -3,17 +3,12 @@
  * exec-bench: blocking_mix, what blocking items cost the other items of an
  * executor.
  *
- * The caller asks for T workers.  One producer (this thread) submits B
- * blocking items, each sleeping 20 ms in clock_nanosleep() as blocking I/O
- * would, then at once N CPU items, each spinning until its thread has used
- * 20 us of CPU time (CLOCK_THREAD_CPUTIME_ID).  A pool of exactly T workers
- * runs the CPU items only after its workers are back from the sleeps; an
- * executor that adds threads while its workers block runs them at once.
+ * Its body is bench/common/blocking_mix.c, the kernel benchmark's too; here
+ * are the executors, the items and their submission by one producer (this
+ * thread), the sleep (clock_nanosleep(), as blocking I/O would) and the
+ * spin (until the item's thread has used 20 us of CPU time,
+ * CLOCK_THREAD_CPUTIME_ID), and the thread sampler:
  *
- *   cpu_done_ms   first submission until the last CPU item has finished
- *   all_done_ms   first submission until every item has finished
- *   ideal_ms      N x 20 us / online CPUs: the CPU items alone, every CPU
- *                 busy with them from the start
  *   threads_max   the peak of the process's threads (the Threads: line of
  *                 /proc/self/status), read every millisecond by a sampler
  *                 thread from before the first submission until every item
@@ -41,30 +36,21 @@
 #include <unistd.h>
 
 #include "bench.h"
-
-#define BM_BLOCK_NS		(20 * NSEC_PER_MSEC)
-#define BM_SPIN_NS		(20 * NSEC_PER_USEC)
-#define BM_SAMPLE_NS		NSEC_PER_MSEC
+#include "common/blocking_mix.h"
 
 /**
  * struct bm_item - one task
  * @work: the item submitted
- * @runs: times it ran; must end at 1
- * @blocking: a blocking item, not a CPU item
+ * @s: its record
  */
 struct bm_item {
 	struct exec_work work;
-	unsigned int runs;
-	bool blocking;
+	struct bench_blk_item s;
 };
 
 static struct {
-	unsigned long cpu_left;		/* CPU items not yet finished */
-	unsigned long all_left;		/* items not yet finished */
-	uint64_t cpu_done_ns;
-	uint64_t all_done_ns;
+	struct bench_blk run;
 	sem_t done;
-	bool hints;			/* --hints */
 } bm;
 
 static uint64_t bm_thread_cpu_ns(void)
@@ -75,32 +61,38 @@ static uint64_t bm_thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+static void bm_block(struct bench_blk *bb)
+{
+	/* Only condvar_spare does anything with these two calls. */
+	bench_ref_pool_blocking_begin();
+	if (bb->hints)
+		exec_blocking_begin();
+	bench_sleep_until(bench_now_ns() + BENCH_BLK_SLEEP_NS);
+	if (bb->hints)
+		exec_blocking_end();
+	bench_ref_pool_blocking_end();
+}
+
+static void bm_spin(struct bench_blk *bb)
+{
+	uint64_t t0 = bm_thread_cpu_ns();
+
+	while (bm_thread_cpu_ns() - t0 < BENCH_BLK_SPIN_NS)
+		;
+}
+
+static const struct bench_blk_ops bm_ops = {
+	.block = bm_block,
+	.spin = bm_spin,
+	.now = bench_now_ns,
+};
+
 static void bm_item_fn(struct exec_work *work)
 {
 	struct bm_item *it = container_of(work, struct bm_item, work);
-	uint64_t t0;
 
-	__atomic_fetch_add(&it->runs, 1, __ATOMIC_RELAXED);
-	if (it->blocking) {
-		/* Only condvar_spare does anything with these two calls. */
-		bench_ref_pool_blocking_begin();
-		if (bm.hints)
-			exec_blocking_begin();
-		bench_sleep_until(bench_now_ns() + BM_BLOCK_NS);
-		if (bm.hints)
-			exec_blocking_end();
-		bench_ref_pool_blocking_end();
-	} else {
-		t0 = bm_thread_cpu_ns();
-		while (bm_thread_cpu_ns() - t0 < BM_SPIN_NS)
-			;
-		if (__atomic_sub_fetch(&bm.cpu_left, 1, __ATOMIC_ACQ_REL) == 0)
-			bm.cpu_done_ns = bench_now_ns();
-	}
-	if (__atomic_sub_fetch(&bm.all_left, 1, __ATOMIC_ACQ_REL) == 0) {
-		bm.all_done_ns = bench_now_ns();
+	if (bench_blk_run(&bm.run, &it->s))
 		sem_post(&bm.done);
-	}
 }
 
 /* --- the thread sampler ---------------------------------------------------- */
@@ -151,7 +143,7 @@ static void *bm_sampler_main(void *arg)
 		if (n > s->max)
 			s->max = n;
 		/* A fixed schedule: a late sample does not shift the rest. */
-		deadline += BM_SAMPLE_NS;
+		deadline += BENCH_BLK_SAMPLE_NS;
 		bench_sleep_until(deadline);
 	}
 	return NULL;
@@ -311,21 +303,16 @@ static int bm_exec_destroy(struct bm_exec *e)
 
 /* --- the workload ---------------------------------------------------------- */
 
-static double bm_ms(uint64_t ns)
-{
-	return (double)ns / NSEC_PER_MSEC;
-}
-
 int bench_blocking_mix(const struct bench_opts *opts)
 {
 	unsigned long n = opts->tasks, b = opts->blocking, total = n + b, i;
-	unsigned long bad = 0, submitted = 0;
-	unsigned int before, peak, spare = 0;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int before, peak, spare = 0;
+	struct bench_blk *bb = &bm.run;
+	unsigned long submitted = 0;
 	int ret = BENCH_EXIT_FAIL;
 	struct bm_item *items;
 	struct bm_exec e;
-	uint64_t t0;
 
 	if (cpus < 1)
 		cpus = 1;
@@ -334,17 +321,14 @@ int bench_blocking_mix(const struct bench_opts *opts)
 		bench_err("out of memory");
 		return BENCH_EXIT_FAIL;
 	}
-	for (i = 0; i < total; i++) {
+	for (i = 0; i < total; i++)
 		exec_work_init(&items[i].work, bm_item_fn);
-		items[i].blocking = i < b;
-	}
+	bench_blk_init(bb, &bm_ops, &items[0].s, sizeof(*items), b, n);
+	bb->hints = opts->hints;
 	if (sem_init(&bm.done, 0, 0)) {
 		bench_err("sem_init: %s", strerror(errno));
 		goto out_free;
 	}
-	bm.cpu_left = n;
-	bm.hints = opts->hints;
-	bm.all_left = total;
 
 	if (bm_exec_create(&e, opts))
 		goto out_sem;
@@ -354,7 +338,7 @@ int bench_blocking_mix(const struct bench_opts *opts)
 		goto out_sem;
 	}
 
-	t0 = bench_now_ns();
+	bb->t0 = bench_now_ns();
 	for (i = 0; i < total; i++) {
 		if (bm_submit(&e, &items[i]))
 			break;
@@ -368,29 +352,15 @@ int bench_blocking_mix(const struct bench_opts *opts)
 	/* Waits for whatever was submitted before a failure. */
 	if (bm_exec_destroy(&e) || submitted != total || !peak)
 		goto out_sem;
-
-	for (i = 0; i < total; i++)
-		bad += items[i].runs != 1;
-	if (bad) {
-		bench_err("blocking_mix: %lu of %lu tasks did not run exactly once",
-			  bad, total);
+	if (bench_blk_verify(bb))
 		goto out_sem;
-	}
 
-	bench_out_begin(opts, opts->threads);
-	bench_out_uint("blocking", b);
-	bench_out_uint("tasks", n);
-	if (opts->hints)
-		bench_out_bool("hints", true);
-	bench_out_double("seconds", "%.6f",
-			 (double)(bm.all_done_ns - t0) / NSEC_PER_SEC);
-	bench_out_double("cpu_done_ms", "%.3f", bm_ms(bm.cpu_done_ns - t0));
-	bench_out_double("all_done_ms", "%.3f", bm_ms(bm.all_done_ns - t0));
-	bench_out_double("ideal_ms", "%.3f",
-			 bm_ms(n * BM_SPIN_NS / (unsigned long)cpus));
+	bb->cpus = cpus;
 	/* Without the sampler, as the comment at the top says. */
-	bench_out_uint("threads_max", peak - 1);
-	bench_out_uint("threads_before", before - 1);
+	bb->threads_max = peak - 1;
+	bb->threads_before = before - 1;
+	bench_out_begin(opts, opts->threads);
+	bench_blk_line(bb, bench_out_line());
 	if (opts->kind == BENCH_REF_CONDVAR_SPARE)
 		bench_out_uint("spare_threads", spare);
 	bench_out_end();

@@ -72,6 +72,17 @@ void bench_line_seconds(struct bench_line *l, unsigned long long ns)
 		       (u32)(rem / NSEC_PER_USEC));
 }
 
+/* @ns nanoseconds as "key":milliseconds, to the microsecond, rounded down. */
+void bench_line_ms(struct bench_line *l, const char *key,
+		   unsigned long long ns)
+{
+	u32 rem;
+	u64 ms = div_u64_rem(ns, NSEC_PER_MSEC, &rem);
+
+	bench_line_add(l, ",\"%s\":%llu.%03u", key, (unsigned long long)ms,
+		       (u32)(rem / NSEC_PER_USEC));
+}
+
 /* Ends the line: its closing brace. */
 void bench_line_close(struct bench_line *l)
 {

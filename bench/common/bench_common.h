@@ -56,6 +56,8 @@ void bench_line_uint(struct bench_line *l, const char *key,
 		     unsigned long long val);
 void bench_line_int(struct bench_line *l, const char *key, long long val);
 void bench_line_seconds(struct bench_line *l, unsigned long long ns);
+void bench_line_ms(struct bench_line *l, const char *key,
+		   unsigned long long ns);
 void bench_line_close(struct bench_line *l);
 
 int bench_cmp_u64(const void *a, const void *b);

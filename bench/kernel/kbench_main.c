@@ -12,9 +12,9 @@
  *
  * The workloads keep the definitions of the userspace exec-bench (bench/);
  * the bodies of post_throughput, chain_latency, wakeup_latency,
- * timer_lateness, timer_churn, serial_throughput and strand_churn, the
- * output line and the random generator are its own, bench/common/, built
- * into this module too:
+ * timer_lateness, timer_churn, serial_throughput, strand_churn and
+ * blocking_mix, the output line and the random generator are its own,
+ * bench/common/, built into this module too:
  *
  *   post_throughput    @producers kthreads together submit @tasks items to
  *                      one executor; each item adds 1 to a counter of the
@@ -176,6 +176,7 @@
 #include <exec/timer.h>
 
 #include "../common/bench_common.h"
+#include "../common/blocking_mix.h"
 #include "../common/chain_latency.h"
 #include "../common/post_throughput.h"
 #include "../common/serial_throughput.h"
@@ -1982,51 +1983,55 @@ out_free:
 
 /* --- blocking_mix -------------------------------------------------------------- */
 
-#define KB_BLK_SLEEP_NS		(20 * NSEC_PER_MSEC)
-#define KB_BLK_SPIN_NS		(20 * NSEC_PER_USEC)
-#define KB_BLK_SAMPLE_NS	NSEC_PER_MSEC
+/*
+ * Its body is bench/common/blocking_mix.c, exec-bench's too; here are the
+ * executors, the items and their submission, the sleep and the spin, the
+ * clock, and the sampler of the executor's threads.
+ */
+
 /* The prefix of the libexec pool's workers, "exec-kbench/N". */
 #define KB_BLK_POOL_COMM	"exec-kbench/"
 
 /**
  * struct kb_blk_item - one task
  * @item: the task
- * @runs: times it ran; must end at 1
- * @blocking: a blocking task, not a CPU task
+ * @s: its record
  */
 struct kb_blk_item {
 	struct kb_item item;
-	atomic_t runs;
-	bool blocking;
+	struct bench_blk_item s;
 };
 
 static struct {
-	atomic_long_t cpu_left;
-	atomic_long_t all_left;
-	u64 cpu_done_ns;
-	u64 all_done_ns;
+	struct bench_blk run;
 	struct completion done;
 } kb_blk;
+
+static void kb_blk_block(struct bench_blk *bb)
+{
+	kb_sleep_until(ktime_get_ns() + BENCH_BLK_SLEEP_NS);
+}
+
+static void kb_blk_spin(struct bench_blk *bb)
+{
+	u64 t0 = local_clock();
+
+	while (local_clock() - t0 < BENCH_BLK_SPIN_NS)
+		cpu_relax();
+}
+
+static const struct bench_blk_ops kb_blk_ops = {
+	.block = kb_blk_block,
+	.spin = kb_blk_spin,
+	.now = ktime_get_ns,
+};
 
 static void kb_blk_body(struct kb_item *it)
 {
 	struct kb_blk_item *b = container_of(it, struct kb_blk_item, item);
-	u64 t0;
 
-	atomic_inc(&b->runs);
-	if (b->blocking) {
-		kb_sleep_until(ktime_get_ns() + KB_BLK_SLEEP_NS);
-	} else {
-		t0 = local_clock();
-		while (local_clock() - t0 < KB_BLK_SPIN_NS)
-			cpu_relax();
-		if (atomic_long_dec_and_test(&kb_blk.cpu_left))
-			kb_blk.cpu_done_ns = ktime_get_ns();
-	}
-	if (atomic_long_dec_and_test(&kb_blk.all_left)) {
-		kb_blk.all_done_ns = ktime_get_ns();
+	if (bench_blk_run(&kb_blk.run, &b->s))
 		complete(&kb_blk.done);
-	}
 }
 
 KB_ITEM_FNS(kb_blk_body)
@@ -2085,34 +2090,24 @@ static int kb_blk_sampler_main(void *arg)
 	while (!kthread_should_stop()) {
 		WRITE_ONCE(s->max, max(s->max, kb_blk_count(s->impl)));
 		/* A fixed schedule: a late sample does not shift the rest. */
-		deadline += KB_BLK_SAMPLE_NS;
+		deadline += BENCH_BLK_SAMPLE_NS;
 		kb_sleep_until(deadline);
 	}
 	return 0;
 }
 
-/* @ns nanoseconds as "key":milliseconds, to the microsecond. */
-static void kb_line_ms(struct bench_line *l, const char *key, u64 ns)
-{
-	u32 rem;
-	u64 ms = div_u64_rem(ns, NSEC_PER_MSEC, &rem);
-
-	bench_line_add(l, ",\"%s\":%llu.%03u", key, ms,
-		       (u32)(rem / NSEC_PER_USEC));
-}
-
 static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
 {
 	static const char bench[] = "blocking_mix";
-	unsigned long n = cpu_tasks, b, total, i, submitted = 0, bad = 0;
+	unsigned long n = cpu_tasks, b, total, i, submitted = 0;
 	struct kb_blk_sampler sampler = { .impl = impl };
+	struct bench_blk *bb = &kb_blk.run;
 	struct task_struct *task;
 	struct kb_blk_item *items;
 	unsigned int before;
 	struct bench_line line;
 	struct kb_exec e;
 	int err = 0;
-	u64 t0;
 
 	b = blocking_tasks ? blocking_tasks : 4UL * threads;
 	total = n + b;
@@ -2126,13 +2121,10 @@ static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
 		kb_fail(bench, impl, "creating the executor: %d", err);
 		goto out_free;
 	}
-	for (i = 0; i < total; i++) {
+	for (i = 0; i < total; i++)
 		kb_item_init(&e.q, &items[i].item, kb_blk_body_efn,
 			     kb_blk_body_wfn);
-		items[i].blocking = i < b;
-	}
-	atomic_long_set(&kb_blk.cpu_left, n);
-	atomic_long_set(&kb_blk.all_left, total);
+	bench_blk_init(bb, &kb_blk_ops, &items[0].s, sizeof(*items), b, n);
 	init_completion(&kb_blk.done);
 
 	before = kb_blk_count(impl);
@@ -2145,7 +2137,7 @@ static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
 		goto out_free;
 	}
 
-	t0 = ktime_get_ns();
+	bb->t0 = ktime_get_ns();
 	for (i = 0; i < total && !err; i++) {
 		err = kb_submit(&e.q, &items[i].item);
 		submitted += !err;
@@ -2164,24 +2156,14 @@ static void kb_blocking_mix(enum kb_impl impl, unsigned int run)
 			submitted, total, err);
 		goto out_free;
 	}
-	for (i = 0; i < total; i++)
-		bad += atomic_read(&items[i].runs) != 1;
-	if (bad) {
-		kb_fail(bench, impl, "%lu of %lu tasks did not run exactly once",
-			bad, total);
+	if (bench_blk_verify(bb))
 		goto out_free;
-	}
 
+	bb->cpus = num_online_cpus();
+	bb->threads_max = READ_ONCE(sampler.max);
+	bb->threads_before = before;
 	kb_line_begin(&line, bench, &e, run);
-	bench_line_uint(&line, "blocking", b);
-	bench_line_uint(&line, "tasks", n);
-	bench_line_seconds(&line, kb_blk.all_done_ns - t0);
-	kb_line_ms(&line, "cpu_done_ms", kb_blk.cpu_done_ns - t0);
-	kb_line_ms(&line, "all_done_ms", kb_blk.all_done_ns - t0);
-	kb_line_ms(&line, "ideal_ms",
-		   div_u64(n * KB_BLK_SPIN_NS, num_online_cpus()));
-	bench_line_uint(&line, "threads_max", READ_ONCE(sampler.max));
-	bench_line_uint(&line, "threads_before", before);
+	bench_blk_line(bb, &line);
 	kb_line_end(&line);
 out_free:
 	kvfree(items);

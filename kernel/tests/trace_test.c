@@ -430,7 +430,8 @@ static void tr_wait_pair(struct tr_log *log, unsigned int from,
 		for (i = from; i < log->n && *second_at < 0; i++) {
 			if (log->rec[i].event == first && *first_at < 0)
 				*first_at = i;
-			else if (log->rec[i].event == second && *first_at >= 0)
+			else if (log->rec[i].event == second &&
+				 *first_at >= 0 && (int)i > *first_at)
 				*second_at = i;
 		}
 		spin_unlock_irqrestore(&log->lock, flags);

@@ -182,6 +182,33 @@ exec_test_rerun_new(struct kunit *test, bool gated)
 }
 
 /*
+ * The hold of the one-run-at-a-time rule: submits @fx, waits until its
+ * first run is at its gate, submits it again, and waits until @held(@arg),
+ * the executor's count of items held for their runner, is 1.  Returns true
+ * then, false at the deadline.
+ */
+static inline bool exec_test_rerun_hold(struct kunit *test,
+					struct exec_executor *ex,
+					struct exec_test_rerun_item *fx,
+					unsigned int (*held)(void *arg),
+					void *arg)
+{
+	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	unsigned int spins = 0;
+
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
+	if (!exec_test_gate_wait_for(&fx->gate, 1))
+		return false;
+	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
+	while (held(arg) != 1) {
+		if (exec_test_expired(deadline))
+			return false;
+		exec_test_relax(&spins);
+	}
+	return true;
+}
+
+/*
  * A helper thread that runs one function and reports when it is done, so
  * that the test can check whether a blocking call has returned yet, and can
  * give up on it (leaking it) rather than join a thread that never ends.

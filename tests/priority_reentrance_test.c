@@ -370,24 +370,18 @@ static void pr_regate(struct exec_test_rerun_item *fx)
 	exec_test_gate_init(&fx->gate);
 }
 
+static unsigned int pr_pool_held(void *pool)
+{
+	return exec_thread_pool_test_held(pool);
+}
+
 /* As pr_hold(), on a thread pool of two workers: true once @fx is held. */
 static bool pr_pool_hold(struct kunit *test, struct exec_thread_pool *pool,
 			 struct exec_test_rerun_item *fx)
 {
-	struct exec_executor *ex = exec_thread_pool_executor(pool);
-	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
-	unsigned int spins = 0;
-
-	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
-	if (!exec_test_gate_wait_for(&fx->gate, 1))
-		return false;
-	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
-	while (exec_thread_pool_test_held(pool) != 1) {
-		if (exec_test_expired(deadline))
-			return false;
-		exec_test_relax(&spins);
-	}
-	return atomic_read(&fx->started) == 1;
+	return exec_test_rerun_hold(test, exec_thread_pool_executor(pool), fx,
+				    pr_pool_held, pool) &&
+	       atomic_read(&fx->started) == 1;
 }
 
 /*

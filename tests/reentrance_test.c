@@ -49,26 +49,23 @@ static void reentrance_pool_runs_an_item_once_at_a_time(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
 }
 
+static unsigned int re_pool_held(void *pool)
+{
+	return exec_thread_pool_test_held(pool);
+}
+
 /*
  * The first run of @fx waits at its gate; the item is submitted again and
  * the other worker hands it to the first: true once it is held.
  */
+
 static bool re_hold(struct kunit *test, struct exec_thread_pool *pool,
 		    struct exec_test_rerun_item *fx)
 {
 	struct exec_executor *ex = exec_thread_pool_executor(pool);
-	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
-	unsigned int spins = 0;
 
-	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
-	if (!exec_test_gate_wait_for(&fx->gate, 1))
+	if (!exec_test_rerun_hold(test, ex, fx, re_pool_held, pool))
 		return false;
-	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
-	while (exec_thread_pool_test_held(pool) != 1) {
-		if (exec_test_expired(deadline))
-			return false;
-		exec_test_relax(&spins);
-	}
 	KUNIT_EXPECT_TRUE(test, exec_work_pending(&fx->work));
 	KUNIT_EXPECT_EQ(test, exec_pending_count(ex), 1UL);
 	/* Held, not run: submitted a third time, it is refused. */

@@ -73,6 +73,21 @@ IDLE_DECL="$IDLE_DECL|[*][[:space:]]*idle_list[[:space:]]*;"
 # A direct allocation of the core (core/internal.h's wrappers included).
 ALLOC_CALL='(^|[^A-Za-z0-9_])(k[mz]alloc|kcalloc|kmemdup|exec_kzalloc_obj)[[:space:]]*[(]'
 
+# none FOUND MESSAGE...: one check, passed if FOUND is empty; otherwise
+# failed with MESSAGE and FOUND's lines, indented.
+none()
+{
+	local found=$1
+
+	shift
+	if [ -z "$found" ]; then
+		pass
+	else
+		fail "$@"
+		printf '%s\n' "$found" | sed 's/^/    /'
+	fi
+}
+
 # direct_allocs FILE: "LINE: NAME-LINE" of each direct allocation of FILE
 # outside the functions ALLOC_ALLOW names for it.
 direct_allocs()
@@ -188,37 +203,18 @@ figures()
 
 for f in "$@"; do
 	long=$(long_functions "$f")
-	if [ -z "$long" ]; then
-		pass
-	else
-		fail "$f: functions over $MAX_LINES lines:"
-		printf '%s\n' "$long" | sed 's/^/    /'
-	fi
+	none "$long" "$f: functions over $MAX_LINES lines:"
 	tags=$(grep -nE '^ \* @[A-Za-z_0-9]+: [A-Z](\([^)]*\))?[:,]' "$f" |
 		grep -vE "^[0-9]+: \* @[A-Za-z_0-9]+: [$TAGS](\(|:|,)")
-	if [ -z "$tags" ]; then
-		pass
-	else
-		fail "$f: field tags not in core/internal.h's legend:"
-		printf '%s\n' "$tags" | sed 's/^/    /'
-	fi
+	none "$tags" "$f: field tags not in core/internal.h's legend:"
 	spin=$(grep -nE 'spins\)? *(<|<=|>|>=) *[0-9]' "$f")
-	if [ -z "$spin" ]; then
-		pass
-	else
-		fail "$f: a back-off of its own (use exec_backoff()):"
-		printf '%s\n' "$spin" | sed 's/^/    /'
-	fi
+	none "$spin" "$f: a back-off of its own (use exec_backoff()):"
 	# A destroy's wait for the calls that came in before its gate:
 	# exec_drain_users(), not a loop of its own on the count.
 	drain=$(awk '/while \(.*atomic_read_acquire\(/ { w = FNR ": " $0; next }
 		w != "" && /exec_backoff\(/ { print w } { w = "" }' "$f")
-	if [ -z "$drain" ] || [ "${f#"$top"/}" = core/internal.h ]; then
-		pass
-	else
-		fail "$f: a drain of its own (use exec_drain_users()):"
-		printf '%s\n' "$drain" | sed 's/^/    /'
-	fi
+	[ "${f#"$top"/}" = core/internal.h ] && drain=
+	none "$drain" "$f: a drain of its own (use exec_drain_users()):"
 	case "$f" in
 	*.h)
 		# One header of each name: "stats.h" meant two files once.
@@ -234,46 +230,26 @@ for f in "$@"; do
 	allowed=$(includes_allowed "$f")
 	if [ "$allowed" != - ]; then
 		bad=$(guarded_includes "$f" | grep -vxF -e "$allowed")
-		if [ -z "$bad" ]; then
-			pass
-		else
-			fail "$f: includes what it must take through a contract" \
-				"(core/platform.h, core/extension.h):"
-			printf '%s\n' "$bad" | sed 's/^/    /'
-		fi
+		none "$bad" "$f: includes what it must take through a contract" \
+			"(core/platform.h, core/extension.h):"
 	fi
 	case " $ALLOC_FILES " in
 	*" ${f#"$top"/} "*)
 		allocs=$(direct_allocs "$f")
-		if [ -z "$allocs" ]; then
-			pass
-		else
-			fail "$f: an allocation of its own on a submission" \
-				"path (exec_record_alloc(), core/executor.c):"
-			printf '%s\n' "$allocs" | sed 's/^/    /'
-		fi
+		none "$allocs" "$f: an allocation of its own on a submission" \
+			"path (exec_record_alloc(), core/executor.c):"
 		;;
 	esac
 	case "$f" in
 	*"$IDLE_HOME") ;;
 	*)
 		idle=$(grep -nE "$IDLE_DECL" "$f")
-		if [ -z "$idle" ]; then
-			pass
-		else
-			fail "$f: an idle list of its own ($IDLE_HOME):"
-			printf '%s\n' "$idle" | sed 's/^/    /'
-		fi
+		none "$idle" "$f: an idle list of its own ($IDLE_HOME):"
 		;;
 	esac
 	figs=$(figures "$f")
-	if [ -z "$figs" ]; then
-		pass
-	else
-		fail "$f: a benchmark figure in a comment" \
-			"(Documentation/benchmarks.rst):"
-		printf '%s\n' "$figs" | sed 's/^/    /'
-	fi
+	none "$figs" "$f: a benchmark figure in a comment" \
+		"(Documentation/benchmarks.rst):"
 done
 
 echo "layout: $passed passed, $failed failed"

@@ -404,7 +404,7 @@ static void *la_submitter(void *arg)
 static void la_run_everything(void)
 {
 	pthread_t tid[LA_THREADS];
-	unsigned long long now = la_now();
+	unsigned long long now = la_now(), armed;
 	int t, i, total;
 	void *res;
 
@@ -426,6 +426,7 @@ static void la_run_everything(void)
 					la_timed[i].deadline) == 0);
 		la_host_timer(&la_timed[i].deadline);
 	}
+	armed = la_now();
 	for (t = 0; t < LA_THREADS; t++)
 		LA_CHECK(!pthread_create(&tid[t], NULL, la_submitter,
 					 (void *)(long)t));
@@ -443,8 +444,15 @@ static void la_run_everything(void)
 		LA_CHECK(la_last_seq[t] == LA_PER_THREAD - 1);
 	for (i = 0; i < LA_PER_THREAD; i++)
 		LA_CHECK(la_children[i].order > la_items[0][i].order);
+	/*
+	 * In deadline order, of those armed before they came due: where the
+	 * machine is busy (a sanitizer's run beside others), the arming
+	 * thread may be preempted for longer than a step, and an item armed
+	 * after its deadline runs when it is armed.
+	 */
 	for (i = 1; i < LA_TIMED; i++)
-		LA_CHECK(la_timed[i].order < la_timed[i - 1].order);
+		if (la_timed[i].deadline > armed)
+			LA_CHECK(la_timed[i].order < la_timed[i - 1].order);
 	LA_CHECK(la_early == 0);
 	LA_CHECK(la_max_late <= la_host_max_late + LA_SLACK_NS);
 	printf(LA_NAME ": %d items, latest timed item %llu us late, the host's own timers %llu us\n",

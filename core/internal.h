@@ -674,8 +674,8 @@ void exec_timers_count_work(struct exec_executor *ex);
 bool exec_timers_counts_work(const struct exec_executor *ex);
 unsigned long exec_timers_armed(struct exec_executor *ex);
 bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
-		       u64 *when);
-bool exec_timers_watch_due(struct exec_executor *ex);
+		       u64 *when, u64 *now);
+bool exec_timers_watch_moved(struct exec_executor *ex, const u64 *when);
 void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 			 bool keep);
 void exec_timer_test_set_realtime_offset(s64 offset);

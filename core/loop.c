@@ -263,7 +263,7 @@ static bool exec_loop_run_one(struct exec_loop *loop)
 
 int exec_loop_run(struct exec_loop *loop)
 {
-	u64 when[EXEC_CLOCK_COUNT];
+	u64 when[EXEC_CLOCK_COUNT], now[EXEC_CLOCK_COUNT];
 	struct exec_frame frame;
 	bool watching = false;
 	int ret;
@@ -289,7 +289,8 @@ int exec_loop_run(struct exec_loop *loop)
 		 * is queued here, without a wake-up of the clock event
 		 * thread and then of this one.
 		 */
-		watching = exec_timers_watch(&loop->ex, &loop->parker, when);
+		watching = exec_timers_watch(&loop->ex, &loop->parker, when,
+					     now);
 		exec_idle_go(&loop->idle, &loop->runner, watching);
 		if (!exec_mpsc_maybe_nonempty(&loop->queue.q) &&
 		    !exec_loop_exiting(loop)) {

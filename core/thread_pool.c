@@ -754,13 +754,17 @@ static u64 exec_pool_spin_budget(const struct exec_pool_worker *w)
 
 /*
  * Spins for up to @budget ns, looking for work every EXEC_POOL_LOOK_NS.
- * Returns an item stolen from another worker's slot, or NULL; sets
- * *@spun_out if the budget ran out with nothing found (rather than the
- * queue showing work, or the pool stopping, or a watched event coming).
+ * A watcher (@when not NULL) also stops when its event comes, @event ns
+ * after the start (U64_MAX: not within the spin), or when an earlier one
+ * or due items came meanwhile (exec_timers_watch_moved()).  The spin is
+ * timed by the local clock only.  Returns an item stolen from another
+ * worker's slot, or NULL; sets *@spun_out if the budget ran out with
+ * nothing found (rather than the queue showing work, or the pool stopping,
+ * or a watched event coming).
  */
 static struct exec_work *exec_pool_spin(struct exec_pool_worker *w,
-					u64 budget, bool watching,
-					bool *spun_out)
+					u64 budget, const u64 *when,
+					u64 event, bool *spun_out)
 {
 	struct exec_thread_pool *pool = w->pool;
 	u64 start = exec_clock_read_local(), looked = start, now;
@@ -780,7 +784,8 @@ static struct exec_work *exec_pool_spin(struct exec_pool_worker *w,
 			work = exec_pool_steal(w, false);
 			if (work)
 				return work;
-			if (watching && exec_timers_watch_due(&pool->ex))
+			if (when && (now - start >= event ||
+				     exec_timers_watch_moved(&pool->ex, when)))
 				return NULL;
 		}
 		if (now - start >= budget) {
@@ -803,34 +808,42 @@ static inline bool exec_pool_event_armed(bool watching, const u64 *when)
 /*
  * A watcher whose next event comes within the long spin spins until it
  * (and a look more): a timed park's wake-up would come later than the
- * event itself.  Returns the spin that takes, or 0.
+ * event itself.  Returns how far away the event is, 0 if it has come, or
+ * U64_MAX if it is beyond the long spin.  @now is the monotonic time
+ * exec_timers_watch() read, if it read one (0 if not).
  */
-static u64 exec_pool_event_spin(bool watching, const u64 *when)
+static u64 exec_pool_event_spin(bool watching, const u64 *when, u64 now)
 {
-	u64 now, event = when[EXEC_CLOCK_MONOTONIC];
+	u64 event = when[EXEC_CLOCK_MONOTONIC];
 
 	if (!watching || event == EXEC_TIME_NEVER)
+		return U64_MAX;
+	/* Items it left on the due list for itself (exec_timers_watch()). */
+	if (!event)
 		return 0;
-	now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
-	if (event <= now || event - now > EXEC_POOL_SPIN_LONG_NS)
+	if (!now)
+		now = exec_clock_now(EXEC_CLOCK_MONOTONIC);
+	if (event <= now)
 		return 0;
-	return event - now + EXEC_POOL_LOOK_NS;
+	return event - now > EXEC_POOL_SPIN_LONG_NS ? U64_MAX : event - now;
 }
 
 /*
  * The spin of a worker out of work, counted in @nr_spinning so that
  * submitters wake nobody.  Returns an item stolen from another worker's
  * slot, or NULL; sets *@spun_out as exec_pool_spin() does, and also when
- * the worker does not spin at all.  @when is what a watcher parks until.
+ * the worker does not spin at all.  @when is what a watcher parks until,
+ * @now the time exec_timers_watch() read.
  */
 static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 						    bool watching,
 						    const u64 *when,
+						    const u64 *now,
 						    bool *spun_out)
 {
 	struct exec_thread_pool *pool = w->pool;
 	struct exec_work *work = NULL;
-	u64 budget;
+	u64 budget, event;
 
 	atomic_inc_return(&pool->nr_spinning);
 	/*
@@ -840,13 +853,17 @@ static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 	 * system calls; a worker that finds work goes back to the short spin.
 	 */
 	budget = exec_pool_spin_budget(w);
-	if (budget)
-		budget = max(budget, exec_pool_event_spin(watching, when));
+	event = budget ? exec_pool_event_spin(watching, when,
+					      now[EXEC_CLOCK_MONOTONIC]) :
+			 U64_MAX;
+	if (event != U64_MAX)
+		budget = max(budget, event + EXEC_POOL_LOOK_NS);
 	w->woken_idle = false;
 	/* No spin at all: as if spun out, without the yield below. */
 	*spun_out = true;
 	if (budget)
-		work = exec_pool_spin(w, budget, watching, spun_out);
+		work = exec_pool_spin(w, budget, watching ? when : NULL,
+				      event, spun_out);
 	/*
 	 * Before it parks, a worker that spun yields its CPU once and looks
 	 * again, still counted as spinning so that submitters wake nobody:
@@ -951,7 +968,7 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	struct exec_thread_pool *pool = w->pool;
 	bool added = w->index >= pool->nr_threads;
 	struct exec_work *work = NULL, *handed;
-	u64 when[EXEC_CLOCK_COUNT];
+	u64 when[EXEC_CLOCK_COUNT], now[EXEC_CLOCK_COUNT] = { 0 };
 	bool watching = false, parked = false, woken, spun_out;
 
 	if (unlikely(exec_pool_halted(pool))) {
@@ -975,12 +992,13 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 	 * worker does not, as it may exit: it waits until its idle timeout.
 	 */
 	if (!added) {
-		watching = exec_timers_watch(&pool->ex, &w->parker, when);
+		watching = exec_timers_watch(&pool->ex, &w->parker, when,
+					     now);
 	} else {
 		when[EXEC_CLOCK_MONOTONIC] = exec_grow_idle_deadline(pool);
 		when[EXEC_CLOCK_REALTIME] = EXEC_TIME_NEVER;
 	}
-	work = exec_pool_wait_spin(w, watching, when, &spun_out);
+	work = exec_pool_wait_spin(w, watching, when, now, &spun_out);
 	if (work || !spun_out) {
 		w->spin_credit = EXEC_POOL_SPIN_CREDIT;
 		/* Before the hand-over, which may set it too. */

@@ -86,7 +86,7 @@
  *	it, so that items reach their executors in the order they came due
  * @programmed: L: per clock, the time of the next event asked for (of the
  *	device or of the watcher), on the core's clock; EXEC_TIME_NEVER if
- *	none.  Also read without the lock by exec_timers_watch_due()
+ *	none.  Also read without the lock by exec_timers_watch_moved()
  * @device: L: per clock, the time @clockev is armed for, on the system's
  *	clock; EXEC_TIME_NEVER if disarmed or fired (exec_timer_sync_device())
  * @wheel: L: per clock, the armed items
@@ -632,25 +632,27 @@ static void exec_wheel_advance(struct exec_timer_base *base,
 /*
  * Whether an early cascade (core/timer_wheel.h) on @clock may have items
  * to move and its next event leaves time for a step.  Also a look without
- * the lock, a hint then.
+ * the lock, a hint then.  @now caches the time (exec_timer_now()).
  */
 static bool exec_timer_early_ready(struct exec_timer_base *base,
-				   unsigned int clock)
+				   unsigned int clock, u64 *now)
 {
 	u64 when = READ_ONCE(base->programmed[clock]);
 
 	return READ_ONCE(base->wheel[clock].early_more) &&
 	       when != EXEC_TIME_NEVER &&
-	       exec_clock_now(clock) + EXEC_TIMER_EARLY_SLACK_NS < when;
+	       exec_timer_now(clock, now) + EXEC_TIMER_EARLY_SLACK_NS < when;
 }
 
 /*
  * Takes steps of early cascade on each clock, while it is ready for them,
  * EXEC_TIMER_EARLY_STEPS at most, each under the lock, the lock dropped in
  * between.  Called by whoever expires the base (its watcher before it
- * parks, the clock event device), with the lock not held.
+ * parks, the clock event device), with the lock not held.  @now caches
+ * the time per clock (exec_timer_now()), read again after each step; the
+ * caller may use what is left there.
  */
-static void exec_timer_cascade_early(struct exec_timer_base *base)
+static void exec_timer_cascade_early(struct exec_timer_base *base, u64 *now)
 {
 	unsigned int clock, steps;
 	unsigned long flags;
@@ -658,13 +660,15 @@ static void exec_timer_cascade_early(struct exec_timer_base *base)
 
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		for (steps = 0; steps < EXEC_TIMER_EARLY_STEPS; steps++) {
-			if (!exec_timer_early_ready(base, clock))
+			if (!exec_timer_early_ready(base, clock, &now[clock]))
 				break;
 			raw_spin_lock_irqsave(&base->lock, flags);
-			more = exec_timer_early_ready(base, clock) &&
+			more = exec_timer_early_ready(base, clock,
+						      &now[clock]) &&
 			       exec_wheel_cascade_early(&base->wheel[clock],
 							EXEC_TIMER_EARLY_BATCH);
 			exec_timer_unlock(base, flags);
+			now[clock] = 0;
 			if (!more)
 				break;
 		}
@@ -708,14 +712,14 @@ static void exec_timer_submit_due(struct exec_timer *t, unsigned int flags)
  * Puts @left, due items that a watcher left for its next passes, back at
  * the head of @base's due list, and makes sure that the clock event device
  * fires within EXEC_TIMER_LEFT_NS, in case the watcher stays busy: its
- * handler then hands them to other threads (exec_timer_expire()).
+ * handler then hands them to other threads (exec_timer_expire()).  @now is
+ * the monotonic time of the pass that found them due, or 0: a time from
+ * before the hand-over only makes the device fire that much sooner.
  */
 static void exec_timer_leave_due(struct exec_timer_base *base,
 				 struct exec_work *left,
-				 struct exec_work **left_tail)
+				 struct exec_work **left_tail, u64 now)
 {
-	u64 now = 0;
-
 	lockdep_assert_held(&base->lock);
 	*left_tail = base->due;
 	if (!base->due)
@@ -742,7 +746,8 @@ static void exec_timer_leave_due(struct exec_timer_base *base,
  * pass, and the device is armed to fire within EXEC_TIMER_LEFT_NS in case
  * the caller stays busy: its handler then hands them to other threads
  * (exec_timer_leave_due()).  So a batch of short items costs no wake-up,
- * and a batch whose first item blocks still gets other threads.
+ * and a batch whose first item blocks still gets other threads.  @now is
+ * the monotonic time of the caller's pass, or 0, for that arm.
  *
  * A pass walks past at most EXEC_TIMER_LEAVE_WALK of the caller's items,
  * handing over the others' items among them; the rest of the list stays
@@ -763,7 +768,8 @@ static void exec_timer_leave_due(struct exec_timer_base *base,
  * (Documentation/benchmarks.rst).
  */
 static void exec_timer_hand_over_to(struct exec_timer_base *base,
-				    struct exec_executor *self, bool leave)
+				    struct exec_executor *self, bool leave,
+				    u64 now)
 {
 	struct exec_work *list, *next, *left = NULL, **left_tail = &left;
 	struct exec_work **tail;
@@ -815,7 +821,7 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 		raw_spin_lock_irqsave(&base->lock, flags);
 	}
 	if (left)
-		exec_timer_leave_due(base, left, left_tail);
+		exec_timer_leave_due(base, left, left_tail, now);
 	base->handing = false;
 	exec_timer_unlock(base, flags);
 	preempt_enable();
@@ -823,7 +829,7 @@ static void exec_timer_hand_over_to(struct exec_timer_base *base,
 
 static void exec_timer_hand_over(struct exec_timer_base *base)
 {
-	exec_timer_hand_over_to(base, NULL, false);
+	exec_timer_hand_over_to(base, NULL, false, 0);
 }
 
 /* The last tick whose items are all due at @now. */
@@ -879,48 +885,65 @@ static bool exec_timer_enqueue(struct exec_timer_base *base,
 
 /*
  * Moves what is due on each clock to the due list and asks for the next
- * event (@flags as exec_timer_program_at() takes them).  Returns whether
- * anything is due.
+ * event (@flags as exec_timer_program_at() takes them).  @now caches the
+ * time per clock (exec_timer_now()): the caller's look before it took the
+ * lock (exec_timer_late()) serves the pass too.  An item that came due
+ * between that read and the pass is the next event, in the past, which
+ * the watcher's park or the device takes at once.  Such a time may be
+ * behind a pass made meanwhile: on the monotonic clock that pass took
+ * everything due by then; the realtime clock, which may really go back
+ * (exec_wheel_rebase()), is read again here.  Returns whether anything
+ * is due.
  */
 static bool exec_timer_advance(struct exec_timer_base *base,
-			       unsigned int flags)
+			       unsigned int flags, u64 *now)
 {
 	struct exec_wheel *wh;
 	unsigned int clock;
-	u64 limit, now;
+	u64 limit;
 
 	lockdep_assert_held(&base->lock);
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		/*
 		 * Nothing armed on this clock (its wheel is empty) and no
 		 * device to disarm: nothing to expire, program or sync, and
-		 * no clock to read.  Its @clk stays behind; an item armed
-		 * later is filed from there, as after any idle spell.
+		 * no clock to read, whatever @flags say (the watcher's
+		 * backstop is for items armed).  Its @clk stays behind; an
+		 * item armed later is filed from there, as after any idle
+		 * spell.
 		 */
-		if (!flags && base->programmed[clock] == EXEC_TIME_NEVER &&
+		if (base->programmed[clock] == EXEC_TIME_NEVER &&
 		    base->device[clock] == EXEC_TIME_NEVER)
 			continue;
 		wh = &base->wheel[clock];
-		now = 0;
-		if (exec_timer_limit(exec_timer_now(clock, &now), &limit)) {
-			if (limit < wh->clk)
-				exec_wheel_rebase(wh, limit);
+		if (clock == EXEC_CLOCK_REALTIME)
+			now[clock] = 0;
+		if (!exec_timer_limit(exec_timer_now(clock, &now[clock]),
+				      &limit)) {
+			/* The epoch's first tick: nothing due yet. */
+		} else if (limit >= wh->clk) {
+			exec_wheel_advance(base, wh, limit);
+		} else if (clock == EXEC_CLOCK_REALTIME) {
+			exec_wheel_rebase(wh, limit);
 			exec_wheel_advance(base, wh, limit);
 		}
 		/* Also for an unchanged time, after the device fired. */
-		if (!exec_timer_program(base, clock, flags, &now))
+		if (!exec_timer_program(base, clock, flags, &now[clock]))
 			exec_timer_sync_device(base, clock,
-					       flags & EXEC_TIMER_BACKSTOP, &now);
+					       flags & EXEC_TIMER_BACKSTOP,
+					       &now[clock]);
 	}
 	return base->due;
 }
 
 /*
  * Whether the next event on some clock is @slack or more in the past.  A
- * look without the lock, for a watcher that spins and for the clock event
- * handler.
+ * look without the lock, for a watcher and for the clock event handler.
+ * @now caches the time per clock (exec_timer_now()), for the pass that
+ * follows the look: a clock with nothing programmed is not read.
  */
-static bool exec_timer_late(struct exec_timer_base *base, u64 slack)
+static bool exec_timer_late(struct exec_timer_base *base, u64 slack,
+			    u64 *now)
 {
 	unsigned int clock;
 	u64 when;
@@ -928,7 +951,7 @@ static bool exec_timer_late(struct exec_timer_base *base, u64 slack)
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
 		when = READ_ONCE(base->programmed[clock]);
 		if (when != EXEC_TIME_NEVER &&
-		    when + slack <= exec_clock_now(clock))
+		    when + slack <= exec_timer_now(clock, &now[clock]))
 			return true;
 	}
 	return false;
@@ -963,9 +986,9 @@ static void exec_timer_expire(struct exec_clockev *ce)
 {
 	struct exec_timer_base *base =
 		container_of(ce, struct exec_timer_base, clockev);
+	u64 now[EXEC_CLOCK_COUNT] = { 0 };
 	unsigned int clock, pass;
 	unsigned long flags;
-	u64 now;
 	bool due;
 
 	/*
@@ -975,25 +998,24 @@ static void exec_timer_expire(struct exec_clockev *ce)
 	 * (exec_timer_leave_due()).
 	 */
 	if (READ_ONCE(base->watcher) && !READ_ONCE(base->due) &&
-	    !exec_timer_late(base, EXEC_TIMER_BACKSTOP_NS / 2)) {
+	    !exec_timer_late(base, EXEC_TIMER_BACKSTOP_NS / 2, now)) {
 		raw_spin_lock_irqsave(&base->lock, flags);
 		/* Exact again if the watcher has left meanwhile. */
-		for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
-			now = 0;
-			exec_timer_sync_device(base, clock, false, &now);
-		}
+		for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++)
+			exec_timer_sync_device(base, clock, false, &now[clock]);
 		exec_timer_unlock(base, flags);
 		return;
 	}
 	for (pass = 0; pass < EXEC_TIMER_EXPIRE_PASSES; pass++) {
 		raw_spin_lock_irqsave(&base->lock, flags);
-		due = exec_timer_advance(base, 0);
+		due = exec_timer_advance(base, 0, now);
 		exec_timer_unlock(base, flags);
 		if (!due)
 			break;
 		exec_timer_hand_over(base);
 		/* The device is armed for the next event: is it past? */
-		if (!exec_timer_late(base, 0))
+		memset(now, 0, sizeof(now));
+		if (!exec_timer_late(base, 0, now))
 			break;
 	}
 	/*
@@ -1002,8 +1024,10 @@ static void exec_timer_expire(struct exec_clockev *ce)
 	 * would hold up the next event: there the owner's idle threads take
 	 * them (exec_timers_watch()).
 	 */
-	if (exec_clockev_is_thread())
-		exec_timer_cascade_early(base);
+	if (exec_clockev_is_thread()) {
+		memset(now, 0, sizeof(now));
+		exec_timer_cascade_early(base, now);
+	}
 }
 
 static int exec_timer_check(struct exec_executor *ex, struct exec_timer *t,
@@ -2177,6 +2201,7 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
  * @parker: the caller's parker: unparked when an earlier event is armed
  * @when: set to the times to park until, per clock, on the system clock
  *	(EXEC_TIME_NEVER for none), as exec_parker_park_until() takes them
+ * @now: set to the time per clock (exec_clock_now()) if it was read, else 0
  *
  * Where the clock event device is a thread (userspace), a due item costs
  * two wake-ups, the device's and then a worker's; where it is an hrtimer
@@ -2194,7 +2219,9 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
  * executors that share the base (serial executors over this one) are
  * handed over by the watcher too.  In both worlds, a caller also takes
  * a few steps of early cascade first, if the base has some to take and
- * the next event leaves time (core/timer_wheel.h).
+ * the next event leaves time (core/timer_wheel.h).  The time it read for
+ * that, if it did, it leaves in @now (per clock, 0 where it read none),
+ * for the caller's own look at the clock before it parks.
  *
  * Context: Process context, a thread of @ex.
  * Return: true if the caller watches (then exec_timers_unwatch() must
@@ -2202,18 +2229,19 @@ static struct exec_timer_base *exec_timers_watchable(struct exec_executor *ex)
  * shutting down, the executor shares another's base).
  */
 bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
-		       u64 *when)
+		       u64 *when, u64 *now)
 {
 	struct exec_timer_target *target = exec_timers_target(ex);
 	struct exec_timer_base *base;
 	struct exec_parker *watcher;
 	unsigned long flags;
 	unsigned int clock;
-	u64 now;
 
+	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++)
+		now[clock] = 0;
 	/* An idle thread of the owner: time for early cascades. */
 	if (target && target->owns_base)
-		exec_timer_cascade_early(target->base);
+		exec_timer_cascade_early(target->base, now);
 	base = exec_timers_watchable(ex);
 	if (!base)
 		return false;
@@ -2242,8 +2270,7 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 	}
 	WRITE_ONCE(base->watcher, parker);
 	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++) {
-		now = 0;
-		exec_timer_sync_device(base, clock, false, &now);
+		exec_timer_sync_device(base, clock, false, &now[clock]);
 		when[clock] = exec_timer_backend_ns(clock,
 						    base->programmed[clock]);
 	}
@@ -2252,19 +2279,34 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 }
 
 /**
- * exec_timers_watch_due - whether a watcher's event has come
+ * exec_timers_watch_moved - whether a spinning watcher must look now
  * @ex: the executor, whose thread watches its base
+ * @when: what exec_timers_watch() gave the caller to wait until
  *
- * For a watcher that spins before it parks: a look without the lock.
+ * For a watcher that spins before it parks, until @when or for less: a
+ * look without the lock, and without a read of the clock, which costs a
+ * device access where the clocksource is not the TSC (the kernel's HPET
+ * under an emulator).  The spin itself, timed by the caller's local
+ * clock, ends at @when; this tells of what came since exec_timers_watch():
+ * an earlier event, or items due.
  *
  * Context: Any context.
- * Return: true if the earliest programmed time has passed.
+ * Return: true if items are due or an event earlier than @when was
+ * programmed.
  */
-bool exec_timers_watch_due(struct exec_executor *ex)
+bool exec_timers_watch_moved(struct exec_executor *ex, const u64 *when)
 {
 	struct exec_timer_base *base = ex->timers->base;
+	unsigned int clock;
 
-	return READ_ONCE(base->due) || exec_timer_late(base, 0);
+	if (READ_ONCE(base->due))
+		return true;
+	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++)
+		if (exec_timer_backend_ns(clock,
+				READ_ONCE(base->programmed[clock])) <
+		    when[clock])
+			return true;
+	return false;
 }
 
 /**
@@ -2287,11 +2329,14 @@ void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 			 bool keep)
 {
 	struct exec_timer_base *base = exec_timers_watchable(ex);
+	u64 now[EXEC_CLOCK_COUNT] = { 0 };
 	unsigned long flags;
 	bool due = false;
 
-	if (!base || READ_ONCE(base->watcher) != parker ||
-	    (keep && !exec_timers_watch_due(ex)))
+	if (!base || READ_ONCE(base->watcher) != parker)
+		return;
+	/* Its time serves the pass (exec_timer_advance()). */
+	if (keep && !READ_ONCE(base->due) && !exec_timer_late(base, 0, now))
 		return;
 	raw_spin_lock_irqsave(&base->lock, flags);
 	if (!keep)
@@ -2300,12 +2345,13 @@ void exec_timers_unwatch(struct exec_executor *ex, struct exec_parker *parker,
 	if (!base->dead &&
 	    (base->programmed[EXEC_CLOCK_MONOTONIC] != EXEC_TIME_NEVER ||
 	     base->programmed[EXEC_CLOCK_REALTIME] != EXEC_TIME_NEVER))
-		exec_timer_advance(base, keep ? EXEC_TIMER_BACKSTOP : 0);
+		exec_timer_advance(base, keep ? EXEC_TIMER_BACKSTOP : 0, now);
 	/* Also what it left for itself at its last pass. */
 	due = base->due;
 	exec_timer_unlock(base, flags);
 	if (due)
-		exec_timer_hand_over_to(base, ex, keep);
+		exec_timer_hand_over_to(base, ex, keep,
+					now[EXEC_CLOCK_MONOTONIC]);
 }
 
 /**

@@ -35,6 +35,25 @@ static void pr_env_create(struct kunit *test, struct pr_env *env)
 	env->ex = exec_priority_executor(env->prio);
 }
 
+struct pr_hold_wait {
+	struct exec_executor *ex;
+	struct exec_test_rerun_item *fx;
+};
+
+/*
+ * What exec_test_rerun_hold() waits for: the item held for its runner, or
+ * started a second time (by the other runner, before the rule), which ends
+ * the wait at once for the expectations below to fail.
+ */
+static unsigned int pr_held(void *arg)
+{
+	struct pr_hold_wait *w = arg;
+
+	if (atomic_read(&w->fx->started) != 1)
+		return 1;
+	return exec_priority_test_held(w->ex);
+}
+
 /*
  * The first run of @fx waits at its gate; the item is submitted again and
  * the other runner takes it: true once it has been handed to the first
@@ -43,20 +62,10 @@ static void pr_env_create(struct kunit *test, struct pr_env *env)
 static bool pr_hold(struct kunit *test, struct exec_executor *ex,
 		    struct exec_test_rerun_item *fx)
 {
-	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
-	unsigned int spins = 0;
+	struct pr_hold_wait w = { .ex = ex, .fx = fx };
 
-	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
-	if (!exec_test_gate_wait_for(&fx->gate, 1))
+	if (!exec_test_rerun_hold(test, ex, fx, pr_held, &w))
 		return false;
-	KUNIT_EXPECT_EQ(test, exec_submit(ex, &fx->work), 0);
-	/* Before the change, the other runner started it a second time. */
-	while (exec_priority_test_held(ex) != 1 &&
-	       atomic_read(&fx->started) == 1) {
-		if (exec_test_expired(deadline))
-			return false;
-		exec_test_relax(&spins);
-	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->started), 1);
 	KUNIT_EXPECT_EQ(test, exec_priority_test_held(ex), 1U);
 	KUNIT_EXPECT_TRUE(test, exec_work_pending(&fx->work));

@@ -833,12 +833,11 @@ static u64 exec_pool_event_spin(bool watching, const u64 *when, u64 now)
  * submitters wake nobody.  Returns an item stolen from another worker's
  * slot, or NULL; sets *@spun_out as exec_pool_spin() does, and also when
  * the worker does not spin at all.  @when is what a watcher parks until,
- * @now the time exec_timers_watch() read.
+ * @now the monotonic time exec_timers_watch() read (0 if none).
  */
 static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 						    bool watching,
-						    const u64 *when,
-						    const u64 *now,
+						    const u64 *when, u64 now,
 						    bool *spun_out)
 {
 	struct exec_thread_pool *pool = w->pool;
@@ -853,9 +852,7 @@ static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 	 * system calls; a worker that finds work goes back to the short spin.
 	 */
 	budget = exec_pool_spin_budget(w);
-	event = budget ? exec_pool_event_spin(watching, when,
-					      now[EXEC_CLOCK_MONOTONIC]) :
-			 U64_MAX;
+	event = budget ? exec_pool_event_spin(watching, when, now) : U64_MAX;
 	if (event != U64_MAX)
 		budget = max(budget, event + EXEC_POOL_LOOK_NS);
 	w->woken_idle = false;
@@ -998,7 +995,8 @@ static struct exec_work *exec_pool_wait(struct exec_pool_worker *w, bool *exit)
 		when[EXEC_CLOCK_MONOTONIC] = exec_grow_idle_deadline(pool);
 		when[EXEC_CLOCK_REALTIME] = EXEC_TIME_NEVER;
 	}
-	work = exec_pool_wait_spin(w, watching, when, now, &spun_out);
+	work = exec_pool_wait_spin(w, watching, when, now[EXEC_CLOCK_MONOTONIC],
+				   &spun_out);
 	if (work || !spun_out) {
 		w->spin_credit = EXEC_POOL_SPIN_CREDIT;
 		/* Before the hand-over, which may set it too. */

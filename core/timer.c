@@ -2237,8 +2237,7 @@ bool exec_timers_watch(struct exec_executor *ex, struct exec_parker *parker,
 	unsigned long flags;
 	unsigned int clock;
 
-	for (clock = 0; clock < EXEC_CLOCK_COUNT; clock++)
-		now[clock] = 0;
+	memset(now, 0, EXEC_CLOCK_COUNT * sizeof(*now));
 	/* An idle thread of the owner: time for early cascades. */
 	if (target && target->owns_base)
 		exec_timer_cascade_early(target->base, now);

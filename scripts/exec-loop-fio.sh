@@ -10,7 +10,8 @@
 # the rounds, and exec_loop's ratios to the stock driver's.
 #
 # Usage: exec-loop-fio.sh [--bench-kernel | --kernel DIR] [--rounds N]
-#                         [--runtime SEC] [--numjobs LIST] [--smp N]
+#                         [--runtime SEC] [--numjobs LIST] [--jobs LIST]
+#                         [--smp N] [--trace [--trace-raw N]]
 #
 #   --kernel DIR    kernel build directory (default: the debug test kernel
 #                   of scripts/kernel-build.sh, built with the loop driver)
@@ -20,6 +21,17 @@
 #                   the correctness runs
 #   --no-build      with --bench-kernel: fail instead of building it
 #   --numjobs LIST  fio's --numjobs values, comma-separated (default 1,2)
+#   --jobs LIST     the jobs to run, comma-separated (default all:
+#                   randread-qd1,randread-qd32,randwrite-qd1,randwrite-qd32)
+#   --trace         with --bench-kernel: the benchmark kernel with event
+#                   tracing (cached as "benchtrace", as kernel-bench.sh
+#                   --trace builds it); every run is traced in the guest
+#                   and summed up in an "exec-fio-trace:" line
+#                   (tests/guest/fio_trace.h), printed after the table:
+#                   the requests' time in the driver, and each class of
+#                   task's CPU time and runnable waits
+#   --trace-raw N   with --trace: N lines of each run's trace as well, in
+#                   the console log ("exec-fio-raw:" lines)
 #   --rounds N      rounds, each running every job on both drivers
 #                   (default 5)
 #   --runtime SEC   each fio run's time, after 1 s of ramp (default 3)
@@ -44,12 +56,16 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(dirname "$here")
 
 kdir='' rounds=5 runtime=3 smp=2 mods='' bench=0 build=1 numjobs=1,2
+jobs='' trace=0 raw=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kdir=${2:?}; shift ;;
 	--bench-kernel) bench=1 ;;
 	--no-build) build=0 ;;
 	--numjobs) numjobs=${2:?}; shift ;;
+	--jobs) jobs=${2:?}; shift ;;
+	--trace) trace=1 ;;
+	--trace-raw) raw=${2:?}; shift ;;
 	--rounds) rounds=${2:?}; shift ;;
 	--runtime) runtime=${2:?}; shift ;;
 	--smp) smp=${2:?}; shift ;;
@@ -67,17 +83,32 @@ die()
 command -v fio > /dev/null || die "fio missing (apt-get install fio)"
 [[ $numjobs =~ ^[1-9][0-9]?(,[1-9][0-9]?){0,7}$ ]] ||
 	die "--numjobs takes a comma-separated list of up to 8 numbers"
+[[ -z $jobs || $jobs =~ ^rand(read|write)-qd(1|32)(,rand(read|write)-qd(1|32)){0,3}$ ]] ||
+	die "--jobs takes a comma-separated list of randread-qd1, randread-qd32, randwrite-qd1, randwrite-qd32"
 [ "$bench" = 0 ] || [ -z "$kdir" ] ||
 	die "--bench-kernel and --kernel exclude each other"
+[ "$trace" = 0 ] || [ "$bench" = 1 ] || die "--trace needs --bench-kernel"
+[[ $raw =~ ^[0-9]{1,6}$ ]] || die "--trace-raw takes a number of lines"
+[ "$raw" = 0 ] || [ "$trace" = 1 ] || die "--trace-raw needs --trace"
 out=$top/build/exec-loop-fio
 if [ "$bench" = 1 ]; then
 	# The benchmark kernel as scripts/kernel-bench.sh names it, so that
 	# both share one cached build.
 	bargs=(--config "$here/kernel-config-bench" --name bench)
+	if [ "$trace" = 1 ]; then
+		# The fragment as kernel-bench.sh --trace writes it, so that
+		# kernel-build.sh finds the same cached build.
+		mkdir -p "$top/build/kernel-bench"
+		cat "$here/kernel-config-bench" "$here/kernel-config-bench-trace" \
+			> "$top/build/kernel-bench/kernel-config-benchtrace"
+		bargs=(--config "$top/build/kernel-bench/kernel-config-benchtrace"
+		       --name benchtrace)
+	fi
 	[ "$build" = 1 ] || bargs+=(--no-build)
 	kdir=$("$here/kernel-build.sh" "${bargs[@]}") ||
 		die "no benchmark kernel (scripts/kernel-build.sh failed)"
 	out=$out/bench
+	[ "$trace" = 0 ] || out=$out-trace
 elif [ -z "$kdir" ]; then
 	kdir=$("$here/kernel-build.sh" --print-build-dir) ||
 		die "no test kernel"
@@ -126,8 +157,8 @@ nnj=$(tr ',' '\n' <<< "$numjobs" | wc -l)
 EXEC_KUNIT_LOG=$out/console.log \
 	"$here/kunit-qemu.sh" --kernel "$kdir" --quiet --smp "$smp" \
 	--memory 2G \
-	--timeout $((300 + rounds * 8 * nnj * (runtime + 4) * 3)) \
-	--append "EXEC_FIO_ROUNDS=$rounds EXEC_FIO_RUNTIME=$runtime EXEC_FIO_NUMJOBS=$numjobs" \
+	--timeout $((300 + rounds * 8 * nnj * (runtime + 4) * (3 + trace * 6))) \
+	--append "EXEC_FIO_ROUNDS=$rounds EXEC_FIO_RUNTIME=$runtime EXEC_FIO_NUMJOBS=$numjobs EXEC_FIO_JOBS=$jobs EXEC_FIO_TRACE=$trace EXEC_FIO_TRACE_RAW=$raw" \
 	--run "$out/exec_loop_fio" "${files[@]}" \
 	"$mods/exec.ko" "$kdir/drivers/block/loop.ko" \
 	"$out/exec-loop/exec_loop.ko" | tail -n 3
@@ -199,3 +230,8 @@ sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$out/console.log" |
 				med["exec_loop", "p99"] / med["loop", "p99"]
 		}
 	}' | tee "$out/table.txt"
+if [ "$trace" = 1 ]; then
+	echo "traced runs (tests/guest/fio_trace.h):"
+	sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$out/console.log" |
+		grep '^exec-fio-trace: ' | sed 's/^exec-fio-trace: //'
+fi

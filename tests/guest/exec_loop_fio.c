@@ -22,10 +22,14 @@
  *	exec-fio-cpu: ROUND DRIVER JOB-njN user=TICKS sys=TICKS idle=TICKS
  *		      ctxt=N
  *
- * Rounds, the run time and the numbers of jobs
- * (a comma-separated list, default 1) come from the kernel command line
- * (init's environment): EXEC_FIO_ROUNDS, EXEC_FIO_RUNTIME,
- * EXEC_FIO_NUMJOBS.
+ * With EXEC_FIO_TRACE=1 each run is also traced, and its trace summed up in
+ * an "exec-fio-trace:" line (fio_trace.h); EXEC_FIO_TRACE_RAW=N prints N
+ * lines of each run's trace as well.
+ *
+ * Rounds, the run time, the numbers of jobs (a comma-separated list,
+ * default 1) and the jobs run (names of jobs[], comma-separated, default
+ * all) come from the kernel command line (init's environment):
+ * EXEC_FIO_ROUNDS, EXEC_FIO_RUNTIME, EXEC_FIO_NUMJOBS, EXEC_FIO_JOBS.
  * The results are KTAP, one case a run, so that scripts/kunit-qemu.sh
  * counts them; a run that fails fails the boot.
  */
@@ -50,6 +54,8 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_NUMJOBS	8
 
+#include "fio_trace.h"
+
 static const struct loop_driver drivers[] = {
 	{ "loop", "/dev/loop-control", "/dev/loop" },
 	{ "exec_loop", "/dev/exec-loop-control", "/dev/exec_loop" },
@@ -69,6 +75,21 @@ static const struct job jobs[] = {
 };
 
 static int cases;
+static const char *job_list;
+
+/* Whether @job is one EXEC_FIO_JOBS asks for (all when it is not set). */
+static int job_wanted(const struct job *job)
+{
+	size_t n = strlen(job->name);
+	const char *p = job_list;
+
+	if (!p || !*p)
+		return 1;
+	for (; p; p = strchr(p, ','), p = p ? p + 1 : NULL)
+		if (!strncmp(p, job->name, n) && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
 static unsigned int numjobs[MAX_NUMJOBS];
 static size_t nr_numjobs;
 
@@ -169,6 +190,7 @@ static int run_fio(unsigned int round, const struct loop_driver *drv,
 	if (pipe(pipefd))
 		return -1;
 	cpu_stat(&before);
+	trace_start();
 	pid = fork();
 	if (pid == 0) {
 		char *argv[] = { "/usr/bin/fio", "--name=exec-loop", filename,
@@ -190,7 +212,10 @@ static int run_fio(unsigned int round, const struct loop_driver *drv,
 	close(pipefd[0]);
 	out[len] = '\0';
 	cpu_stat(&after);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	trace_report(round, drv->name, job->name, nj);
+	if (pid < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		return -1;
 	nl = strchr(out, '\n');
@@ -219,7 +244,11 @@ static int run_round(unsigned int round, unsigned int runtime)
 		dfd = bind(&drivers[d], &ctl, &nr, path, sizeof(path));
 		for (k = 0; k < nr_numjobs; k++)
 			for (j = 0; j < ARRAY_SIZE(jobs); j++) {
-				int bad = dfd < 0 ||
+				int bad;
+
+				if (!job_wanted(&jobs[j]))
+					continue;
+				bad = dfd < 0 ||
 					  run_fio(round, &drivers[d], &jobs[j],
 						  numjobs[k], path, runtime);
 
@@ -260,6 +289,7 @@ int main(void)
 	unsigned int rounds = env_uint("EXEC_FIO_ROUNDS", 5);
 	unsigned int runtime = env_uint("EXEC_FIO_RUNTIME", 3);
 	unsigned int r;
+	size_t j, nr_jobs = 0;
 	int failed = 0;
 
 	if (parse_numjobs()) {
@@ -267,6 +297,15 @@ int main(void)
 		     getenv("EXEC_FIO_NUMJOBS"));
 		return 1;
 	}
+	job_list = getenv("EXEC_FIO_JOBS");
+	for (j = 0; j < ARRAY_SIZE(jobs); j++)
+		nr_jobs += job_wanted(&jobs[j]);
+	if (!nr_jobs) {
+		line("# exec_loop_fio: no job in EXEC_FIO_JOBS '%s'", job_list);
+		return 1;
+	}
+	if (env_uint("EXEC_FIO_TRACE", 0))
+		trace_setup(env_uint("EXEC_FIO_TRACE_RAW", 0));
 	mkdir(MNT, 0755);
 	if (mount("tmpfs", MNT, "tmpfs", 0, "size=300m")) {
 		line("# exec_loop_fio: mount tmpfs: %s", strerror(errno));
@@ -277,7 +316,7 @@ int main(void)
 	line("    KTAP version 1");
 	line("    # Subtest: exec-loop-fio");
 	line("    1..%zu",
-	     rounds * ARRAY_SIZE(drivers) * nr_numjobs * ARRAY_SIZE(jobs));
+	     rounds * ARRAY_SIZE(drivers) * nr_numjobs * nr_jobs);
 	for (r = 0; r < rounds; r++)
 		failed += run_round(r, runtime);
 	line("%sok 1 exec-loop-fio", failed ? "not " : "");

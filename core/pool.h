@@ -258,6 +258,8 @@ struct exec_pool_worker {
  * @name: its threads' name prefix, for reports; set at creation
  * @freezable: its threads are freezable (exec_thread_attr.freezable); set
  *	at creation
+ * @no_spin: its workers park without spinning (attr.no_spin); set at
+ *	creation
  * @wd_next: W: the next pool under the watchdog
  * @wd_started: W: @nr_started at the watchdog's look at @wd_since
  * @wd_since: W: when the watchdog first saw @wd_started with items queued
@@ -302,6 +304,7 @@ struct exec_thread_pool {
 	struct exec_pool_grow *grow;
 	char name[EXEC_POOL_NAME_LEN];
 	bool freezable;
+	bool no_spin;
 	struct exec_thread_pool *wd_next;
 	unsigned long wd_started;
 	u64 wd_since;

@@ -17,9 +17,10 @@
  *
  * Sleeping and waking.  A worker out of work first spins for a while
  * (counted in @nr_spinning), looking at the queue and the other workers'
- * slots; then it puts itself on the idle list (@idle, core/idle.h), looks
- * once more, and parks.  A submitter, after publishing its item, wakes one
- * parked worker only if no worker is spinning and some worker is idle:
+ * slots, unless the pool was made not to (@no_spin); then it puts itself
+ * on the idle list (@idle, core/idle.h), looks once more, and parks.  A
+ * submitter, after publishing its item, wakes one parked worker only if
+ * no worker is spinning and some worker is idle:
  * submitting to a busy or spinning pool makes no system call.  The
  * handshake is core/idle.h's, with @nr_spinning read beside @idle.nr_idle
  * after the publishing xchg(): either the submitter sees the idle worker,
@@ -844,6 +845,15 @@ static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 	struct exec_work *work = NULL;
 	u64 budget, event;
 
+	/*
+	 * A pool that does not spin: not counted as spinning either, so
+	 * that a submission wakes the worker as it goes idle.
+	 */
+	if (pool->no_spin) {
+		w->woken_idle = false;
+		*spun_out = true;
+		return NULL;
+	}
 	atomic_inc_return(&pool->nr_spinning);
 	/*
 	 * Woken, and found nothing: the item was run by the worker that
@@ -1279,6 +1289,7 @@ static int exec_pool_alloc(struct exec_thread_pool **poolp,
 	init_waitqueue_head(&pool->join_wq);
 	pool->queue_limit = attr->queue_limit;
 	pool->freezable = attr->thread.freezable;
+	pool->no_spin = attr->no_spin;
 	pool->nr_threads = nr;
 	pool->nr_slots = max;
 	pool->nr_used = nr;

@@ -4,7 +4,8 @@
  * size, destroy (waits for work, -EDEADLK from a worker, -ESHUTDOWN for
  * outsiders), the bounded queue (-EAGAIN, waiting for room), shutdown_hard
  * (discard callbacks, counts, -ESHUTDOWN, a flush whose marker it
- * discards), running_in_this_thread, the pending count and closures.
+ * discards), running_in_this_thread, the pending count, closures, and a
+ * pool whose workers do not spin (no_spin).
  *
  * Workers are held at a gate wherever a test needs items to stay queued, so
  * that the state the test inspects does not depend on scheduling.
@@ -1179,6 +1180,65 @@ static void pool_item_for_a_parked_worker_is_handed_to_it(struct kunit *test)
 }
 
 /*
+ * A pool made with no_spin: its worker, out of work, goes idle without
+ * spinning, never counted in @nr_spinning, so each submission made once
+ * it is idle is handed to it with a wake-up.  One item is submitted at a
+ * time, after the last one ran and the worker went idle; @nr_spinning is
+ * sampled without pause all along.  (A pool that spins is seen spinning
+ * here nearly every time, between the end of an item and its idle.)
+ */
+#define NOSPIN_ITEMS	200
+
+/* Waits for the worker to have run @ran items and gone idle; samples. */
+static bool tp_nospin_wait_idle(struct exec_thread_pool *pool, atomic_t *order,
+				int ran, int *spinning)
+{
+	u64 deadline = exec_test_deadline(EXEC_TEST_TIMEOUT_MS);
+	unsigned int i = 0;
+
+	while (atomic_read_acquire(order) < ran ||
+	       !atomic_read(&pool->idle.nr_idle)) {
+		*spinning = max(*spinning, atomic_read(&pool->nr_spinning));
+		if (++i % 4096 == 0) {
+			if (exec_test_expired(deadline))
+				return false;
+			cond_resched();
+		}
+		cpu_relax();
+	}
+	return true;
+}
+
+static void pool_no_spin_worker_goes_idle_without_spinning(struct kunit *test)
+{
+	struct exec_thread_pool_attr attr = { .nr_threads = 1, .no_spin = true };
+	struct exec_thread_pool *pool;
+	struct exec_executor *ex;
+	struct tp_gated item;
+	int i, spinning = 0;
+	atomic_t order;
+
+	atomic_set(&order, 0);
+	exec_work_init(&item.work, tp_gated_fn);
+	item.gate = NULL;
+	item.order = &order;
+	KUNIT_ASSERT_EQ(test, exec_thread_pool_create(&pool, &attr), 0);
+	ex = exec_thread_pool_executor(pool);
+	for (i = 0; i < NOSPIN_ITEMS; i++) {
+		KUNIT_ASSERT_TRUE(test, tp_nospin_wait_idle(pool, &order, i,
+							    &spinning));
+		KUNIT_ASSERT_EQ(test, exec_submit(ex, &item.work), 0);
+	}
+	KUNIT_ASSERT_TRUE(test, tp_nospin_wait_idle(pool, &order, NOSPIN_ITEMS,
+						    &spinning));
+	KUNIT_EXPECT_EQ(test, spinning, 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pool->workers[0].nr_handed),
+			(unsigned long)NOSPIN_ITEMS);
+	KUNIT_EXPECT_EQ(test, exec_thread_pool_destroy(pool), 0L);
+	KUNIT_EXPECT_EQ(test, item.seen, NOSPIN_ITEMS);
+}
+
+/*
  * Outside submitters race to wake the pool's parked workers: each claims a
  * worker without a lock (core/idle.h), so two of them may pick the
  * same one, and a worker may leave its idle state by itself (its spin, or
@@ -1329,6 +1389,7 @@ static struct kunit_case exec_thread_pool_cases[] = {
 	KUNIT_CASE(pool_producer_stalled_in_push_is_waited_out),
 	KUNIT_CASE(pool_item_for_a_parked_worker_is_handed_to_it),
 	KUNIT_CASE(pool_racing_wakers_claim_each_idle_worker_once),
+	KUNIT_CASE(pool_no_spin_worker_goes_idle_without_spinning),
 	KUNIT_CASE(pool_size_defaults_to_online_cpus),
 	KUNIT_CASE(pool_create_rejects_too_many_threads_and_null_poolp),
 	KUNIT_CASE(pool_create_fails_cleanly_when_a_thread_cannot_start),

@@ -116,6 +116,16 @@ struct exec_pool_action {
  * @policy_periodic: call @policy every action->delay_ms whatever the state
  *	(N3378's invoke_policy_when_no_idle_thread() false); by default it is
  *	called only while items wait and no worker is idle
+ * @no_spin: a worker out of work parks at once, as a workqueue's kworker
+ *	sleeps when its list is empty, instead of spinning a few
+ *	microseconds first for the next item (which saves its submitter the
+ *	wake-up).  For pools whose submitters share the CPUs with the
+ *	workers and wait for what the items do, as the processes doing I/O
+ *	through a block driver do: a worker that spins has used CPU time
+ *	that the scheduler then holds against it, so the tasks it wakes
+ *	preempt it (Documentation/benchmarks.rst, "The loop driver on
+ *	exec").  A submission to such a pool wakes a worker whenever none is
+ *	busy.
  */
 struct exec_thread_pool_attr {
 	unsigned int nr_threads;
@@ -129,6 +139,7 @@ struct exec_thread_pool_attr {
 		       struct exec_pool_action *action, void *arg);
 	void *policy_arg;
 	bool policy_periodic;
+	bool no_spin;
 };
 
 /* How often a growing pool looks at its busy workers' states. */

@@ -140,6 +140,7 @@ expression list ES;
 + 	struct exec_thread_pool_attr exec_attr = {
 + 		.thread.name = exec_name,
 + 		.thread.nice = EXEC_NICE_MIN,
++ 		.no_spin = true,
 + 	};
 +
 + 	exec_attr.per_cpu = !((FL) & WQ_UNBOUND);

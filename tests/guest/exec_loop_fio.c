@@ -85,11 +85,16 @@ static int job_wanted(const struct job *job)
 
 	if (!p || !*p)
 		return 1;
-	for (; p; p = strchr(p, ','), p = p ? p + 1 : NULL)
+	while (p) {
 		if (!strncmp(p, job->name, n) && (p[n] == ',' || !p[n]))
 			return 1;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
 	return 0;
 }
+
 static unsigned int numjobs[MAX_NUMJOBS];
 static size_t nr_numjobs;
 
@@ -176,7 +181,7 @@ static int run_fio(unsigned int round, const struct loop_driver *drv,
 		   unsigned int runtime)
 {
 	char filename[80], rw[40], depth[40], rt[40], njobs[40], out[8192];
-	int pipefd[2], status;
+	int pipefd[2], status, waited;
 	ssize_t n, len = 0;
 	struct cpu_stat before, after;
 	char *nl;
@@ -212,11 +217,9 @@ static int run_fio(unsigned int round, const struct loop_driver *drv,
 	close(pipefd[0]);
 	out[len] = '\0';
 	cpu_stat(&after);
-	if (pid > 0)
-		waitpid(pid, &status, 0);
+	waited = pid > 0 && waitpid(pid, &status, 0) == pid;
 	trace_report(round, drv->name, job->name, nj);
-	if (pid < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
+	if (!waited || !WIFEXITED(status) || WEXITSTATUS(status))
 		return -1;
 	nl = strchr(out, '\n');
 	if (nl)

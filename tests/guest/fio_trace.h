@@ -15,11 +15,13 @@
  * block layer hands it to the driver, to block_rq_complete); fio's own
  * completion latency adds the time until fio's thread reaps it.  For each
  * class of task (fio, the stock driver's kworkers, exec's workers,
- * io_uring's workers, the rest): the CPU time it ran, the time it waited runnable (from its
- * wake-up, or from being switched out while runnable, to its switch-in),
- * how many such waits, how many were preemptions, their p99 and longest,
- * and how many of the preemptions went to each class, in the same order.  Nothing is printed when the trace cannot be set up; the run
- * itself goes on.
+ * io_uring's workers, the rest): the CPU time it ran, the time it waited
+ * runnable (from its wake-up, or from being switched out while runnable,
+ * to its switch-in), how many such waits, how many were preemptions,
+ * their p99 and longest, and how many of the preemptions went to each
+ * class, in the same order.  Nothing is printed when the trace cannot be
+ * set up; the run itself goes on.  Included by exec_loop_fio.c after its
+ * FILE_SIZE, ARRAY_SIZE() and loop_guest.h's line().
  */
 #ifndef EXEC_FIO_TRACE_H
 #define EXEC_FIO_TRACE_H
@@ -46,15 +48,17 @@ struct trace_class_stat {
 	size_t nr_wait, cap_wait;
 };
 
+enum trace_state { TS_UNKNOWN, TS_RUNNING, TS_RUNNABLE, TS_ASLEEP };
+
 struct trace_task {
 	double since;		/* switch-in, or start of the runnable wait */
-	unsigned char state;	/* 0 unknown, 1 running, 2 runnable, 3 asleep */
+	unsigned char state;	/* enum trace_state */
 	unsigned char preempted;
 	unsigned char cls;
 };
 
 struct trace_req {
-	unsigned long long key;	/* dev << 40 | sector, 0 when free */
+	unsigned long long key;	/* trace_req_key(), 0 when free */
 	double issued;
 };
 
@@ -169,9 +173,9 @@ static struct trace_task *trace_task(int pid, const char *comm)
 /* @t starts waiting runnable at @ts, unless it is already. */
 static void trace_runnable(struct trace_task *t, double ts, int preempted)
 {
-	if (t->state == 2)
+	if (t->state == TS_RUNNABLE)
 		return;
-	t->state = 2;
+	t->state = TS_RUNNABLE;
 	t->since = ts;
 	t->preempted = preempted;
 }
@@ -187,18 +191,18 @@ static void trace_switch(const char *p, double ts)
 		return;
 	t = trace_task(ppid, prev);
 	if (t) {
-		if (t->state == 1)
+		if (t->state == TS_RUNNING)
 			ftr.cls[t->cls].run_us += ts - t->since;
 		if (state[0] == 'R') {
 			trace_runnable(t, ts, 1);
 			ftr.cls[t->cls].preempted_by[trace_classify(next)]++;
 		} else {
-			t->state = 3;
+			t->state = TS_ASLEEP;
 		}
 	}
 	t = trace_task(npid, next);
 	if (t) {
-		if (t->state == 2) {
+		if (t->state == TS_RUNNABLE) {
 			struct trace_class_stat *c = &ftr.cls[t->cls];
 
 			c->wait_us += ts - t->since;
@@ -207,7 +211,7 @@ static void trace_switch(const char *p, double ts)
 			trace_push(&c->wait, &c->nr_wait, &c->cap_wait,
 				   ts - t->since);
 		}
-		t->state = 1;
+		t->state = TS_RUNNING;
 		t->since = ts;
 	}
 }
@@ -221,7 +225,7 @@ static void trace_wakeup(const char *p, double ts)
 	if (sscanf(p, "comm=%63s pid=%d", comm, &pid) != 2)
 		return;
 	t = trace_task(pid, comm);
-	if (t && t->state != 1)
+	if (t && t->state != TS_RUNNING)
 		trace_runnable(t, ts, 0);
 }
 

@@ -93,10 +93,6 @@
  *   EXEC_STEPS_PREEMPTIBLE         whether another thread's few steps
  *                                  (a producer between its two stores)
  *                                  can be preempted: 0 / 1
- *   single_task_running()          whether no other task waits for the
- *                                  caller's CPU: the kernel's own / always
- *                                  true (a userspace thread cannot see its
- *                                  CPU's run queue)
  *   exec_backoff_sleep()           the last step of a back-off, for a
  *                                  thread waited for that may be waiting
  *                                  for a CPU: cond_resched() / a sleep

@@ -17,10 +17,7 @@
  *
  * Sleeping and waking.  A worker out of work first spins for a while
  * (counted in @nr_spinning), looking at the queue and the other workers'
- * slots, unless the pool was made not to (@no_spin).  The spin costs
- * nobody only while no other task waits for its CPU: it stops as soon as
- * one does (single_task_running(), which only the kernel can answer; but
- * for a watched event within the spin).  Then the worker puts itself
+ * slots, unless the pool was made not to (@no_spin); then it puts itself
  * on the idle list (@idle, core/idle.h), looks once more, and parks.  A
  * submitter, after publishing its item, wakes one parked worker only if
  * no worker is spinning and some worker is idle:
@@ -763,9 +760,8 @@ static u64 exec_pool_spin_budget(const struct exec_pool_worker *w)
  * or due items came meanwhile (exec_timers_watch_moved()).  The spin is
  * timed by the local clock only.  Returns an item stolen from another
  * worker's slot, or NULL; sets *@spun_out if the budget ran out with
- * nothing found, or if another task became runnable on the CPU (rather
- * than the queue showing work, or the pool stopping, or a watched event
- * coming).
+ * nothing found (rather than the queue showing work, or the pool stopping,
+ * or a watched event coming).
  */
 static struct exec_work *exec_pool_spin(struct exec_pool_worker *w,
 					u64 budget, const u64 *when,
@@ -793,12 +789,7 @@ static struct exec_work *exec_pool_spin(struct exec_pool_worker *w,
 				     exec_timers_watch_moved(&pool->ex, when)))
 				return NULL;
 		}
-		/*
-		 * Out of budget, or, but for a watched event within the
-		 * spin, spinning on a CPU that another task is waiting for.
-		 */
-		if (now - start >= budget ||
-		    (event == U64_MAX && !single_task_running())) {
+		if (now - start >= budget) {
 			*spun_out = true;
 			return NULL;
 		}
@@ -851,34 +842,35 @@ static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 						    bool *spun_out)
 {
 	struct exec_thread_pool *pool = w->pool;
-	struct exec_work *work;
-	u64 budget = 0, event = U64_MAX;
+	struct exec_work *work = NULL;
+	u64 budget, event;
 
+	/*
+	 * A pool that does not spin: not counted as spinning either, so
+	 * that a submission wakes the worker as it goes idle.
+	 */
+	if (pool->no_spin) {
+		w->woken_idle = false;
+		*spun_out = true;
+		return NULL;
+	}
+	atomic_inc_return(&pool->nr_spinning);
 	/*
 	 * Woken, and found nothing: the item was run by the worker that
 	 * posted it to its own slot, as in a chain of self-posts, each of
 	 * which wakes a sleeper.  Spinning longer saves that worker the
 	 * system calls; a worker that finds work goes back to the short spin.
 	 */
-	if (!pool->no_spin)
-		budget = exec_pool_spin_budget(w);
-	if (budget)
-		event = exec_pool_event_spin(watching, when, now);
+	budget = exec_pool_spin_budget(w);
+	event = budget ? exec_pool_event_spin(watching, when, now) : U64_MAX;
 	if (event != U64_MAX)
 		budget = max(budget, event + EXEC_POOL_LOOK_NS);
-	else if (!single_task_running())
-		budget = 0;
 	w->woken_idle = false;
+	/* No spin at all: as if spun out, without the yield below. */
 	*spun_out = true;
-	/*
-	 * No spin at all: not counted as spinning either, so that a
-	 * submission wakes the worker as it goes idle.
-	 */
-	if (!budget)
-		return NULL;
-	atomic_inc_return(&pool->nr_spinning);
-	work = exec_pool_spin(w, budget, watching ? when : NULL, event,
-			      spun_out);
+	if (budget)
+		work = exec_pool_spin(w, budget, watching ? when : NULL,
+				      event, spun_out);
 	/*
 	 * Before it parks, a worker that spun yields its CPU once and looks
 	 * again, still counted as spinning so that submitters wake nobody:
@@ -889,7 +881,8 @@ static inline struct exec_work *exec_pool_wait_spin(struct exec_pool_worker *w,
 	 * it behind them for a time slice, and the items coming due with it
 	 * (Documentation/benchmarks.rst, "Under load").
 	 */
-	if (!work && *spun_out && !exec_pool_event_armed(watching, when)) {
+	if (!work && budget && *spun_out &&
+	    !exec_pool_event_armed(watching, when)) {
 		cond_resched();
 		if (exec_pool_wait_over(pool))
 			*spun_out = false;

@@ -33,7 +33,6 @@
 #include <linux/rcuwait.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
-#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>

@@ -226,16 +226,6 @@ void exec_user_yield(void);
 #define need_resched()	false
 
 /*
- * Whether the caller is the only task runnable on its CPU.  A userspace
- * thread cannot see its CPU's run queue without a system call, so it
- * answers yes: a worker's spin is bounded by its budget alone.
- */
-static inline bool single_task_running(void)
-{
-	return true;
-}
-
-/*
  * Whether another thread's few steps that a waiter spins for can be
  * preempted (see the kernel mirror): a userspace thread can be preempted
  * anywhere, so after a while even a wait in any context yields.
